@@ -1,0 +1,36 @@
+# Airlock build. `make test` is the whole suite (what CI runs).
+GO      ?= go
+BIN     := bin
+GOFLAGS ?=
+export CGO_ENABLED ?= 0
+
+.PHONY: all build test test-short bench lint fuzz vsix clean up
+
+all: build
+
+build:
+	$(GO) build $(GOFLAGS) -o $(BIN)/airlock ./cmd/airlock
+	$(GO) build $(GOFLAGS) -o $(BIN)/airlock-agent ./cmd/airlock-agent
+
+# The whole suite: unit, integration (real OpenSSH, namespaces, qemu under
+# TCG, git), and the editor extension's tests.
+test: build
+	$(GO) test -count=1 -timeout 60m ./...
+	@if [ -f editor-ext/package.json ]; then $(MAKE) -C editor-ext test; fi
+
+# Quick loop: skips the long integration tests (microVM boot, code-server).
+test-short:
+	$(GO) test -short ./...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+vsix:
+	$(MAKE) -C editor-ext vsix
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,101 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net"
+	"sync"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/vm"
+)
+
+// Features (egress, signer, review) plug into the daemon through this file:
+// each contributes JSON-RPC methods, a hook that adds env and files to a
+// sandbox before it starts, and guest services reached from inside the
+// sandbox over a remote forward on the bridge's SSH connection. Each feature
+// registers itself from its own file in this package (bridge/egress.go, ...).
+
+// Env is what the daemon offers features.
+type Env interface {
+	Home() string                            // $AIRLOCK_HOME
+	Sandbox(name string) (SandboxRef, error) // a known sandbox; error wraps vm.ErrNotFound
+	Notify(method string, params any)        // notification to every subscribed client
+	Logger() *slog.Logger
+}
+
+// SandboxRef is what a feature sees of one sandbox.
+type SandboxRef interface {
+	Name() string
+	Config() *config.Sandbox // the approved config block
+	ConfigDir() string       // directory holding the sandbox.hcl; workspace paths resolve against it
+	WorkspaceDir() string    // absolute host workspace path ("" in mountless mode)
+	StateDir() string        // $AIRLOCK_HOME/sandboxes/NAME, 0700, removed with the sandbox
+	// SSH returns the bridge's SSH client to the guest's sshd, connecting if needed.
+	SSH(ctx context.Context) (*ssh.Client, error)
+}
+
+// Handler serves one JSON-RPC method. Errors of type *Error reach the client
+// as they are; any other error is logged and the client sees a generic
+// message (no internal text crosses to clients).
+type Handler func(ctx context.Context, env Env, params json.RawMessage) (any, error)
+
+// GuestService is a listener the bridge opens inside each running sandbox
+// (tcpip-forward or streamlocal-forward@openssh.com over its SSH connection).
+// Connections arriving on it are served on the host by Serve; the sandbox that
+// made the connection is sb — identity is the connection, never a field.
+type GuestService struct {
+	Name    string
+	Network string // "tcp" or "unix"
+	Addr    string // inside the guest: "127.0.0.1:3128", "/run/airlock/signer.sock"
+	Serve   func(ctx context.Context, env Env, sb SandboxRef, conn net.Conn)
+}
+
+// Feature is one pluggable part of the bridge.
+type Feature struct {
+	Name    string
+	Methods map[string]Handler
+	// Prepare may add Env and Files to spec before the sandbox is created
+	// (and again before each start). It must not block for long.
+	Prepare func(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error
+	// Started runs after a sandbox's sshd is ready (e.g. record a baseline).
+	Started func(ctx context.Context, env Env, sb SandboxRef) error
+	// Removed runs after a sandbox is removed; feature state for it must go.
+	Removed       func(ctx context.Context, env Env, name string) error
+	GuestServices []GuestService
+}
+
+var (
+	featMu   sync.Mutex
+	features []*Feature
+)
+
+// RegisterFeature adds a feature; call it from an init function.
+func RegisterFeature(f *Feature) {
+	featMu.Lock()
+	defer featMu.Unlock()
+	for _, g := range features {
+		if g.Name == f.Name {
+			panic("bridge: feature registered twice: " + f.Name)
+		}
+	}
+	features = append(features, f)
+}
+
+// Features returns the registered features in registration order.
+func Features() []*Feature {
+	featMu.Lock()
+	defer featMu.Unlock()
+	return append([]*Feature(nil), features...)
+}
+
+// Error is a deliberate, client-safe JSON-RPC error.
+type Error struct {
+	Code    int64  // JSON-RPC error code (see protocol.Code*)
+	Message string // shown to the user as is
+}
+
+func (e *Error) Error() string { return e.Message }

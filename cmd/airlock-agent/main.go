@@ -1,0 +1,10 @@
+// Command airlock-agent runs inside every sandbox: init, embedded sshd, helpers.
+package main
+
+import (
+	"os"
+
+	"github.com/airlock-sandbox/airlock/internal/agent"
+)
+
+func main() { os.Exit(agent.Main()) }

@@ -1,0 +1,32 @@
+package cli_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/airlock-sandbox/airlock/internal/agent"
+	"github.com/airlock-sandbox/airlock/internal/cli"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"airlock":       func() { os.Exit(cli.Main()) },
+		"airlock-agent": func() { os.Exit(agent.Main()) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar. Scripts get a private
+// AIRLOCK_HOME and HOME under their work dir.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("AIRLOCK_HOME", env.WorkDir+"/.airlock")
+			env.Setenv("HOME", env.WorkDir+"/home")
+			return os.MkdirAll(env.WorkDir+"/home", 0o700)
+		},
+		RequireExplicitExec: true,
+	})
+}

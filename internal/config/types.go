@@ -1,0 +1,121 @@
+package config
+
+// The decoded form of sandbox.hcl. Decode fills these from HCL and applies
+// defaults; every other package reads only these types, never HCL.
+
+// File is one decoded sandbox.hcl.
+type File struct {
+	Path      string     // path as given to Decode (used in diagnostics)
+	SHA256    string     // hex SHA-256 of the raw bytes: the key for plan approval
+	Sandboxes []*Sandbox // in file order
+	Variables []*Variable
+}
+
+// Sandbox is one `sandbox "NAME" { ... }` block.
+type Sandbox struct {
+	Name    string
+	Backend string // "auto" | "microvm" | "namespace" (default "auto")
+	CPUs    int    // default 2
+	Memory  int64  // bytes; default 2 GiB
+	Disk    int64  // bytes; default 10 GiB
+	Image   string // default "debian-bookworm"
+	User    string // default "agent"
+	Env     map[string]string
+
+	Workspace   Workspace
+	Mounts      []*Mount
+	Ports       []*Port
+	Network     Network
+	Credentials []*Credential
+	Signer      *Signer // nil when the block is absent
+}
+
+// Workspace is the `workspace { ... }` block.
+type Workspace struct {
+	Path    string   // relative paths resolve against the config file's directory; default "."
+	Mode    string   // "direct" | "clone" | "mountless" (default "clone")
+	Target  string   // default "/workspace"
+	Hide    []string // globs; defaults merged in (see DefaultHide)
+	Protect []string // direct mode read-only paths; defaults merged in (see DefaultProtect)
+}
+
+// Mount is a `mount "NAME" { ... }` block.
+type Mount struct {
+	Name     string
+	Source   string
+	Target   string
+	ReadOnly bool // default true
+}
+
+// Port is a `port "NAME" { ... }` block: host bind:host → guest port.
+type Port struct {
+	Name  string
+	Guest int
+	Host  int    // 0 = same as Guest
+	Bind  string // default "127.0.0.1"
+}
+
+// Network is the `network { ... }` block.
+type Network struct {
+	Preset string   // "open" | "balanced" | "locked-down" (default "balanced")
+	Allow  []string // patterns: host, *.host, **.host, host:port, IP, CIDR
+	Deny   []string
+}
+
+// Credential is a `credential "NAME" { ... }` block: a host-store secret the
+// egress proxy injects for the listed hosts.
+type Credential struct {
+	Name   string
+	Secret string   // name of the entry in the host user's secret store
+	Hosts  []string // host patterns the credential may be sent to
+	Header string   // e.g. "Authorization" (default); "" with Query set means query parameter
+	Format string   // e.g. "Bearer %s" (default "%s"); "basic" for HTTP basic auth
+	Query  string   // query parameter name, alternative to Header
+	Env    string   // env var the agent sees, holding a placeholder
+}
+
+// Signer is the `signer { ... }` block.
+type Signer struct {
+	Keys     []*SignerKey
+	Policies []*Policy
+}
+
+// SignerKey is `key "NAME" { ref = "..." }`: NAME is how policies refer to
+// it, Ref names a key in the host user's key store.
+type SignerKey struct {
+	Name string
+	Ref  string
+}
+
+// Policy is `policy "NAME" { ... }` inside signer.
+type Policy struct {
+	Name       string
+	Key        string   // SignerKey.Name
+	Operations []string // e.g. "eth_signTransaction", "personal_sign", "eth_signTypedData_v4", "jwt", "hmac", "sign", "git"
+	ChainIDs   []int64
+	To         []string // recipient allowlist (checksummed or lower-case hex addresses)
+	MaxValue   string   // per transaction, decimal wei or with unit ("0.1 ether")
+	DailyLimit string   // per UTC day, same format
+	Rate       string   // e.g. "10/minute"
+	Approval   string   // "always" | "above_limit" | "never" (default "always")
+	// JWT
+	Issuer      string
+	Audience    []string
+	Claims      []string // claim names the agent may set
+	MaxLifetime string   // duration, e.g. "15m"
+	// HMAC / generic sign
+	Purposes []string
+}
+
+// Variable is a `variable "NAME" { ... }` block.
+type Variable struct {
+	Name        string
+	Default     string
+	Description string
+}
+
+// DefaultHide are hide globs every workspace gets.
+var DefaultHide = []string{".env", ".env.*", "*.pem", "*.key", "id_*"}
+
+// DefaultProtect are paths read-only in direct mode unless listed otherwise.
+var DefaultProtect = []string{".git/hooks", ".git/config"}

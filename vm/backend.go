@@ -1,0 +1,163 @@
+package vm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"sync"
+)
+
+// Error kinds. Backends wrap these so callers can use errors.Is.
+var (
+	ErrNotFound     = errors.New("sandbox not found")
+	ErrExists       = errors.New("sandbox already exists")
+	ErrRunning      = errors.New("sandbox is running")
+	ErrNotRunning   = errors.New("sandbox is not running")
+	ErrUnavailable  = errors.New("backend unavailable on this host")
+	ErrInvalidSpec  = errors.New("invalid sandbox spec")
+	ErrStartTimeout = errors.New("sandbox did not become ready in time")
+)
+
+// State is the lifecycle state of one sandbox as its backend sees it.
+type State string
+
+const (
+	StateCreated State = "created" // prepared, never started
+	StateRunning State = "running"
+	StateStopped State = "stopped" // stopped (or died); disk state kept
+)
+
+// WorkspaceMode says how the host folder reaches the sandbox.
+type WorkspaceMode string
+
+const (
+	ModeDirect    WorkspaceMode = "direct"    // live read-write share, Protect paths read-only
+	ModeClone     WorkspaceMode = "clone"     // host repo read-only; private clone inside
+	ModeMountless WorkspaceMode = "mountless" // nothing from the host
+)
+
+// Workspace is the host folder given to the agent.
+type Workspace struct {
+	HostPath string        // absolute host path (empty in mountless mode)
+	Mode     WorkspaceMode // how it is shared
+	Target   string        // absolute path inside the guest, e.g. /workspace
+	Hide     []string      // globs (relative to HostPath) that never reach the guest
+	Protect  []string      // paths (relative to HostPath) read-only inside in direct mode
+}
+
+// Mount is an extra host path shared into the guest.
+type Mount struct {
+	Name     string
+	Source   string // absolute host path
+	Target   string // absolute guest path
+	ReadOnly bool
+}
+
+// File is a small file the backend places in the guest before the agent
+// starts (CA certificates, git config, proxy settings...). Path is absolute
+// inside the guest and must live under /etc, /run/airlock or the user's home.
+type File struct {
+	Path string
+	Mode uint32 // permission bits, e.g. 0o644
+	Data []byte
+}
+
+// Spec is everything a backend needs to create a sandbox. It is produced by
+// the bridge from an approved plan and never contains secret values.
+type Spec struct {
+	ID       string // sandbox name: [a-z0-9][a-z0-9-]{0,62}
+	StateDir string // host directory owned by the backend for this sandbox (created by the caller, mode 0700)
+
+	CPUs        int    // 0 = backend default
+	MemoryBytes int64  // 0 = backend default
+	DiskBytes   int64  // 0 = backend default (microvm only)
+	Image       string // image name (microvm); "" = default
+	User        string // unprivileged user the agent's sessions run as, e.g. "agent"
+	Env         map[string]string
+
+	Workspace Workspace
+	Mounts    []Mount
+	Files     []File
+
+	// SSH material for the embedded sshd inside the guest.
+	HostKeyPEM     []byte // OpenSSH private key (ed25519) the guest sshd presents; pinned by the host
+	AuthorizedKeys []byte // authorized_keys content: the host user's airlock key
+
+	AgentBinary string // host path of a static airlock-agent binary to run inside
+}
+
+// Status is what a backend reports about one sandbox.
+type Status struct {
+	State State
+	PID   int    // host pid of the sandbox's root process (init or qemu), 0 when stopped
+	Note  string // one human line, e.g. "TCG: no working KVM"
+}
+
+// Backend runs sandboxes. Methods take a ctx and the sandbox ID. Implementations
+// keep all their state under Spec.StateDir so that a restarted bridge can find
+// running sandboxes again (Status/Dial after a fresh New must work).
+type Backend interface {
+	// Name is the registry name: "namespace" or "microvm".
+	Name() string
+	// Available reports whether this backend can run here; the error says why not.
+	Available(ctx context.Context) error
+	// Create prepares a sandbox (state dir, disks, clone) without starting it.
+	// It fails with ErrExists when the ID already exists and cleans up on failure.
+	Create(ctx context.Context, spec Spec) error
+	// Start boots the sandbox and returns once its sshd accepts connections.
+	// Starting a running sandbox returns ErrRunning. A failed start leaves the
+	// sandbox stopped with no process behind.
+	Start(ctx context.Context, id string) error
+	// Stop halts the sandbox, keeping its disk state; stopping a stopped sandbox is a no-op.
+	Stop(ctx context.Context, id string) error
+	// Remove stops the sandbox if needed and deletes everything it owns.
+	Remove(ctx context.Context, id string) error
+	// Status reports the sandbox's state; ErrNotFound if unknown.
+	Status(ctx context.Context, id string) (Status, error)
+	// Dial opens a byte stream to the guest's sshd.
+	Dial(ctx context.Context, id string) (net.Conn, error)
+}
+
+// Factory builds a backend whose sandboxes live under root (one subdirectory per ID).
+type Factory func(root string) (Backend, error)
+
+var (
+	regMu    sync.Mutex
+	registry = map[string]Factory{}
+)
+
+// Register makes a backend available by name. It panics on duplicates, as
+// database/sql does: registration happens in init functions.
+func Register(name string, f Factory) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := registry[name]; dup {
+		panic("vm: backend registered twice: " + name)
+	}
+	registry[name] = f
+}
+
+// Open returns the named backend rooted at root.
+func Open(name, root string) (Backend, error) {
+	regMu.Lock()
+	f, ok := registry[name]
+	regMu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("backend %q: %w", name, ErrUnavailable)
+	}
+	return f(root)
+}
+
+// Names lists registered backends, sorted.
+func Names() []string {
+	regMu.Lock()
+	defer regMu.Unlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
