@@ -1,0 +1,101 @@
+import { rec } from './vscode-mock';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeApproval, decisionFor } from '../approvals';
+import { parseValidateOutput, toRange } from '../diagnostics';
+import { acceptedRules, flagKey, remoteFolderUri, secondsLeft, unacknowledged, worstSeverity } from '../util';
+import type { ReviewFile } from '../protocol';
+import { Airlock } from '../extension';
+
+const files: ReviewFile[] = [
+  { path: '.git/hooks/post-checkout', status: 'added', flags: [{ rule: 'GIT-HOOK', severity: 'high', reason: 'runs on checkout', line: 0 }] },
+  { path: 'package.json', status: 'modified', flags: [
+    { rule: 'NPM-SCRIPT', severity: 'high', reason: 'postinstall runs on install', line: 4 },
+    { rule: 'INFO-X', severity: 'info', reason: 'just info' },
+  ] },
+  { path: 'src/a.ts', status: 'modified' },
+];
+
+test('remote folder URI uses the ssh-remote authority', () => {
+  assert.equal(remoteFolderUri('demo.airlock', '/workspace'), 'vscode-remote://ssh-remote+demo.airlock/workspace');
+  assert.equal(remoteFolderUri('demo.airlock', 'workspace'), 'vscode-remote://ssh-remote+demo.airlock/workspace');
+});
+
+test('high flags must be acknowledged one by one', () => {
+  const acked = new Set<string>();
+  assert.equal(unacknowledged(files, acked).length, 2);
+  acked.add(flagKey('.git/hooks/post-checkout', files[0].flags![0]));
+  assert.deepEqual(unacknowledged(files, acked).map((x) => x.flag.rule), ['NPM-SCRIPT']);
+  acked.add(flagKey('package.json', files[1].flags![0]));
+  assert.equal(unacknowledged(files, acked).length, 0);
+  assert.deepEqual(acceptedRules(files), ['GIT-HOOK', 'NPM-SCRIPT']);
+  assert.equal(worstSeverity(files[1].flags), 'high');
+  assert.equal(worstSeverity(files[2].flags), '');
+});
+
+test('validate JSON maps 1-based HCL positions to 0-based ranges', () => {
+  const d = parseValidateOutput(JSON.stringify([{ severity: 'error', summary: 'Unsupported argument', start: { line: 3, column: 5 }, end: { line: 3, column: 12 } }]));
+  assert.deepEqual(toRange(d[0]), { startLine: 2, startCol: 4, endLine: 2, endCol: 11 });
+  assert.deepEqual(parseValidateOutput(''), []);
+  assert.throws(() => parseValidateOutput('not json'));
+});
+
+test('approval text shows what the signer decoded and only Approve approves', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  const { title, detail } = describeApproval(
+    { id: 'a1', sandbox: 'demo', operation: 'eth_signTransaction', chainId: 1, to: '0xabc', value: '1000', selector: '0xa9059cbb', deadline: '2026-01-01T00:00:30Z' },
+    now,
+  );
+  assert.match(title, /demo/);
+  for (const want of ['Chain: 1', 'To: 0xabc', 'Value: 1000', 'Selector: 0xa9059cbb', 'Time left: 30s']) assert.ok(detail.includes(want), want);
+  assert.equal(decisionFor('Approve'), 'approve');
+  assert.equal(decisionFor(undefined), 'deny');
+  assert.equal(decisionFor('Deny'), 'deny');
+  assert.equal(secondsLeft('garbage', now), 0);
+});
+
+test('apply refuses while high flags are unacknowledged and sends accepted rules after', async () => {
+  const a = new Airlock({ AIRLOCK_HOME: '/nonexistent' });
+  const calls: { method: string; params: any }[] = [];
+  (a as any).call = async (method: string, params: any) => {
+    calls.push({ method, params });
+    return { branch: 'airlock/demo' };
+  };
+  a.review.set('demo', files);
+  rec.messages.length = 0;
+  await a.apply();
+  assert.equal(calls.length, 0, 'nothing applied before acknowledgement');
+  assert.match(rec.messages[0].text, /acknowledge each high-risk flag/);
+  a.review.acknowledge('.git/hooks/post-checkout', files[0].flags![0]);
+  a.review.acknowledge('package.json', files[1].flags![0]);
+  rec.answer = (_k, _t, items) => (items.includes('Apply') ? 'Apply' : undefined);
+  await a.apply();
+  assert.deepEqual(calls, [{ method: 'review.apply', params: { name: 'demo', accept: ['GIT-HOOK', 'NPM-SCRIPT'] } }]);
+});
+
+test('an approval prompt dismissed without an answer is a denial', async () => {
+  const a = new Airlock({ AIRLOCK_HOME: '/nonexistent' });
+  const calls: { method: string; params: any }[] = [];
+  (a as any).call = async (method: string, params: any) => {
+    calls.push({ method, params });
+    return [];
+  };
+  rec.answer = () => undefined; // the user closes the dialog
+  await a.promptApproval({ id: 'x1', sandbox: 'demo', operation: 'personal_sign' });
+  assert.deepEqual(calls[0], { method: 'approvals.decide', params: { id: 'x1', decision: 'deny' } });
+});
+
+test('attach says exactly what to install when Remote-SSH is missing', async () => {
+  const a = new Airlock({ AIRLOCK_HOME: '/nonexistent' });
+  a.sandboxes.set([{ name: 'demo', backend: 'namespace', mode: 'clone', state: 'running' }]);
+  rec.messages.length = 0;
+  rec.executed.length = 0;
+  await a.attach();
+  assert.match(rec.messages[0].text, /ms-vscode-remote\.remote-ssh/);
+  assert.equal(rec.executed.length, 0);
+  rec.extensions.add('ms-vscode-remote.remote-ssh');
+  (a as any).runCli = async () => ({ stdout: '', stderr: '', code: 0 });
+  await a.attach();
+  const open = rec.executed.find((e) => e.id === 'vscode.openFolder')!;
+  assert.equal(String(open.args[0]), 'vscode-remote://ssh-remote+demo.airlock/workspace');
+});
