@@ -1,0 +1,27 @@
+// Package egress is the host-side egress proxy of a sandbox: the only way
+// out of a sandbox, reached from inside through the bridge's remote forward
+// on 127.0.0.1:3128.
+//
+// It decides every connection from rules (rules.go: presets, sandbox.hcl
+// network block, the host user's $AIRLOCK_HOME/egress.hcl), resolves names
+// itself with an injectable resolver, refuses any address that is loopback,
+// private, link-local, CGNAT, ULA, IPv4-mapped, unspecified or multicast
+// unless an explicit IP/CIDR allow rule names it (addr.go), and dials exactly
+// the address it vetted, so DNS rebinding between check and dial is
+// impossible. Plain HTTP (absolute-form) and CONNECT are both enforced, and
+// the Host of a request must agree with what is dialled.
+//
+// Credential injection (inject.go, ca.go): each credential's env var inside
+// the sandbox holds a random placeholder. For hosts a credential is bound to,
+// and only those, the proxy terminates TLS with a leaf minted by a
+// per-sandbox CA whose key never leaves the host, replaces the placeholder in
+// the configured place with the secret read from the host store at request
+// time, and re-encrypts to the real server with normal verification.
+//
+// Trust boundary: everything arriving on a proxy connection is untrusted
+// (the agent may be malicious), and so is sandbox.hcl (it can only request
+// rules; the user approved them). The host user's settings, the secret store
+// and the bridge are trusted. Refusals carry deliberate messages (403 with a
+// body and X-Airlock-Denied naming the rule); internal error text is logged
+// on the host, never sent to the sandbox.
+package egress
