@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/term"
+
+	"github.com/airlock-sandbox/airlock/internal/signer"
+)
+
+// `airlock key ...` and `airlock audit verify` work on files under
+// $AIRLOCK_HOME directly; approvals go through the bridge (cmd_approvals.go).
+
+func init() {
+	Register(&Command{
+		Name:    "key",
+		Usage:   "key new|import|ls|rm NAME",
+		Summary: "manage signing keys (encrypted at rest; never enter a sandbox)",
+		Run:     runKey,
+	})
+	Register(&Command{
+		Name:    "audit",
+		Usage:   "audit verify [--file FILE]",
+		Summary: "check the signer's hash-chained audit log",
+		Run:     runAudit,
+	})
+}
+
+func keyStore(e *Env) *signer.Store {
+	return &signer.Store{
+		Dir:        filepath.Join(e.Home(), "keys"),
+		Passphrase: func() ([]byte, error) { return passphrase(e, "AIRLOCK_PASSPHRASE", "key store passphrase: ") },
+	}
+}
+
+// passphrase reads env var name, else prompts on the terminal.
+func passphrase(e *Env, name, prompt string) ([]byte, error) {
+	if p := e.Getenv(name); p != "" {
+		return []byte(p), nil
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("no passphrase: set %s or run from a terminal", name)
+	}
+	defer tty.Close()
+	fmt.Fprint(tty, prompt)
+	p, err := term.ReadPassword(int(tty.Fd()))
+	fmt.Fprintln(tty)
+	if err != nil {
+		return nil, fmt.Errorf("read passphrase: %w", err)
+	}
+	return p, nil
+}
+
+func runKey(e *Env, args []string) error {
+	if len(args) == 0 {
+		return Usagef("missing subcommand")
+	}
+	switch args[0] {
+	case "new":
+		return keyNew(e, args[1:])
+	case "import":
+		return keyImport(e, args[1:])
+	case "ls", "list":
+		return keyList(e, args[1:])
+	case "rm", "remove":
+		return keyRemove(e, args[1:])
+	}
+	return Usagef("unknown subcommand %q", args[0])
+}
+
+// parseNamed parses flags that may come before or after one NAME argument.
+func parseNamed(fs *flag.FlagSet, args []string) (string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return "", Usagef("%v", err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) != 1 {
+		return "", Usagef("want exactly one key NAME")
+	}
+	return pos[0], nil
+}
+
+func keyNew(e *Env, args []string) error {
+	fs := flag.NewFlagSet("key new", flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	typ := fs.String("type", "", "secp256k1 | ed25519 | p256 | hmac")
+	name, err := parseNamed(fs, args)
+	if err != nil {
+		return err
+	}
+	if *typ == "" {
+		return Usagef("--type is required (secp256k1, ed25519, p256 or hmac)")
+	}
+	kt, err := signer.ParseKeyType(*typ)
+	if err != nil {
+		return Usagef("%v", err)
+	}
+	pi, err := keyStore(e).New(name, kt)
+	if err != nil {
+		return fmt.Errorf("key new %s: %w", name, err)
+	}
+	printKey(e.Stdout, pi)
+	return nil
+}
+
+func keyImport(e *Env, args []string) error {
+	fs := flag.NewFlagSet("key import", flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	typ := fs.String("type", "", "key type for hex input (default secp256k1)")
+	file := fs.String("file", "", "read the key from FILE instead of stdin")
+	name, err := parseNamed(fs, args)
+	if err != nil {
+		return err
+	}
+	var kt signer.KeyType
+	if *typ != "" {
+		if kt, err = signer.ParseKeyType(*typ); err != nil {
+			return Usagef("%v", err)
+		}
+	}
+	var data []byte
+	if *file != "" {
+		p := *file
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(e.Dir, p)
+		}
+		data, err = os.ReadFile(p)
+	} else {
+		data, err = io.ReadAll(io.LimitReader(e.Stdin, 1<<20))
+	}
+	if err != nil {
+		return fmt.Errorf("key import %s: read key: %w", name, err)
+	}
+	pi, err := keyStore(e).Import(name, data, signer.ImportOptions{
+		Type: kt,
+		KeystorePassphrase: func() (string, error) {
+			p, err := passphrase(e, "AIRLOCK_KEYSTORE_PASSPHRASE", "keystore file passphrase: ")
+			return string(p), err
+		},
+	})
+	clear(data)
+	if err != nil {
+		return fmt.Errorf("key import %s: %w", name, err)
+	}
+	printKey(e.Stdout, pi)
+	return nil
+}
+
+func printKey(w io.Writer, pi signer.PublicInfo) {
+	fmt.Fprintf(w, "%s\t%s\t%s\n", pi.Name, pi.Type, keyID(pi))
+}
+
+func keyID(pi signer.PublicInfo) string {
+	switch {
+	case pi.Address != "":
+		return pi.Address
+	case pi.SSH != "":
+		return pi.SSH
+	case pi.Fingerprint != "":
+		return "hmac:" + pi.Fingerprint
+	}
+	return pi.Public
+}
+
+func keyList(e *Env, args []string) error {
+	fs := flag.NewFlagSet("key ls", flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return Usagef("%v", err)
+	}
+	if fs.NArg() != 0 {
+		return Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	keys, err := keyStore(e).List()
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if keys == nil {
+			keys = []signer.PublicInfo{}
+		}
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(keys)
+	}
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTYPE\tPUBLIC")
+	for _, k := range keys {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, k.Type, keyID(k))
+	}
+	return tw.Flush()
+}
+
+func keyRemove(e *Env, args []string) error {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return Usagef("want exactly one key NAME")
+	}
+	if err := keyStore(e).Remove(args[0]); err != nil {
+		return fmt.Errorf("key rm %s: %w", args[0], err)
+	}
+	return nil
+}
+
+func runAudit(e *Env, args []string) error {
+	if len(args) == 0 || args[0] != "verify" {
+		return Usagef("want `audit verify`")
+	}
+	fs := flag.NewFlagSet("audit verify", flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	file := fs.String("file", "", "audit log (default $AIRLOCK_HOME/audit/signer.jsonl)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return Usagef("%v", err)
+	}
+	p := *file
+	if p == "" {
+		p = signer.AuditPath(e.Home())
+	}
+	n, err := signer.VerifyAuditFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintln(e.Stdout, "no audit log yet")
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("audit verify: %w", err)
+	}
+	fmt.Fprintf(e.Stdout, "ok: %d entries, chain intact\n", n)
+	return nil
+}

@@ -1,0 +1,23 @@
+// Package signer is the host-side signing endpoint of Airlock: the key store,
+// the operations (Ethereum transactions, EIP-191 and EIP-712 messages, JWTs,
+// HMAC, purpose-bound ed25519 signatures, git SSH signatures), the policy that
+// decides, the approval queue where a human decides what policy says needs a
+// human, per-day budgets, and the hash-chained audit log.
+//
+// Shape (after Clef and Vault transit): callers talk to a Signer; policy,
+// approval and audit are decorators around that same interface, and the
+// innermost Signer is the only code that touches private key material. Clock
+// and randomness are injected.
+//
+// Trust boundary: everything that arrives from a sandbox (the JSON-RPC body,
+// transaction fields, typed data, JWT claims, git objects) is untrusted and
+// is decoded and validated here before policy sees it. The identity of a
+// caller is the connection the bridge received it on (the sandbox name and its
+// approved config), never a field in the request. The sandbox.hcl policy is
+// untrusted input too, but it was approved by the host user in the plan; keys
+// are referenced by name from the host user's encrypted store. Private key
+// bytes are decrypted only in the bridge process, never leave this package,
+// never appear in a result, an error, a log line or the audit log. Errors sent
+// to the sandbox are deliberate messages (*Refusal); internal causes are
+// logged on the host.
+package signer

@@ -1,0 +1,437 @@
+package signer
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ethereum/go-ethereum/accounts"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+)
+
+// decoder turns one method's params into an Op, validating everything that
+// can be validated before policy.
+type decoder func(s *Service, c *Caller, params json.RawMessage) (*Op, error)
+
+var decoders = map[string]decoder{
+	"eth_signTransaction":  decodeTx,
+	"personal_sign":        decodePersonal,
+	"eth_signTypedData_v4": decodeTyped,
+	"airlock_signJWT":      decodeJWT,
+	"airlock_hmac":         decodeHMAC,
+	"airlock_sign":         decodeSign,
+	"airlock_gitSign":      decodeGit,
+}
+
+var ethOps = []string{"eth_signTransaction", "personal_sign", "eth_signTypedData_v4"}
+
+// accounts lists the addresses of secp256k1 keys some policy allows an
+// Ethereum operation with, in policy order.
+func (c *Caller) accounts() []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, p := range c.policies {
+		pi, ok := c.keys[p.key]
+		if !ok || pi.Type != Secp256k1 || seen[pi.Address] {
+			continue
+		}
+		for _, o := range ethOps {
+			if p.ops[o] {
+				seen[pi.Address] = true
+				out = append(out, strings.ToLower(pi.Address))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// chainID is the first chain of the first policy allowing an Ethereum
+// operation.
+func (c *Caller) chainID() (string, error) {
+	for _, p := range c.policies {
+		for _, o := range ethOps {
+			if p.ops[o] && len(p.chainList) > 0 {
+				return hexutil.EncodeBig(p.chainList[0]), nil
+			}
+		}
+	}
+	return "", refusef(CodeUnauthorized, "no policy allows an Ethereum operation on any chain")
+}
+
+// byAddress finds the sandbox key with address addr.
+func (c *Caller) byAddress(addr string) (name string, err error) {
+	m := common.NewMixedcaseAddress(common.Address{})
+	if err := m.UnmarshalJSON([]byte(`"` + addr + `"`)); err != nil || !common.IsHexAddress(addr) {
+		return "", refusef(CodeInvalidParams, "invalid address %q", addr)
+	}
+	if addr != strings.ToLower(addr) && addr[2:] != strings.ToUpper(addr[2:]) && !m.ValidChecksum() {
+		return "", refusef(CodeInvalidParams, "address %q has a bad EIP-55 checksum", addr)
+	}
+	want := m.Address().Hex()
+	for n, pi := range c.keys {
+		if pi.Type == Secp256k1 && pi.Address == want {
+			return n, nil
+		}
+	}
+	return "", refusef(CodeUnauthorized, "unknown account %s", want)
+}
+
+// Refusals from decoding.
+var (
+	ErrZeroAddress   = &Refusal{CodeInvalidParams, "recipient is the zero address"}
+	ErrAmbiguousData = &Refusal{CodeInvalidParams, "both data and input given and they differ"}
+	ErrCreateValue   = &Refusal{CodeInvalidParams, "contract creation with value and no code"}
+	ErrCreateNoCode  = &Refusal{CodeInvalidParams, "contract creation without code"}
+	ErrNoChainID     = &Refusal{CodeInvalidParams, "chainId is required (pre-EIP-155 transactions are not signed)"}
+	ErrFeeFields     = &Refusal{CodeInvalidParams, "fee fields do not match the transaction type"}
+	ErrTxType        = &Refusal{CodeInvalidParams, "unsupported transaction type (legacy, 0x1 and 0x2 only)"}
+	ErrMissingField  = &Refusal{CodeInvalidParams, "nonce, gas and fee fields are required"}
+	ErrTypedNoChain  = &Refusal{CodeInvalidParams, "typed data domain has no chainId"}
+	ErrTypedInvalid  = &Refusal{CodeInvalidParams, "typed data does not encode"}
+)
+
+// txArgs is the eth_signTransaction object. Unknown fields are refused: a
+// field this signer does not understand could change what is signed.
+type txArgs struct {
+	From                 string            `json:"from"`
+	To                   *string           `json:"to"`
+	Gas                  *hexutil.Uint64   `json:"gas"`
+	GasPrice             *hexutil.Big      `json:"gasPrice"`
+	MaxFeePerGas         *hexutil.Big      `json:"maxFeePerGas"`
+	MaxPriorityFeePerGas *hexutil.Big      `json:"maxPriorityFeePerGas"`
+	Value                *hexutil.Big      `json:"value"`
+	Nonce                *hexutil.Uint64   `json:"nonce"`
+	Data                 *hexutil.Bytes    `json:"data"`
+	Input                *hexutil.Bytes    `json:"input"`
+	AccessList           *types.AccessList `json:"accessList"`
+	ChainID              *hexutil.Big      `json:"chainId"`
+	Type                 *hexutil.Uint64   `json:"type"`
+}
+
+func oneParam(params json.RawMessage, n int) ([]json.RawMessage, error) {
+	var ps []json.RawMessage
+	if err := json.Unmarshal(params, &ps); err != nil || len(ps) < n {
+		return nil, refusef(CodeInvalidParams, "want %d positional params", n)
+	}
+	return ps, nil
+}
+
+func decodeTx(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
+	ps, err := oneParam(params, 1)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(ps[0]))
+	dec.DisallowUnknownFields()
+	var a txArgs
+	if err := dec.Decode(&a); err != nil {
+		return nil, refusef(CodeInvalidParams, "invalid transaction object: %s", safeJSONErr(err))
+	}
+	keyName, err := c.byAddress(a.From)
+	if err != nil {
+		return nil, err
+	}
+	// data / input
+	var data []byte
+	switch {
+	case a.Data != nil && a.Input != nil:
+		if !bytes.Equal(*a.Data, *a.Input) {
+			return nil, ErrAmbiguousData
+		}
+		data = *a.Input
+	case a.Input != nil:
+		data = *a.Input
+	case a.Data != nil:
+		data = *a.Data
+	}
+	value := new(big.Int)
+	if a.Value != nil {
+		value = a.Value.ToInt()
+	}
+	if value.Sign() < 0 {
+		return nil, refusef(CodeInvalidParams, "negative value")
+	}
+	var to *common.Address
+	if a.To != nil && *a.To != "" {
+		if !common.IsHexAddress(*a.To) || !strings.HasPrefix(*a.To, "0x") {
+			return nil, refusef(CodeInvalidParams, "invalid recipient address")
+		}
+		m, _ := common.NewMixedcaseAddressFromString(*a.To)
+		if *a.To != strings.ToLower(*a.To) && (*a.To)[2:] != strings.ToUpper((*a.To)[2:]) && !m.ValidChecksum() {
+			return nil, refusef(CodeInvalidParams, "recipient has a bad EIP-55 checksum")
+		}
+		addr := m.Address()
+		if addr == (common.Address{}) {
+			return nil, ErrZeroAddress
+		}
+		to = &addr
+	} else {
+		if len(data) == 0 && value.Sign() > 0 {
+			return nil, ErrCreateValue
+		}
+		if len(data) == 0 {
+			return nil, ErrCreateNoCode
+		}
+	}
+	// chain
+	if a.ChainID == nil {
+		return nil, ErrNoChainID
+	}
+	chainID := a.ChainID.ToInt()
+	if chainID.Sign() <= 0 {
+		return nil, ErrNoChainID
+	}
+	if a.Nonce == nil || a.Gas == nil || *a.Gas == 0 {
+		return nil, ErrMissingField
+	}
+	// type and fee fields must agree
+	typ := uint64(types.LegacyTxType)
+	switch {
+	case a.Type != nil:
+		typ = uint64(*a.Type)
+	case a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil:
+		typ = types.DynamicFeeTxType
+	case a.AccessList != nil:
+		typ = types.AccessListTxType
+	}
+	var txd types.TxData
+	switch typ {
+	case types.LegacyTxType, types.AccessListTxType:
+		if a.GasPrice == nil || a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil {
+			return nil, ErrFeeFields
+		}
+		if typ == types.LegacyTxType {
+			if a.AccessList != nil && len(*a.AccessList) > 0 {
+				return nil, ErrFeeFields
+			}
+			txd = &types.LegacyTx{Nonce: uint64(*a.Nonce), GasPrice: a.GasPrice.ToInt(), Gas: uint64(*a.Gas), To: to, Value: value, Data: data}
+		} else {
+			al := types.AccessList{}
+			if a.AccessList != nil {
+				al = *a.AccessList
+			}
+			txd = &types.AccessListTx{ChainID: chainID, Nonce: uint64(*a.Nonce), GasPrice: a.GasPrice.ToInt(), Gas: uint64(*a.Gas), To: to, Value: value, Data: data, AccessList: al}
+		}
+	case types.DynamicFeeTxType:
+		if a.GasPrice != nil || a.MaxFeePerGas == nil || a.MaxPriorityFeePerGas == nil ||
+			a.MaxPriorityFeePerGas.ToInt().Cmp(a.MaxFeePerGas.ToInt()) > 0 {
+			return nil, ErrFeeFields
+		}
+		al := types.AccessList{}
+		if a.AccessList != nil {
+			al = *a.AccessList
+		}
+		txd = &types.DynamicFeeTx{ChainID: chainID, Nonce: uint64(*a.Nonce), GasTipCap: a.MaxPriorityFeePerGas.ToInt(), GasFeeCap: a.MaxFeePerGas.ToInt(), Gas: uint64(*a.Gas), To: to, Value: value, Data: data, AccessList: al}
+	default:
+		return nil, ErrTxType
+	}
+	tx := types.NewTx(txd)
+	signer := types.NewLondonSigner(chainID)
+	sighash := signer.Hash(tx)
+
+	op := &Op{keyRef: c.refs[keyName], keyType: Secp256k1, amount: value, chainID: chainID}
+	op.Operation = "eth_signTransaction"
+	op.Key = keyName
+	op.From = c.keys[keyName].Address
+	op.ChainID = chainID.String()
+	op.TxType = int(typ)
+	op.Nonce = uint64(*a.Nonce)
+	op.Value = value.String()
+	op.DataLen = len(data)
+	if to != nil {
+		op.To = to.Hex()
+	} else {
+		op.Create = true
+	}
+	if len(data) >= 4 {
+		op.Selector = hexutil.Encode(data[:4])
+	}
+	op.finishDigest(sighash[:])
+	op.sign = func(k *key, _ io.Reader) (any, error) {
+		signed, err := types.SignTx(tx, signer, k.ec)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := signed.MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		return hexutil.Encode(raw), nil
+	}
+	return op, nil
+}
+
+// safeJSONErr names the field a JSON error is about without echoing input.
+func safeJSONErr(err error) string {
+	var ute *json.UnmarshalTypeError
+	if e, ok := err.(*json.UnmarshalTypeError); ok {
+		ute = e
+		return "field " + ute.Field + " has the wrong type"
+	}
+	msg := err.Error()
+	if strings.HasPrefix(msg, "json: unknown field ") {
+		return "unsupported " + strings.TrimPrefix(msg, "json: ")
+	}
+	return "malformed JSON"
+}
+
+// signHash signs an EIP-191 or EIP-712 digest, returning r||s||v with v in
+// {27, 28}. It is only reached from the two decoders that built the digest
+// from a prefixed message: there is no path that signs a caller's hash.
+func signPrefixed(k *key, digest []byte) (any, error) {
+	sig, err := crypto.Sign(digest, k.ec)
+	if err != nil {
+		return nil, err
+	}
+	sig[64] += 27
+	return hexutil.Encode(sig), nil
+}
+
+func decodePersonal(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
+	ps, err := oneParam(params, 2)
+	if err != nil {
+		return nil, err
+	}
+	var msgStr, addr string
+	if json.Unmarshal(ps[0], &msgStr) != nil || json.Unmarshal(ps[1], &addr) != nil {
+		return nil, refusef(CodeInvalidParams, "personal_sign wants [message, address]")
+	}
+	keyName, err := c.byAddress(addr)
+	if err != nil {
+		return nil, err
+	}
+	var msg []byte
+	if strings.HasPrefix(msgStr, "0x") {
+		if msg, err = hexutil.Decode(msgStr); err != nil {
+			return nil, refusef(CodeInvalidParams, "message starts with 0x but is not hex")
+		}
+	} else {
+		msg = []byte(msgStr)
+	}
+	digest := accounts.TextHash(msg)
+	op := &Op{keyRef: c.refs[keyName], keyType: Secp256k1}
+	op.Operation = "personal_sign"
+	op.Key = keyName
+	op.From = c.keys[keyName].Address
+	op.Message = preview(msg)
+	op.finishDigest(digest)
+	op.sign = func(k *key, _ io.Reader) (any, error) { return signPrefixed(k, digest) }
+	return op, nil
+}
+
+// preview shows a message to an approver: text if printable UTF-8, else hex;
+// at most 256 bytes.
+func preview(msg []byte) string {
+	cut := msg
+	if len(cut) > 256 {
+		cut = cut[:256]
+	}
+	printable := utf8.Valid(cut)
+	for _, r := range string(cut) {
+		if r < 0x20 && r != '\n' && r != '\t' {
+			printable = false
+		}
+	}
+	s := "0x" + hex.EncodeToString(cut)
+	if printable {
+		s = string(cut)
+	}
+	if len(msg) > len(cut) {
+		s += fmt.Sprintf("… (%d bytes)", len(msg))
+	}
+	return s
+}
+
+func decodeTyped(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
+	ps, err := oneParam(params, 2)
+	if err != nil {
+		return nil, err
+	}
+	var addr string
+	if json.Unmarshal(ps[0], &addr) != nil {
+		return nil, refusef(CodeInvalidParams, "eth_signTypedData_v4 wants [address, typedData]")
+	}
+	keyName, err := c.byAddress(addr)
+	if err != nil {
+		return nil, err
+	}
+	raw := []byte(ps[1])
+	var str string
+	if json.Unmarshal(ps[1], &str) == nil {
+		raw = []byte(str) // typed data passed as a JSON string (MetaMask style)
+	}
+	td, err := parseTypedData(raw)
+	if err != nil {
+		return nil, err
+	}
+	digest, _, err := apitypes.TypedDataAndHash(*td)
+	if err != nil {
+		return nil, ErrTypedInvalid
+	}
+	op := &Op{keyRef: c.refs[keyName], keyType: Secp256k1}
+	op.Operation = "eth_signTypedData_v4"
+	op.Key = keyName
+	op.From = c.keys[keyName].Address
+	op.PrimaryType = td.PrimaryType
+	op.Domain = &TypedDomain{Name: td.Domain.Name, Version: td.Domain.Version, VerifyingContract: td.Domain.VerifyingContract}
+	op.Domain.ChainID = (*big.Int)(td.Domain.ChainId).String()
+	if op.Domain.VerifyingContract != "" {
+		op.Domain.VerifyingContract = common.HexToAddress(op.Domain.VerifyingContract).Hex()
+	}
+	op.finishDigest(digest)
+	op.sign = func(k *key, _ io.Reader) (any, error) { return signPrefixed(k, digest) }
+	return op, nil
+}
+
+// parseTypedData decodes and checks EIP-712 input before hashing.
+func parseTypedData(raw []byte) (*apitypes.TypedData, error) {
+	if len(raw) > 256<<10 {
+		return nil, refusef(CodeInvalidParams, "typed data too large")
+	}
+	var td apitypes.TypedData
+	if err := json.Unmarshal(raw, &td); err != nil {
+		return nil, refusef(CodeInvalidParams, "invalid typed data JSON")
+	}
+	if _, ok := td.Types["EIP712Domain"]; !ok {
+		return nil, refusef(CodeInvalidParams, "typed data has no EIP712Domain type")
+	}
+	if td.PrimaryType == "" || td.PrimaryType == "EIP712Domain" {
+		return nil, refusef(CodeInvalidParams, "typed data primaryType must name a message type")
+	}
+	if _, ok := td.Types[td.PrimaryType]; !ok {
+		return nil, refusef(CodeInvalidParams, "typed data primaryType is not among its types")
+	}
+	if td.Message == nil {
+		return nil, refusef(CodeInvalidParams, "typed data has no message")
+	}
+	if td.Domain.ChainId == nil {
+		return nil, ErrTypedNoChain
+	}
+	if vc := td.Domain.VerifyingContract; vc != "" && !common.IsHexAddress(vc) {
+		return nil, refusef(CodeInvalidParams, "typed data verifyingContract is not an address")
+	}
+	// Every domain field set must be declared in EIP712Domain and vice versa,
+	// so what is shown to an approver is what is hashed.
+	declared := map[string]bool{}
+	for _, f := range td.Types["EIP712Domain"] {
+		declared[f.Name] = true
+	}
+	set := map[string]bool{"name": td.Domain.Name != "", "version": td.Domain.Version != "",
+		"chainId": td.Domain.ChainId != nil, "verifyingContract": td.Domain.VerifyingContract != "", "salt": td.Domain.Salt != ""}
+	for f, isSet := range set {
+		if isSet != declared[f] {
+			return nil, refusef(CodeInvalidParams, "typed data domain field %s and EIP712Domain type disagree", f)
+		}
+	}
+	return &td, nil
+}

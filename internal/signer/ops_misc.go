@@ -1,0 +1,302 @@
+package signer
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// match is the policy that would decide (key, operation): first match in
+// file order. Decoders that need policy-fixed values (the JWT issuer) use it;
+// the policy layer matches again and gets the same answer.
+func (c *Caller) match(keyName, operation string) *policy {
+	for _, p := range c.policies {
+		if p.key == keyName && p.ops[operation] {
+			return p
+		}
+	}
+	return nil
+}
+
+// pickKey resolves the sandbox key for an airlock_* method: the named one,
+// else the key of the first policy allowing the operation.
+func (c *Caller) pickKey(name, operation string) (string, error) {
+	if name == "" {
+		for _, p := range c.policies {
+			if p.ops[operation] {
+				name = p.key
+				break
+			}
+		}
+	}
+	if _, ok := c.keys[name]; !ok || name == "" {
+		return "", ErrNoPolicy
+	}
+	return name, nil
+}
+
+var purposeRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$`)
+
+// bytesArg is a payload given as 0x-hex ("data") or UTF-8 ("text"), exactly one.
+type bytesArg struct {
+	Data *string `json:"data"`
+	Text *string `json:"text"`
+}
+
+func (b bytesArg) bytes() ([]byte, error) {
+	switch {
+	case b.Data != nil && b.Text != nil:
+		return nil, refusef(CodeInvalidParams, "give data (hex) or text, not both")
+	case b.Data != nil:
+		v, err := hexutil.Decode(*b.Data)
+		if err != nil {
+			return nil, refusef(CodeInvalidParams, "data must be 0x-prefixed hex")
+		}
+		return v, nil
+	case b.Text != nil:
+		return []byte(*b.Text), nil
+	}
+	return nil, refusef(CodeInvalidParams, "data (hex) or text is required")
+}
+
+func decodeObject(params json.RawMessage, v any) error {
+	ps, err := oneParam(params, 1)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(ps[0]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return refusef(CodeInvalidParams, "invalid params: %s", safeJSONErr(err))
+	}
+	return nil
+}
+
+// jwtArgs is airlock_signJWT's object.
+type jwtArgs struct {
+	Key      string                     `json:"key"`
+	Audience string                     `json:"audience"`
+	TTL      *int64                     `json:"ttl"` // seconds; default the policy's max_lifetime
+	Claims   map[string]json.RawMessage `json:"claims"`
+}
+
+// Claims the signer sets itself; an agent may never set them.
+var reservedClaims = map[string]bool{"iss": true, "aud": true, "exp": true, "nbf": true, "iat": true, "jti": true}
+
+func decodeJWT(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
+	var a jwtArgs
+	if err := decodeObject(params, &a); err != nil {
+		return nil, err
+	}
+	keyName, err := c.pickKey(a.Key, "jwt")
+	if err != nil {
+		return nil, err
+	}
+	pol := c.match(keyName, "jwt")
+	if pol == nil {
+		return nil, ErrNoPolicy
+	}
+	typ := c.keys[keyName].Type
+	var method jwt.SigningMethod
+	switch typ {
+	case Ed25519:
+		method = jwt.SigningMethodEdDSA
+	case P256:
+		method = jwt.SigningMethodES256
+	case HMAC:
+		method = jwt.SigningMethodHS256
+	default:
+		return nil, refusef(CodeInvalidParams, "key %s cannot sign JWTs", keyName)
+	}
+	claims := jwt.MapClaims{}
+	var names []string
+	for n, v := range a.Claims {
+		if reservedClaims[n] {
+			return nil, refusef(CodeInvalidParams, "claim %s is set by the signer", n)
+		}
+		var val any
+		if err := json.Unmarshal(v, &val); err != nil {
+			return nil, refusef(CodeInvalidParams, "claim %s is not JSON", n)
+		}
+		claims[n] = val
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	aud := a.Audience
+	if aud == "" && len(pol.audience) == 1 {
+		aud = pol.audience[0]
+	}
+	ttl := pol.maxLife
+	if a.TTL != nil {
+		if *a.TTL <= 0 {
+			return nil, refusef(CodeInvalidParams, "ttl must be positive seconds")
+		}
+		ttl = time.Duration(*a.TTL) * time.Second
+	}
+	now := s.Clock().UTC().Truncate(time.Second)
+	var jti [16]byte
+	if _, err := io.ReadFull(s.Rand, jti[:]); err != nil {
+		return nil, err
+	}
+	if pol.issuer != "" {
+		claims["iss"] = pol.issuer
+	}
+	if aud != "" {
+		claims["aud"] = aud
+	}
+	claims["iat"] = now.Unix()
+	claims["nbf"] = now.Unix()
+	claims["exp"] = now.Add(ttl).Unix()
+	claims["jti"] = hex.EncodeToString(jti[:])
+	body, err := json.Marshal(claims)
+	if err != nil || len(body) > 8<<10 {
+		return nil, refusef(CodeInvalidParams, "claims too large")
+	}
+
+	op := &Op{keyRef: c.refs[keyName], keyType: typ}
+	op.Operation = "jwt"
+	op.Key = keyName
+	op.Issuer, op.Audience, op.Claims, op.Lifetime = pol.issuer, aud, names, ttl.String()
+	if sub, ok := claims["sub"].(string); ok {
+		op.Subject = sub
+	}
+	op.finishDigest(body)
+	op.sign = func(k *key, _ io.Reader) (any, error) {
+		tok := jwt.NewWithClaims(method, claims)
+		tok.Header["kid"] = keyName
+		var sk any
+		switch k.typ {
+		case Ed25519:
+			sk = k.ed
+		case P256:
+			sk = k.ec
+		case HMAC:
+			sk = k.mac
+		}
+		str, err := tok.SignedString(sk)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"jwt": str}, nil
+	}
+	return op, nil
+}
+
+// checkJWT is the policy check for a decoded JWT.
+func checkJWT(op *Op, pol *policy) error {
+	if op.Audience != "" || len(pol.audience) > 0 {
+		ok := false
+		for _, a := range pol.audience {
+			ok = ok || a == op.Audience
+		}
+		if !ok {
+			return ErrAudience
+		}
+	}
+	for _, c := range op.Claims {
+		if !pol.claims[c] {
+			return ErrClaim
+		}
+	}
+	if d, err := time.ParseDuration(op.Lifetime); err != nil || d > pol.maxLife {
+		return ErrLifetime
+	}
+	return nil
+}
+
+type purposeArgs struct {
+	Key     string `json:"key"`
+	Purpose string `json:"purpose"`
+	bytesArg
+}
+
+func decodePurpose(c *Caller, params json.RawMessage, operation string) (*purposeArgs, string, []byte, error) {
+	var a purposeArgs
+	if err := decodeObject(params, &a); err != nil {
+		return nil, "", nil, err
+	}
+	if !purposeRE.MatchString(a.Purpose) {
+		return nil, "", nil, refusef(CodeInvalidParams, "purpose must be 1-64 of A-Z a-z 0-9 . _ : / -")
+	}
+	data, err := a.bytes()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if len(data) > 1<<20 {
+		return nil, "", nil, refusef(CodeInvalidParams, "data too large")
+	}
+	keyName, err := c.pickKey(a.Key, operation)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return &a, keyName, data, nil
+}
+
+// decodeHMAC: airlock_hmac {key?, purpose, data|text} → {mac}. The MAC is
+// plain HMAC-SHA256 over data (so it interoperates with the service the key
+// was issued by); the purpose is a policy gate and goes to the audit log.
+func decodeHMAC(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
+	a, keyName, data, err := decodePurpose(c, params, "hmac")
+	if err != nil {
+		return nil, err
+	}
+	if c.keys[keyName].Type != HMAC {
+		return nil, refusef(CodeInvalidParams, "key %s is not an hmac key", keyName)
+	}
+	op := &Op{keyRef: c.refs[keyName], keyType: HMAC}
+	op.Operation = "hmac"
+	op.Key = keyName
+	op.Purpose = a.Purpose
+	op.finishDigest(data)
+	op.sign = func(k *key, _ io.Reader) (any, error) {
+		m := hmac.New(sha256.New, k.mac)
+		m.Write(data)
+		return map[string]string{"mac": hexutil.Encode(m.Sum(nil))}, nil
+	}
+	return op, nil
+}
+
+// SignPrefix starts every airlock_sign message: the purpose is part of what
+// is signed, so a signature for one purpose never verifies for another.
+const SignPrefix = "airlock-sign-v1\x00"
+
+// SignedMessage is the exact byte string airlock_sign signs for purpose and
+// data: SignPrefix || purpose || 0x00 || data.
+func SignedMessage(purpose string, data []byte) []byte {
+	return append([]byte(SignPrefix+purpose+"\x00"), data...)
+}
+
+func decodeSign(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
+	a, keyName, data, err := decodePurpose(c, params, "sign")
+	if err != nil {
+		return nil, err
+	}
+	if c.keys[keyName].Type != Ed25519 {
+		return nil, refusef(CodeInvalidParams, "key %s is not an ed25519 key", keyName)
+	}
+	msg := SignedMessage(a.Purpose, data)
+	op := &Op{keyRef: c.refs[keyName], keyType: Ed25519}
+	op.Operation = "sign"
+	op.Key = keyName
+	op.Purpose = a.Purpose
+	op.finishDigest(msg)
+	op.sign = func(k *key, _ io.Reader) (any, error) {
+		sig := ed25519.Sign(k.ed, msg)
+		return map[string]string{
+			"signature":      hexutil.Encode(sig),
+			"public_key":     hexutil.Encode(k.ed.Public().(ed25519.PublicKey)),
+			"signed_message": hexutil.Encode(msg),
+		}, nil
+	}
+	return op, nil
+}

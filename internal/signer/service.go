@@ -1,0 +1,349 @@
+package signer
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
+)
+
+// Signer is what every layer implements: the key signer at the core, policy
+// and audit as decorators around it. Sign returns the JSON-RPC result.
+type Signer interface {
+	Sign(ctx context.Context, op *Op) (any, error)
+}
+
+// Decoded is what the signer decoded from a request itself: what approval
+// prompts and the audit log show (never a description supplied by the agent).
+type Decoded struct {
+	Method    string `json:"method"`
+	Operation string `json:"operation"` // the policy operation name
+	Sandbox   string `json:"sandbox"`
+	Key       string `json:"key"` // the sandbox's name for the key
+	// Ethereum
+	ChainID  string `json:"chain_id,omitempty"` // decimal
+	From     string `json:"from,omitempty"`
+	To       string `json:"to,omitempty"` // "" with Create set: contract creation
+	Create   bool   `json:"create,omitempty"`
+	Value    string `json:"value,omitempty"` // wei, decimal
+	Selector string `json:"selector,omitempty"`
+	TxType   int    `json:"tx_type,omitempty"`
+	Nonce    uint64 `json:"nonce,omitempty"`
+	DataLen  int    `json:"data_len,omitempty"`
+	// EIP-191 message (shown to approvers; hex if not printable)
+	Message string `json:"message,omitempty"`
+	// EIP-712
+	Domain      *TypedDomain `json:"domain,omitempty"`
+	PrimaryType string       `json:"primary_type,omitempty"`
+	// JWT / HMAC / sign / git
+	Purpose  string   `json:"purpose,omitempty"`
+	Issuer   string   `json:"issuer,omitempty"`
+	Audience string   `json:"audience,omitempty"`
+	Subject  string   `json:"subject,omitempty"`
+	Claims   []string `json:"claims,omitempty"`
+	Lifetime string   `json:"lifetime,omitempty"`
+	GitType  string   `json:"git_type,omitempty"` // commit | tag
+	GitRef   string   `json:"git_ref,omitempty"`  // tree (commit) or object (tag) id
+	GitWho   string   `json:"git_who,omitempty"`  // committer / tagger line
+	Payload  string   `json:"payload_sha256,omitempty"`
+}
+
+// TypedDomain is the EIP-712 domain as decoded.
+type TypedDomain struct {
+	Name              string `json:"name,omitempty"`
+	Version           string `json:"version,omitempty"`
+	ChainID           string `json:"chain_id,omitempty"`
+	VerifyingContract string `json:"verifying_contract,omitempty"`
+}
+
+// Op is one decoded signing request on its way through the layers.
+type Op struct {
+	Decoded
+	Digest string // hex SHA-256 binding Decoded and the exact bytes to be signed
+
+	keyRef  string   // store name of the key
+	keyType KeyType  // type the operation needs
+	amount  *big.Int // wei moved (budget), nil when not applicable
+	chainID *big.Int
+	caller  *Caller
+	policy  *policy // set by the policy layer
+	// sign is the crypto step, built by the decoder; only keySigner calls it.
+	sign func(k *key, rnd io.Reader) (any, error)
+	// commit is set by the audit layer; keySigner refuses ops without it.
+	commit func() error
+	// committed reports whether commit succeeded (audit writes "failed" after).
+	committed bool
+	approval  string
+}
+
+// finishDigest computes op.Digest from the decoded fields and the payload.
+func (op *Op) finishDigest(payload []byte) {
+	ps := sha256.Sum256(payload)
+	op.Payload = hex.EncodeToString(ps[:])
+	b, _ := json.Marshal(op.Decoded)
+	d := sha256.Sum256(b)
+	op.Digest = hex.EncodeToString(d[:])
+}
+
+// Refusal is a deliberate, sandbox-safe error: the JSON-RPC error the agent
+// sees. Code follows EIP-1193 where one fits (4001 rejected by the user,
+// 4100 not authorized, 4200 unsupported) and JSON-RPC otherwise.
+type Refusal struct {
+	Code   int
+	Reason string
+}
+
+func (r *Refusal) Error() string { return r.Reason }
+
+// Is makes refusals with the same reason match, so table tests can use
+// errors.Is against the sentinels below.
+func (r *Refusal) Is(target error) bool {
+	t, ok := target.(*Refusal)
+	return ok && t.Reason == r.Reason
+}
+
+func refusef(code int, format string, args ...any) *Refusal {
+	return &Refusal{Code: code, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Error codes.
+const (
+	CodeUserRejected   = 4001
+	CodeUnauthorized   = 4100
+	CodeUnsupported    = 4200
+	CodeInvalidParams  = -32602
+	CodeMethodNotFound = -32601
+	CodeInternal       = -32603
+)
+
+// Refusal reasons from policy (first match wins; each non-match is one of these).
+var (
+	ErrNoPolicy        = &Refusal{CodeUnauthorized, "no policy allows this operation with this key"}
+	ErrWrongChain      = &Refusal{CodeUnauthorized, "chain id not allowed by policy"}
+	ErrRecipient       = &Refusal{CodeUnauthorized, "recipient not in the policy's allowlist"}
+	ErrMaxValue        = &Refusal{CodeUnauthorized, "value exceeds the policy's maximum per transaction"}
+	ErrDailyLimit      = &Refusal{CodeUnauthorized, "daily limit would be exceeded"}
+	ErrRate            = &Refusal{CodeUnauthorized, "rate limit exceeded"}
+	ErrPurpose         = &Refusal{CodeUnauthorized, "purpose not allowed by policy"}
+	ErrAudience        = &Refusal{CodeUnauthorized, "audience not allowed by policy"}
+	ErrClaim           = &Refusal{CodeUnauthorized, "claim not allowed by policy"}
+	ErrLifetime        = &Refusal{CodeUnauthorized, "lifetime exceeds the policy's maximum"}
+	ErrDenied          = &Refusal{CodeUserRejected, "denied by the user"}
+	ErrApprovalTimeout = &Refusal{CodeUserRejected, "no approval within the timeout (denied)"}
+	ErrThrottled       = &Refusal{CodeUserRejected, "too many approval requests; try again later"}
+	ErrSigningFailed   = &Refusal{CodeInternal, "signing failed; see the bridge log"}
+	ErrAuditDown       = &Refusal{CodeInternal, "audit log unavailable; nothing was signed"}
+)
+
+// Service is the signer as the bridge runs it: one per bridge process.
+type Service struct {
+	Store    *Store
+	Audit    *AuditLog
+	Approver Approver
+	Clock    func() time.Time
+	Rand     io.Reader
+	Log      *slog.Logger
+
+	chain  Signer
+	ledger *ledger
+}
+
+// Init builds the layer chain; call once before use.
+func (s *Service) Init() {
+	if s.Clock == nil {
+		s.Clock = time.Now
+	}
+	if s.Rand == nil {
+		s.Rand = rand.Reader
+	}
+	if s.Log == nil {
+		s.Log = slog.New(slog.DiscardHandler)
+	}
+	s.ledger = newLedger()
+	core := &keySigner{store: s.Store, rand: s.Rand}
+	pol := &policySigner{next: core, ledger: s.ledger, approver: s.Approver, clock: s.Clock}
+	s.chain = &auditSigner{next: pol, log: s.Audit, logger: s.Log}
+}
+
+// Caller is one sandbox as the signer sees it: its name (from the connection)
+// and its approved signer config, with keys resolved to public info.
+type Caller struct {
+	Sandbox  string
+	keys     map[string]PublicInfo // sandbox key name → public info
+	refs     map[string]string     // sandbox key name → store name
+	policies []*policy
+}
+
+// NewCaller resolves cfg's keys (public parts only) and compiles policies.
+// A nil cfg gives a caller that every operation refuses.
+func (s *Service) NewCaller(sandbox string, cfg *config.Signer) (*Caller, error) {
+	c := &Caller{Sandbox: sandbox, keys: map[string]PublicInfo{}, refs: map[string]string{}}
+	if cfg == nil {
+		return c, nil
+	}
+	for _, k := range cfg.Keys {
+		ref := k.Ref
+		if ref == "" {
+			ref = k.Name
+		}
+		pi, err := s.Store.Info(ref)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox %s: key %q (store key %q): %w", sandbox, k.Name, ref, err)
+		}
+		c.keys[k.Name], c.refs[k.Name] = pi, ref
+	}
+	for _, p := range cfg.Policies {
+		cp, err := compilePolicy(p)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox %s: policy %q: %w", sandbox, p.Name, err)
+		}
+		c.policies = append(c.policies, cp)
+	}
+	return c, nil
+}
+
+// Call serves one JSON-RPC method for c. Errors are *Refusal (safe to send).
+func (s *Service) Call(ctx context.Context, c *Caller, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case "eth_accounts", "eth_requestAccounts":
+		return c.accounts(), nil
+	case "eth_chainId":
+		return c.chainID()
+	case "net_version":
+		id, err := c.chainID()
+		if err != nil {
+			return nil, err
+		}
+		n, _ := new(big.Int).SetString(id[2:], 16)
+		return n.String(), nil
+	case "eth_sign":
+		return nil, refusef(CodeUnsupported, "eth_sign signs a bare hash and is not offered; use personal_sign or eth_signTypedData_v4")
+	case "eth_sendTransaction", "eth_sendRawTransaction":
+		return nil, refusef(CodeUnsupported, "%s: this endpoint signs only; use eth_signTransaction and broadcast yourself", method)
+	}
+	dec, ok := decoders[method]
+	if !ok {
+		return nil, refusef(CodeMethodNotFound, "method %q not offered", method)
+	}
+	op, err := dec(s, c, params)
+	if err != nil {
+		var r *Refusal
+		if !errors.As(err, &r) {
+			s.Log.Warn("decode failed", "sandbox", c.Sandbox, "method", method, "err", err)
+			r = refusef(CodeInvalidParams, "invalid params")
+		}
+		// Validation refusals are audited like any other.
+		if aerr := s.Audit.Append(&AuditEntry{Event: EventRefuse, Sandbox: c.Sandbox, Method: method, Decision: "deny", Reason: r.Reason}); aerr != nil {
+			s.Log.Error("audit append", "err", aerr)
+		}
+		s.Log.Info("signer decision", "sandbox", c.Sandbox, "method", method, "decision", "deny", "rule", "decode", "reason", r.Reason)
+		return nil, r
+	}
+	op.caller = c
+	op.Sandbox = c.Sandbox
+	op.Method = method
+	return s.chain.Sign(ctx, op)
+}
+
+// keySigner is the innermost layer: the only code that decrypts and uses keys.
+type keySigner struct {
+	store *Store
+	rand  io.Reader
+}
+
+func (k *keySigner) Sign(ctx context.Context, op *Op) (any, error) {
+	if op.commit == nil || op.sign == nil {
+		return nil, errors.New("key signer: op without audit commit or sign step")
+	}
+	if err := op.commit(); err != nil {
+		return nil, err
+	}
+	op.committed = true
+	key, err := k.store.load(op.keyRef)
+	if err != nil {
+		return nil, fmt.Errorf("load key %s: %w", op.keyRef, err)
+	}
+	if key.typ != op.keyType {
+		return nil, fmt.Errorf("key %s is %s, operation needs %s", op.keyRef, key.typ, op.keyType)
+	}
+	return op.sign(key, k.rand)
+}
+
+// auditSigner records every decision: "allow" before the key is touched
+// (through op.commit; if it cannot be written nothing is signed), "refuse"
+// for refusals, "failed" when signing fails after the allow entry.
+type auditSigner struct {
+	next   Signer
+	log    *AuditLog
+	logger *slog.Logger
+}
+
+func (a *auditSigner) entry(op *Op, event string) *AuditEntry {
+	d := op.Decoded
+	e := &AuditEntry{Event: event, Sandbox: op.Sandbox, Method: op.Method, Key: op.Key, Digest: op.Digest, Approval: op.approval, Decoded: &d}
+	if op.policy != nil {
+		e.Policy = op.policy.name
+	}
+	return e
+}
+
+func (a *auditSigner) Sign(ctx context.Context, op *Op) (any, error) {
+	op.commit = func() error {
+		e := a.entry(op, EventAllow)
+		e.Decision = "allow"
+		if err := a.log.Append(e); err != nil {
+			a.logger.Error("audit append failed; refusing", "sandbox", op.Sandbox, "method", op.Method, "err", err)
+			return ErrAuditDown
+		}
+		return nil
+	}
+	res, err := a.next.Sign(ctx, op)
+	if err == nil {
+		a.logger.Info("signer decision", "sandbox", op.Sandbox, "method", op.Method, "decision", "allow", "rule", policyName(op), "digest", op.Digest)
+		return res, nil
+	}
+	var r *Refusal
+	switch {
+	case errors.As(err, &r) && !op.committed:
+		e := a.entry(op, EventRefuse)
+		e.Decision, e.Reason = "deny", r.Reason
+		if aerr := a.log.Append(e); aerr != nil {
+			a.logger.Error("audit append", "err", aerr)
+		}
+		a.logger.Info("signer decision", "sandbox", op.Sandbox, "method", op.Method, "decision", "deny", "rule", policyName(op), "reason", r.Reason)
+		return nil, r
+	case op.committed:
+		e := a.entry(op, EventFailed)
+		e.Reason = "signing failed"
+		if aerr := a.log.Append(e); aerr != nil {
+			a.logger.Error("audit append", "err", aerr)
+		}
+		a.logger.Error("signing failed", "sandbox", op.Sandbox, "method", op.Method, "err", err)
+		if errors.As(err, &r) {
+			return nil, r
+		}
+		return nil, ErrSigningFailed
+	default:
+		a.logger.Error("signing failed", "sandbox", op.Sandbox, "method", op.Method, "err", err)
+		if errors.As(err, &r) {
+			return nil, r
+		}
+		return nil, ErrSigningFailed
+	}
+}
+
+func policyName(op *Op) string {
+	if op.policy != nil {
+		return op.policy.name
+	}
+	return ""
+}
