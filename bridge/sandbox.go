@@ -1,0 +1,398 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/vm"
+)
+
+// sandbox is the daemon's live view of one sandbox. It implements SandboxRef.
+type sandbox struct {
+	d       *Daemon
+	name    string
+	be      vm.Backend
+	hostPub ssh.PublicKey // pinned host key
+
+	op sync.Mutex // serializes lifecycle operations (up/start/stop/rm/attach)
+
+	mu     sync.Mutex // guards the fields below
+	st     *sandboxState
+	client *ssh.Client
+	sess   *session // resources that live while the sandbox runs
+	busy   string   // transitional state shown by ls ("starting"), "" otherwise
+
+	dialMu sync.Mutex // one SSH handshake at a time
+}
+
+// session holds what the bridge opens for a running sandbox: the ssh.sock
+// endpoint, host port listeners and the guest-service watcher.
+type session struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	proxy  net.Listener
+	ports  map[string]net.Listener // by port name
+	wg     sync.WaitGroup
+}
+
+func (sb *sandbox) state() *sandboxState {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	return sb.st
+}
+
+// SandboxRef implementation.
+
+func (sb *sandbox) Name() string              { return sb.name }
+func (sb *sandbox) Config() *config.Sandbox   { return sb.state().Config }
+func (sb *sandbox) ConfigDir() string         { return sb.state().ConfigDir }
+func (sb *sandbox) WorkspaceDir() string      { return sb.state().WorkspaceDir }
+func (sb *sandbox) StateDir() string          { return sb.d.p.sandbox(sb.name) }
+func (sb *sandbox) SSH(ctx context.Context) (*ssh.Client, error) { return sb.ssh(ctx) }
+
+// ssh returns the shared SSH client, dialing the guest if needed. The host
+// key must be the pinned one; the bridge authenticates with the user's key.
+func (sb *sandbox) ssh(ctx context.Context) (*ssh.Client, error) {
+	sb.mu.Lock()
+	c := sb.client
+	sb.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	sb.dialMu.Lock()
+	defer sb.dialMu.Unlock()
+	sb.mu.Lock()
+	c = sb.client
+	user := sb.st.User
+	sb.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	if ctx == nil {
+		ctx = sb.d.ctx
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	nc, err := sb.be.Dial(ctx, sb.name)
+	if err != nil {
+		return nil, fmt.Errorf("dial guest sshd: %w", err)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		nc.SetDeadline(dl)
+	}
+	cfg := &ssh.ClientConfig{
+		User:              user,
+		Auth:              []ssh.AuthMethod{ssh.PublicKeys(sb.d.userKey)},
+		HostKeyCallback:   ssh.FixedHostKey(sb.hostPub),
+		HostKeyAlgorithms: []string{ssh.KeyAlgoED25519},
+		Timeout:           15 * time.Second,
+	}
+	cc, chans, reqs, err := ssh.NewClientConn(nc, SSHHost(sb.name), cfg)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("ssh handshake: %w", err)
+	}
+	nc.SetDeadline(time.Time{})
+	c = ssh.NewClient(cc, chans, reqs)
+	sb.mu.Lock()
+	sb.client = c
+	sb.mu.Unlock()
+	go sb.keepalive(c)
+	go func() {
+		c.Wait()
+		sb.mu.Lock()
+		if sb.client == c {
+			sb.client = nil
+		}
+		sb.mu.Unlock()
+	}()
+	return c, nil
+}
+
+func (sb *sandbox) keepalive(c *ssh.Client) {
+	t := time.NewTicker(15 * time.Second)
+	defer t.Stop()
+	for range t.C {
+		done := make(chan error, 1)
+		go func() { _, _, err := c.SendRequest("keepalive@openssh.com", true, nil); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil {
+				continue
+			}
+		case <-time.After(45 * time.Second):
+		}
+		sb.d.log.Info("ssh connection lost", "sandbox", sb.name)
+		c.Close()
+		return
+	}
+}
+
+func (sb *sandbox) closeClient() {
+	sb.mu.Lock()
+	c := sb.client
+	sb.client = nil
+	sb.mu.Unlock()
+	if c != nil {
+		c.Close()
+	}
+}
+
+// attach opens everything that lives while the sandbox runs: the SSH
+// connection, guest services (remote forwards), the ssh.sock endpoint and
+// host port listeners. Caller holds sb.op. On error nothing stays open.
+func (sb *sandbox) attach(ctx context.Context) (err error) {
+	sb.detach()
+	sctx, cancel := context.WithCancel(sb.d.ctx)
+	s := &session{ctx: sctx, cancel: cancel, ports: map[string]net.Listener{}}
+	sb.mu.Lock()
+	sb.sess = s
+	sb.mu.Unlock()
+	defer func() {
+		if err != nil {
+			sb.detach()
+		}
+	}()
+	var c *ssh.Client
+	// Start returns once the sshd accepts; allow a short grace for a just-restored guest.
+	for i := 0; ; i++ {
+		c, err = sb.ssh(ctx)
+		if err == nil {
+			break
+		}
+		if i >= 20 || ctx.Err() != nil {
+			return failf(protocol.CodeFailed, err, "could not connect to sandbox %s over SSH", sb.name)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := sb.openGuestServices(s, c); err != nil {
+		return err
+	}
+	if err := sb.openProxy(s); err != nil {
+		return failf(protocol.CodeFailed, err, "could not open the SSH endpoint of sandbox %s", sb.name)
+	}
+	if err := sb.openPorts(s); err != nil {
+		return err
+	}
+	s.wg.Add(1)
+	go sb.watch(s, c)
+	return nil
+}
+
+// detach closes what attach opened. The sandbox itself keeps running.
+func (sb *sandbox) detach() {
+	sb.mu.Lock()
+	s := sb.sess
+	sb.sess = nil
+	sb.mu.Unlock()
+	if s != nil {
+		s.cancel()
+		if s.proxy != nil {
+			s.proxy.Close()
+		}
+		for _, l := range s.ports {
+			l.Close()
+		}
+	}
+	sb.closeClient()
+	if s != nil {
+		s.wg.Wait()
+	}
+	os.Remove(sb.d.p.sshSock(sb.name))
+}
+
+// watch re-establishes SSH and guest services when the connection drops
+// while the sandbox still runs (e.g. the guest sshd restarted).
+func (sb *sandbox) watch(s *session, c *ssh.Client) {
+	defer s.wg.Done()
+	for {
+		waitDone := make(chan struct{})
+		go func() { c.Wait(); close(waitDone) }()
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-waitDone:
+		}
+		backoff := 100 * time.Millisecond
+		for {
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			st, err := sb.be.Status(s.ctx, sb.name)
+			if err != nil || st.State != vm.StateRunning {
+				sb.d.log.Info("sandbox no longer running", "sandbox", sb.name)
+				sb.d.Notify(protocol.NotifyChanged, protocol.ChangedParams{Name: sb.name, State: protocol.StateStopped})
+				return
+			}
+			nc, err := sb.ssh(s.ctx)
+			if err == nil {
+				if err = sb.openGuestServices(s, nc); err == nil {
+					c = nc
+					break
+				}
+			}
+			sb.d.log.Warn("reconnect failed", "sandbox", sb.name, "err", err)
+			if backoff < 2*time.Second {
+				backoff *= 2
+			}
+		}
+	}
+}
+
+// openGuestServices opens every feature's guest listeners inside the guest
+// over c and serves accepted connections on the host.
+func (sb *sandbox) openGuestServices(s *session, c *ssh.Client) error {
+	for _, f := range Features() {
+		for _, gs := range f.GuestServices {
+			var l net.Listener
+			var err error
+			switch gs.Network {
+			case "tcp":
+				l, err = c.Listen("tcp", gs.Addr)
+			case "unix":
+				l, err = c.ListenUnix(gs.Addr)
+			default:
+				err = fmt.Errorf("unknown network %q", gs.Network)
+			}
+			if err != nil {
+				return failf(protocol.CodeFailed, err, "could not open %s (%s %s) inside sandbox %s", gs.Name, gs.Network, gs.Addr, sb.name)
+			}
+			sb.d.log.Info("guest service open", "sandbox", sb.name, "service", gs.Name, "addr", gs.Addr)
+			s.wg.Add(1)
+			go func(gs GuestService, l net.Listener) {
+				defer s.wg.Done()
+				go func() { <-s.ctx.Done(); l.Close() }()
+				for {
+					conn, err := l.Accept()
+					if err != nil {
+						return
+					}
+					go gs.Serve(s.ctx, sb.d, sb, conn)
+				}
+			}(gs, l)
+		}
+	}
+	return nil
+}
+
+// openProxy listens on sandboxes/NAME/ssh.sock; each connection becomes a
+// fresh byte stream to the guest sshd (backend Dial). `airlock ssh-proxy`
+// and `airlock exec` use it; the socket is 0600 in a 0700 directory.
+func (sb *sandbox) openProxy(s *session) error {
+	path := sb.d.p.sshSock(sb.name)
+	os.Remove(path)
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		l.Close()
+		return err
+	}
+	s.proxy = l
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				g, err := sb.be.Dial(s.ctx, sb.name)
+				if err != nil {
+					sb.d.log.Warn("ssh endpoint dial failed", "sandbox", sb.name, "err", err)
+					c.Close()
+					return
+				}
+				splice(c, g)
+			}()
+		}
+	}()
+	return nil
+}
+
+// openPorts listens on the host for every port block and forwards each
+// connection to the guest's 127.0.0.1:GUEST over SSH (direct-tcpip).
+func (sb *sandbox) openPorts(s *session) error {
+	for _, p := range sb.state().Ports {
+		addr := net.JoinHostPort(p.Bind, strconv.Itoa(p.Host))
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return failf(protocol.CodeFailed, err, "port %q: cannot listen on %s (in use?)", p.Name, addr)
+		}
+		s.ports[p.Name] = l
+		s.wg.Add(1)
+		go func(p portState, l net.Listener) {
+			defer s.wg.Done()
+			target := net.JoinHostPort("127.0.0.1", strconv.Itoa(p.Guest))
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				go func() {
+					cl, err := sb.ssh(s.ctx)
+					var g net.Conn
+					if err == nil {
+						g, err = cl.Dial("tcp", target)
+					}
+					if err != nil {
+						sb.d.log.Info("port forward refused", "sandbox", sb.name, "port", p.Name, "err", err)
+						c.Close()
+						return
+					}
+					splice(c, g)
+				}()
+			}
+		}(p, l)
+	}
+	return nil
+}
+
+type closeWriter interface{ CloseWrite() error }
+
+// splice copies both ways, propagating half-closes, and closes both ends.
+func splice(a, b net.Conn) {
+	var wg sync.WaitGroup
+	cp := func(dst, src net.Conn) {
+		defer wg.Done()
+		io.Copy(dst, src)
+		if cw, ok := dst.(closeWriter); ok {
+			cw.CloseWrite()
+		} else {
+			dst.Close()
+		}
+	}
+	wg.Add(2)
+	go cp(a, b)
+	go cp(b, a)
+	wg.Wait()
+	a.Close()
+	b.Close()
+}
+
+// listening reports which port names have a live host listener.
+func (sb *sandbox) listening() map[string]bool {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	out := map[string]bool{}
+	if sb.sess != nil {
+		for n := range sb.sess.ports {
+			out[n] = true
+		}
+	}
+	return out
+}

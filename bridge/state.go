@@ -1,0 +1,169 @@
+package bridge
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
+)
+
+// Layout of $AIRLOCK_HOME used by the bridge.
+//
+//	bridge.sock, bridge.lock, logs/bridge.log
+//	sandboxes/NAME/sandbox.json   persisted sandboxState (atomic writes)
+//	sandboxes/NAME/host_key[.pub] the sandbox's ed25519 host key (pinned)
+//	sandboxes/NAME/ssh.sock       byte stream to the guest sshd while running
+//	vm/BACKEND/NAME/              the backend's own state (vm.Spec.StateDir)
+//	ssh/id_ed25519, ssh/known_hosts, ssh/config
+//	approvals/SHA256              plan approvals
+const stateVersion = 1
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+
+// validName reports whether s is a usable sandbox name (also safe as a path element).
+func validName(s string) bool { return nameRE.MatchString(s) }
+
+// sandboxState is what survives a bridge restart (sandbox.json).
+type sandboxState struct {
+	Version      int             `json:"version"`
+	Name         string          `json:"name"`
+	Backend      string          `json:"backend"`
+	ConfigPath   string          `json:"configPath"`
+	ConfigDir    string          `json:"configDir"`
+	ConfigSHA256 string          `json:"configSha256"`
+	WorkspaceDir string          `json:"workspaceDir,omitempty"`
+	Mode         string          `json:"mode"`
+	User         string          `json:"user"`
+	Ports        []portState     `json:"ports,omitempty"`
+	Config       *config.Sandbox `json:"config"` // the approved block, as decoded
+	Created      time.Time       `json:"created"`
+}
+
+type portState struct {
+	Name  string `json:"name"`
+	Guest int    `json:"guest"`
+	Host  int    `json:"host"`
+	Bind  string `json:"bind"`
+}
+
+type paths struct{ home string }
+
+func (p paths) sock() string              { return filepath.Join(p.home, "bridge.sock") }
+func (p paths) lock() string              { return filepath.Join(p.home, "bridge.lock") }
+func (p paths) logFile() string           { return filepath.Join(p.home, "logs", "bridge.log") }
+func (p paths) sandboxes() string         { return filepath.Join(p.home, "sandboxes") }
+func (p paths) sandbox(n string) string   { return filepath.Join(p.home, "sandboxes", n) }
+func (p paths) stateFile(n string) string { return filepath.Join(p.sandbox(n), "sandbox.json") }
+func (p paths) hostKey(n string) string   { return filepath.Join(p.sandbox(n), "host_key") }
+func (p paths) sshSock(n string) string   { return filepath.Join(p.sandbox(n), "ssh.sock") }
+func (p paths) vmRoot(b string) string    { return filepath.Join(p.home, "vm", b) }
+func (p paths) sshDir() string            { return filepath.Join(p.home, "ssh") }
+func (p paths) userKey() string           { return filepath.Join(p.home, "ssh", "id_ed25519") }
+func (p paths) knownHosts() string        { return filepath.Join(p.home, "ssh", "known_hosts") }
+func (p paths) sshConfig() string         { return filepath.Join(p.home, "ssh", "config") }
+func (p paths) approval(sha string) string {
+	return filepath.Join(p.home, "approvals", sha)
+}
+
+func loadState(file string) (*sandboxState, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var st sandboxState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", file, err)
+	}
+	if st.Version != stateVersion || !validName(st.Name) || st.Config == nil {
+		return nil, fmt.Errorf("%s: unsupported or incomplete state", file)
+	}
+	return &st, nil
+}
+
+func saveState(file string, st *sandboxState) error {
+	st.Version = stateVersion
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(file, append(b, '\n'), 0o600)
+}
+
+// writeFileAtomic writes data to a temp file in the same directory, syncs
+// it and renames it over name, so readers see the old or the new file.
+func writeFileAtomic(name string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(name)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := f.Chmod(perm); err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+// fileSHA256 hashes a config file's bytes, the key approvals are pinned to.
+func fileSHA256(path string) (string, []byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), b, nil
+}
+
+var shaRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+type approvalRecord struct {
+	ConfigPath string    `json:"configPath"`
+	SHA256     string    `json:"sha256"`
+	Approved   time.Time `json:"approved"`
+}
+
+func (p paths) approved(sha string) bool {
+	if !shaRE.MatchString(sha) {
+		return false
+	}
+	_, err := os.Stat(p.approval(sha))
+	return err == nil
+}
+
+func (p paths) approve(sha, configPath string) error {
+	if !shaRE.MatchString(sha) {
+		return errors.New("bad sha256")
+	}
+	if err := os.MkdirAll(filepath.Dir(p.approval(sha)), 0o700); err != nil {
+		return err
+	}
+	b, _ := json.Marshal(approvalRecord{ConfigPath: configPath, SHA256: sha, Approved: time.Now().UTC()})
+	return writeFileAtomic(p.approval(sha), append(b, '\n'), 0o600)
+}

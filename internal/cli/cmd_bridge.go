@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/airlock-sandbox/airlock/bridge"
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
+)
+
+func init() {
+	Register(&Command{Name: "bridge", Usage: "bridge [-stop]", Summary: "run the bridge daemon in the foreground (other commands start it on demand)", Run: runBridge})
+}
+
+func runBridge(e *Env, args []string) error {
+	fs := newFlags("bridge", e)
+	stop := fs.Bool("stop", false, "ask a running bridge to exit (sandboxes keep running)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *stop {
+		c, err := bridge.Dial(context.Background(), e.Home())
+		if err != nil {
+			return nil // nothing running
+		}
+		defer c.Close()
+		return rpcErr(c.Call(context.Background(), protocol.MethodShutdown, struct{}{}, nil))
+	}
+	return bridge.Run(context.Background(), e.Home(), e.Stderr)
+}

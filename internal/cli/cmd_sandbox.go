@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"golang.org/x/term"
+
+	"github.com/airlock-sandbox/airlock/bridge"
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
+)
+
+func init() {
+	Register(&Command{Name: "up", Usage: "up [-f FILE] [--name N] [--backend auto|microvm|namespace] [--yes] [-var N=V]",
+		Summary: "create and start a sandbox; prints its name when SSH is ready", Run: runUp})
+	Register(&Command{Name: "ls", Usage: "ls [--json]", Summary: "list sandboxes", Run: runLs})
+	Register(&Command{Name: "stop", Usage: "stop NAME", Summary: "stop a sandbox, keeping its state", Run: lifecycle("stop", protocol.MethodStop)})
+	Register(&Command{Name: "start", Usage: "start NAME", Summary: "start a stopped sandbox", Run: lifecycle("start", protocol.MethodStart)})
+	Register(&Command{Name: "rm", Usage: "rm NAME", Summary: "remove a sandbox and everything it owns", Run: lifecycle("rm", protocol.MethodRemove)})
+}
+
+// connectBridge connects to (and if needed starts) the bridge for e's home.
+func connectBridge(e *Env) (*bridge.Client, error) {
+	c, err := bridge.Connect(context.Background(), e.Home())
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach the bridge: %w", err)
+	}
+	return c, nil
+}
+
+// rpcErr turns a JSON-RPC error into its user-facing message.
+func rpcErr(err error) error {
+	var je *jsonrpc2.Error
+	if errors.As(err, &je) {
+		return errors.New(je.Message)
+	}
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		return errors.New("the bridge closed the connection (see $AIRLOCK_HOME/logs/bridge.log)")
+	}
+	return err
+}
+
+func call(e *Env, method string, params, result any) error {
+	c, err := connectBridge(e)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return rpcErr(c.Call(context.Background(), method, params, result))
+}
+
+func newFlags(name string, e *Env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	return fs
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return &ExitError{Code: ExitUsage}
+		}
+		return Usagef("%v", err)
+	}
+	return nil
+}
+
+func isTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func runUp(e *Env, args []string) error {
+	fs := newFlags("up", e)
+	file := fs.String("f", "sandbox.hcl", "config file")
+	name := fs.String("name", "", "sandbox block to bring up (default: the only one)")
+	backend := fs.String("backend", "", "auto, microvm or namespace (default: the file's)")
+	yes := fs.Bool("yes", false, "approve the plan non-interactively")
+	vars := map[string]string{}
+	fs.Func("var", "set a variable: NAME=VALUE (repeatable)", func(s string) error {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return errors.New("want NAME=VALUE")
+		}
+		vars[k] = v
+		return nil
+	})
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	path := *file
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.Dir, path)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("no config file %s", path)
+	}
+	c, err := connectBridge(e)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if !*yes {
+		var plan protocol.PlanResult
+		if err := c.Call(ctx, protocol.MethodPlanShow, protocol.PlanParams{ConfigPath: path, Name: *name, Vars: vars}, &plan); err != nil {
+			return rpcErr(err)
+		}
+		if !plan.Approved {
+			if !isTerminal(e.Stdin) {
+				return fmt.Errorf("the plan of %s is not approved yet: run `airlock up` in a terminal to review it, or pass --yes", path)
+			}
+			fmt.Fprint(e.Stderr, plan.Text)
+			fmt.Fprint(e.Stderr, "Approve this plan? [y/N] ")
+			line, _ := bufio.NewReader(e.Stdin).ReadString('\n')
+			if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+				return errors.New("plan not approved; nothing started")
+			}
+			if err := c.Call(ctx, protocol.MethodApprove, protocol.ApproveParams{ConfigPath: path, SHA256: plan.SHA256}, nil); err != nil {
+				return rpcErr(err)
+			}
+		}
+	}
+	var res protocol.UpResult
+	if err := c.Call(ctx, protocol.MethodUp, protocol.UpParams{ConfigPath: path, Name: *name, Backend: *backend, Vars: vars, Approve: *yes}, &res); err != nil {
+		return rpcErr(err)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintln(e.Stderr, w)
+	}
+	fmt.Fprintln(e.Stdout, res.Sandbox.Name)
+	return nil
+}
+
+func runLs(e *Env, args []string) error {
+	fs := newFlags("ls", e)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	var res protocol.ListResult
+	if err := call(e, protocol.MethodList, struct{}{}, &res); err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res.Sandboxes)
+	}
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tBACKEND\tMODE\tSTATE\tPORTS")
+	for _, s := range res.Sandboxes {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Backend, s.Mode, s.State, portsSummary(s.Ports))
+	}
+	return tw.Flush()
+}
+
+func portsSummary(ps []protocol.Port) string {
+	if len(ps) == 0 {
+		return "-"
+	}
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = fmt.Sprintf("%s:%d->%d", p.Bind, p.Host, p.Guest)
+	}
+	return strings.Join(out, ",")
+}
+
+// oneName parses `CMD NAME`.
+func oneName(e *Env, cmd string, args []string) (string, error) {
+	fs := newFlags(cmd, e)
+	if err := parseFlags(fs, args); err != nil {
+		return "", err
+	}
+	if fs.NArg() != 1 {
+		return "", Usagef("want exactly one sandbox name")
+	}
+	return fs.Arg(0), nil
+}
+
+func lifecycle(cmd, method string) func(*Env, []string) error {
+	return func(e *Env, args []string) error {
+		name, err := oneName(e, cmd, args)
+		if err != nil {
+			return err
+		}
+		return call(e, method, protocol.NameParams{Name: name}, nil)
+	}
+}
+
+var _ io.Reader = (*os.File)(nil)

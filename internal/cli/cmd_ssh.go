@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/airlock-sandbox/airlock/bridge"
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
+)
+
+func init() {
+	Register(&Command{Name: "exec", Usage: "exec NAME -- CMD...", Summary: "run a command in a sandbox (its exit code passes through)", Run: runExec})
+	Register(&Command{Name: "ssh", Usage: "ssh NAME [-- CMD...]", Summary: "open an SSH session in a sandbox with the system ssh", Run: runSSH})
+	Register(&Command{Name: "ssh-proxy", Usage: "ssh-proxy NAME", Summary: "stdio to a sandbox's sshd (for ProxyCommand)", Run: runSSHProxy})
+	Register(&Command{Name: "ssh-config", Usage: "ssh-config [--install]", Summary: "print (or install into ~/.ssh) Host NAME.airlock blocks", Run: runSSHConfig})
+	Register(&Command{Name: "ports", Usage: "ports NAME", Summary: "list a sandbox's port forwards", Run: runPorts})
+}
+
+// nameAndCommand splits `NAME [--] CMD...`.
+func nameAndCommand(args []string) (string, []string, error) {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return "", nil, Usagef("want a sandbox name first")
+	}
+	name, rest := args[0], args[1:]
+	if len(rest) > 0 && rest[0] == "--" {
+		rest = rest[1:]
+	}
+	return name, rest, nil
+}
+
+func runExec(e *Env, args []string) error {
+	name, argv, err := nameAndCommand(args)
+	if err != nil {
+		return err
+	}
+	if len(argv) == 0 {
+		return Usagef("want a command after --")
+	}
+	c, err := connectBridge(e)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx := context.Background()
+	cl, err := bridge.DialSandbox(ctx, c, e.Home(), name)
+	if err != nil {
+		return rpcErr(err)
+	}
+	defer cl.Close()
+	s, err := cl.NewSession()
+	if err != nil {
+		return fmt.Errorf("open a session in %s: %w", name, err)
+	}
+	defer s.Close()
+	s.Stdout, s.Stderr = e.Stdout, e.Stderr
+	// Our own stdin copy: ssh.Session waits for its stdin copier to reach EOF,
+	// which would hang a finished command whose stdin is a terminal.
+	in, err := s.StdinPipe()
+	if err != nil {
+		return err
+	}
+	if err := s.Start(bridge.ShellJoin(argv)); err != nil {
+		return fmt.Errorf("run in %s: %w", name, err)
+	}
+	if e.Stdin != nil {
+		go func() { io.Copy(in, e.Stdin); in.Close() }()
+	} else {
+		in.Close()
+	}
+	err = s.Wait()
+	var xe *ssh.ExitError
+	var me *ssh.ExitMissingError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &xe):
+		if xe.Signal() != "" && xe.ExitStatus() == 0 {
+			return &ExitError{Code: 128 + 9}
+		}
+		return &ExitError{Code: xe.ExitStatus()}
+	case errors.As(err, &me):
+		return errors.New("the command ended without an exit status")
+	}
+	return fmt.Errorf("run in %s: %w", name, err)
+}
+
+func runSSH(e *Env, args []string) error {
+	name, argv, err := nameAndCommand(args)
+	if err != nil {
+		return err
+	}
+	name = strings.TrimSuffix(name, ".airlock")
+	var h protocol.SSHHostResult
+	if err := call(e, protocol.MethodSSHHost, protocol.NameParams{Name: name}, &h); err != nil {
+		return err
+	}
+	sshBin, err := exec.LookPath("ssh")
+	if err != nil {
+		return errors.New("no ssh client in PATH (install openssh-client)")
+	}
+	full := append([]string{"ssh", "-F", h.ConfigFile, h.Host}, argv...)
+	env := os.Environ()
+	env = append(env, "AIRLOCK_HOME="+e.Home())
+	return syscall.Exec(sshBin, full, env)
+}
+
+func runSSHProxy(e *Env, args []string) error {
+	name, err := oneName(e, "ssh-proxy", args)
+	if err != nil {
+		return err
+	}
+	var h protocol.SSHHostResult
+	if err := call(e, protocol.MethodSSHHost, protocol.NameParams{Name: strings.TrimSuffix(name, ".airlock")}, &h); err != nil {
+		return err
+	}
+	conn, err := net.Dial("unix", h.Endpoint)
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", h.Host, err)
+	}
+	defer conn.Close()
+	done := make(chan struct{})
+	go func() {
+		io.Copy(e.Stdout, conn)
+		close(done)
+	}()
+	go func() {
+		io.Copy(conn, e.Stdin)
+		conn.(*net.UnixConn).CloseWrite()
+	}()
+	<-done
+	return nil
+}
+
+func runSSHConfig(e *Env, args []string) error {
+	fs := newFlags("ssh-config", e)
+	install := fs.Bool("install", false, "write ~/.ssh/config.d/airlock and Include it from ~/.ssh/config")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	// The bridge rewrites the file on every change and on start.
+	c, err := connectBridge(e)
+	if err != nil {
+		return err
+	}
+	c.Close()
+	if *install {
+		uh := e.Getenv("HOME")
+		if uh == "" {
+			return errors.New("HOME is not set")
+		}
+		p, err := bridge.InstallSSHConfig(e.Home(), uh)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.Stdout, "wrote %s (included from %s)\n", p, filepath.Join(uh, ".ssh", "config"))
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(e.Home(), "ssh", "config"))
+	if err != nil {
+		return err
+	}
+	_, err = e.Stdout.Write(b)
+	return err
+}
+
+func runPorts(e *Env, args []string) error {
+	name, err := oneName(e, "ports", args)
+	if err != nil {
+		return err
+	}
+	var res protocol.PortsResult
+	if err := call(e, protocol.MethodPorts, protocol.NameParams{Name: name}, &res); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tHOST\tGUEST\tLISTENING")
+	for _, p := range res.Ports {
+		fmt.Fprintf(tw, "%s\t%s:%d\t%d\t%v\n", p.Name, p.Bind, p.Host, p.Guest, p.Listening)
+	}
+	return tw.Flush()
+}
