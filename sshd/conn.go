@@ -1,0 +1,154 @@
+package sshd
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gliderlabs/ssh"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+type connKey struct{}
+
+var connSeq atomic.Uint64
+
+// conn is one client connection. Its methods are the channel and request
+// callbacks, so per-connection state (remote forwards) lives in one place
+// and dies with the connection.
+type conn struct {
+	s   *Server
+	ctx ssh.Context
+	log *slog.Logger
+	id  uint64
+
+	// mu guards sc, forwards and closed. Never held while doing I/O on the
+	// SSH connection.
+	mu       sync.Mutex
+	sc       *gossh.ServerConn
+	forwards map[string]net.Listener // "tcp host:port" or "unix path"
+	closed   bool
+}
+
+// connCallback runs before the handshake for every accepted net.Conn.
+func (s *Server) connCallback(ctx ssh.Context, nc net.Conn) net.Conn {
+	c := &conn{s: s, ctx: ctx, id: connSeq.Add(1), forwards: map[string]net.Listener{}}
+	c.log = s.log.With("conn", c.id)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil // gliderlabs closes nc
+	}
+	s.conns[c] = struct{}{}
+	s.mu.Unlock()
+	ctx.SetValue(connKey{}, c)
+	go c.supervise()
+	return nc
+}
+
+// supervise sends keepalives while the connection lives and tears down its
+// forwards when it ends.
+func (c *conn) supervise() {
+	defer func() {
+		c.close()
+		c.s.mu.Lock()
+		delete(c.s.conns, c)
+		c.s.mu.Unlock()
+	}()
+	iv := c.s.cfg.KeepaliveInterval
+	if iv < 0 {
+		<-c.ctx.Done()
+		return
+	}
+	t := time.NewTicker(iv)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-t.C:
+		}
+		sc := c.sshConn()
+		if sc == nil {
+			continue // still in the handshake
+		}
+		replied := make(chan struct{})
+		go func() {
+			// OpenSSH clients answer with failure; any answer proves life.
+			sc.SendRequest("keepalive@openssh.com", true, nil)
+			close(replied)
+		}()
+		select {
+		case <-replied:
+		case <-c.ctx.Done():
+			return
+		case <-time.After(iv * time.Duration(c.s.cfg.KeepaliveCountMax)):
+			c.log.Info("client keepalive timeout; closing connection")
+			sc.Close()
+			return
+		}
+	}
+}
+
+func (c *conn) sshConn() *gossh.ServerConn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sc == nil {
+		c.sc, _ = c.ctx.Value(ssh.ContextKeyConn).(*gossh.ServerConn)
+	}
+	return c.sc
+}
+
+// close ends the connection and stops its remote-forward listeners.
+func (c *conn) close() {
+	c.mu.Lock()
+	c.closed = true
+	fw := c.forwards
+	c.forwards = map[string]net.Listener{}
+	sc := c.sc
+	c.mu.Unlock()
+	for _, l := range fw {
+		l.Close()
+	}
+	if sc != nil {
+		sc.Close()
+	}
+}
+
+func connFrom(ctx ssh.Context) *conn {
+	c, _ := ctx.Value(connKey{}).(*conn)
+	return c
+}
+
+// channel adapts a conn method to a gliderlabs channel handler.
+func (s *Server) channel(h func(*conn, gossh.NewChannel)) ssh.ChannelHandler {
+	return func(_ *ssh.Server, sc *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
+		c := connFrom(ctx)
+		if c == nil {
+			nc.Reject(gossh.ConnectionFailed, "internal error")
+			return
+		}
+		c.mu.Lock()
+		if c.sc == nil {
+			c.sc = sc
+		}
+		c.mu.Unlock()
+		h(c, nc)
+	}
+}
+
+// request adapts a conn method to a gliderlabs global request handler.
+func (s *Server) request(h func(*conn, *gossh.Request) (bool, []byte)) ssh.RequestHandler {
+	return func(ctx ssh.Context, _ *ssh.Server, req *gossh.Request) (bool, []byte) {
+		c := connFrom(ctx)
+		if c == nil || c.sshConn() == nil {
+			return false, nil
+		}
+		return h(c, req)
+	}
+}
+
+func (c *conn) context() context.Context { return c.ctx }

@@ -1,0 +1,25 @@
+// Package sshd is Airlock's embedded SSH/SFTP server. It runs inside every
+// sandbox (started in-process by the sandbox init, or standalone as
+// `airlock-agent sshd`) and is what VS Code Remote-SSH, OpenSSH's ssh, scp,
+// sftp, rsync, git, sshfs, npm ssh2 clients and the host's `airlock bridge`
+// attach to.
+//
+// It is built on github.com/gliderlabs/ssh (connection handling, handshake,
+// channel and global-request dispatch) and github.com/pkg/sftp, but it does
+// not use gliderlabs' Session type: sessions, forwards and the SFTP subsystem
+// are handled here on raw x/crypto/ssh channels, because the upstream paths
+// wait for the client's EOF before a command may finish (stdin), rewrite
+// "\n" to "\r\n" on PTYs, drop data after a TCP half-close, and close
+// channels without EOF.
+//
+// Trust boundary: this is guest-side code and imports nothing host-side.
+// It trusts its Config (host key, authorized keys, user, base environment,
+// forward policy), which the sandbox init or the command line provides. It
+// does not trust SSH clients: only public keys listed in Config.AuthorizedKeys
+// authenticate (there is no password, keyboard-interactive or "none" auth,
+// and New refuses a config without keys or without a host key); client
+// environment variables pass an accept-list; forwards pass Config.ForwardPolicy
+// (default: local forwards only to loopback, remote-forward listeners only on
+// loopback or unix sockets); agent forwarding is off unless enabled. Errors
+// sent to clients are fixed, safe strings; causes go to the Logger.
+package sshd
