@@ -1,11 +1,14 @@
 package config
 
+import "github.com/hashicorp/hcl/v2"
+
 // The decoded form of sandbox.hcl. Decode fills these from HCL and applies
 // defaults; every other package reads only these types, never HCL.
 
 // File is one decoded sandbox.hcl.
 type File struct {
 	Path      string     // path as given to Decode (used in diagnostics)
+	Dir       string     // absolute directory of Path: relative paths resolve against it
 	SHA256    string     // hex SHA-256 of the raw bytes: the key for plan approval
 	Sandboxes []*Sandbox // in file order
 	Variables []*Variable
@@ -28,6 +31,8 @@ type Sandbox struct {
 	Network     Network
 	Credentials []*Credential
 	Signer      *Signer // nil when the block is absent
+
+	DeclRange hcl.Range // the `sandbox "NAME"` header, for diagnostics
 }
 
 // Workspace is the `workspace { ... }` block.
@@ -37,6 +42,7 @@ type Workspace struct {
 	Target  string   // default "/workspace"
 	Hide    []string // globs; defaults merged in (see DefaultHide)
 	Protect []string // direct mode read-only paths; defaults merged in (see DefaultProtect)
+	AbsPath string   // Path made absolute against the file's directory
 }
 
 // Mount is a `mount "NAME" { ... }` block.
@@ -45,6 +51,8 @@ type Mount struct {
 	Source   string
 	Target   string
 	ReadOnly bool // default true
+	// AbsSource is Source made absolute against the file's directory.
+	AbsSource string
 }
 
 // Port is a `port "NAME" { ... }` block: host bind:host → guest port.
@@ -83,28 +91,28 @@ type Signer struct {
 // SignerKey is `key "NAME" { ref = "..." }`: NAME is how policies refer to
 // it, Ref names a key in the host user's key store.
 type SignerKey struct {
-	Name string
-	Ref  string
+	Name string `json:"name"`
+	Ref  string `json:"ref"`
 }
 
 // Policy is `policy "NAME" { ... }` inside signer.
 type Policy struct {
-	Name       string
-	Key        string   // SignerKey.Name
-	Operations []string // e.g. "eth_signTransaction", "personal_sign", "eth_signTypedData_v4", "jwt", "hmac", "sign", "git"
-	ChainIDs   []int64
-	To         []string // recipient allowlist (checksummed or lower-case hex addresses)
-	MaxValue   string   // per transaction, decimal wei or with unit ("0.1 ether")
-	DailyLimit string   // per UTC day, same format
-	Rate       string   // e.g. "10/minute"
-	Approval   string   // "always" | "above_limit" | "never" (default "always")
+	Name       string   `json:"name"`
+	Key        string   `json:"key"`        // SignerKey.Name
+	Operations []string `json:"operations"` // e.g. "eth_signTransaction", "personal_sign", "eth_signTypedData_v4", "jwt", "hmac", "sign", "git"
+	ChainIDs   []int64  `json:"chain_ids,omitempty"`
+	To         []string `json:"to,omitempty"`          // recipient allowlist (checksummed or lower-case hex addresses)
+	MaxValue   string   `json:"max_value,omitempty"`   // per transaction, decimal wei or with unit ("0.1 ether")
+	DailyLimit string   `json:"daily_limit,omitempty"` // per UTC day, same format
+	Rate       string   `json:"rate,omitempty"`        // e.g. "10/minute"
+	Approval   string   `json:"approval"`              // "always" | "above_limit" | "never" (default "always")
 	// JWT
-	Issuer      string
-	Audience    []string
-	Claims      []string // claim names the agent may set
-	MaxLifetime string   // duration, e.g. "15m"
+	Issuer      string   `json:"issuer,omitempty"`
+	Audience    []string `json:"audience,omitempty"`
+	Claims      []string `json:"claims,omitempty"`       // claim names the agent may set
+	MaxLifetime string   `json:"max_lifetime,omitempty"` // duration, e.g. "15m"
 	// HMAC / generic sign
-	Purposes []string
+	Purposes []string `json:"purposes,omitempty"`
 }
 
 // Variable is a `variable "NAME" { ... }` block.
@@ -112,6 +120,10 @@ type Variable struct {
 	Name        string
 	Default     string
 	Description string
+	HasDefault  bool      // a default was declared
+	Value       string    // effective value: the -var setting, else Default
+	Set         bool      // Value came from -var
+	DeclRange   hcl.Range // the `variable "NAME"` header
 }
 
 // DefaultHide are hide globs every workspace gets.

@@ -1,0 +1,351 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Plan is what a file asks of the host, for the user to approve. The
+// bridge shows Text() at `airlock up` and pins the approval to SHA256.
+type Plan struct {
+	File      string        `json:"file"`
+	SHA256    string        `json:"sha256"`
+	Sandboxes []SandboxPlan `json:"sandboxes"`
+}
+
+// SandboxPlan is the plan for one sandbox block.
+type SandboxPlan struct {
+	Name        string           `json:"name"`
+	Backend     string           `json:"backend"`
+	CPUs        int              `json:"cpus"`
+	Memory      int64            `json:"memory"`
+	Disk        int64            `json:"disk"`
+	Image       string           `json:"image"`
+	User        string           `json:"user"`
+	EnvNames    []string         `json:"env_names"`
+	Workspace   WorkspacePlan    `json:"workspace"`
+	Mounts      []MountPlan      `json:"mounts"`
+	Ports       []PortPlan       `json:"ports"`
+	Network     NetworkPlan      `json:"network"`
+	Credentials []CredentialPlan `json:"credentials"`
+	Signer      *SignerPlan      `json:"signer,omitempty"`
+	// Warnings are the things a careful user should look at twice.
+	Warnings []string `json:"warnings"`
+}
+
+// WorkspacePlan describes the workspace.
+type WorkspacePlan struct {
+	Mode      string   `json:"mode"`
+	HostPath  string   `json:"host_path"`
+	Target    string   `json:"target"`
+	ReadWrite bool     `json:"read_write"` // direct mode: the agent writes host files
+	Hide      []string `json:"hide"`
+	Protect   []string `json:"protect"`
+}
+
+// MountPlan describes one host mount.
+type MountPlan struct {
+	Name     string `json:"name"`
+	HostPath string `json:"host_path"`
+	Target   string `json:"target"`
+	ReadOnly bool   `json:"read_only"`
+}
+
+// PortPlan describes one forwarded port.
+type PortPlan struct {
+	Name     string `json:"name"`
+	Bind     string `json:"bind"`
+	Host     int    `json:"host"`
+	Guest    int    `json:"guest"`
+	Loopback bool   `json:"loopback"`
+}
+
+// NetworkPlan describes egress.
+type NetworkPlan struct {
+	Preset      string   `json:"preset"`
+	Description string   `json:"description"`
+	Allow       []string `json:"allow"`
+	Deny        []string `json:"deny"`
+}
+
+// CredentialPlan describes one injected credential.
+type CredentialPlan struct {
+	Name   string   `json:"name"`
+	Secret string   `json:"secret"`
+	Hosts  []string `json:"hosts"`
+	Header string   `json:"header,omitempty"`
+	Query  string   `json:"query,omitempty"`
+	Format string   `json:"format"`
+	Env    string   `json:"env,omitempty"`
+}
+
+// SignerPlan describes the signer's keys and policies.
+type SignerPlan struct {
+	Keys     []SignerKey `json:"keys"`
+	Policies []Policy    `json:"policies"`
+}
+
+// PresetDescriptions says in words what each preset allows. internal/egress
+// owns the actual lists.
+var PresetDescriptions = map[string]string{
+	"open":        "any host on the internet, except what deny lists",
+	"balanced":    "common package registries and source hosts, plus what allow lists",
+	"locked-down": "nothing but what allow lists",
+}
+
+// BuildPlan describes f in plain words. f should have decoded without errors.
+func BuildPlan(f *File) *Plan {
+	p := &Plan{File: f.Path, SHA256: f.SHA256, Sandboxes: []SandboxPlan{}}
+	for _, sb := range f.Sandboxes {
+		p.Sandboxes = append(p.Sandboxes, buildSandboxPlan(sb))
+	}
+	return p
+}
+
+func buildSandboxPlan(sb *Sandbox) SandboxPlan {
+	sp := SandboxPlan{
+		Name: sb.Name, Backend: sb.Backend, CPUs: sb.CPUs, Memory: sb.Memory, Disk: sb.Disk,
+		Image: sb.Image, User: sb.User, EnvNames: sortedKeys(sb.Env),
+		Mounts: []MountPlan{}, Ports: []PortPlan{}, Credentials: []CredentialPlan{}, Warnings: []string{},
+	}
+	ws := sb.Workspace
+	sp.Workspace = WorkspacePlan{
+		Mode: ws.Mode, HostPath: ws.AbsPath, Target: ws.Target, ReadWrite: ws.Mode == "direct",
+		Hide: ws.Hide, Protect: ws.Protect,
+	}
+	if ws.Mode == "direct" {
+		sp.Warnings = append(sp.Warnings, fmt.Sprintf("workspace: the agent can change files in %s directly (direct mode)", ws.AbsPath))
+	}
+	for _, m := range sb.Mounts {
+		sp.Mounts = append(sp.Mounts, MountPlan{Name: m.Name, HostPath: m.AbsSource, Target: m.Target, ReadOnly: m.ReadOnly})
+		if !m.ReadOnly {
+			sp.Warnings = append(sp.Warnings, fmt.Sprintf("mount %q: the agent can change files in %s (read-write host mount)", m.Name, m.AbsSource))
+		}
+	}
+	for _, pt := range sb.Ports {
+		pp := PortPlan{Name: pt.Name, Bind: pt.Bind, Host: pt.HostPort(), Guest: pt.Guest, Loopback: isLoopback(pt.Bind)}
+		sp.Ports = append(sp.Ports, pp)
+		if !pp.Loopback {
+			sp.Warnings = append(sp.Warnings, fmt.Sprintf("port %q: listens on %s, reachable from other machines", pt.Name, hostPort(pt.Bind, pp.Host)))
+		}
+	}
+	n := sb.Network
+	sp.Network = NetworkPlan{Preset: n.Preset, Description: PresetDescriptions[n.Preset], Allow: nonNil(n.Allow), Deny: nonNil(n.Deny)}
+	for _, a := range n.Allow {
+		if hp, err := ParseHostPattern(a); err == nil {
+			if r := hp.PrivateRange(); r != "" {
+				sp.Warnings = append(sp.Warnings, fmt.Sprintf("network: allow %q reaches a private or local address range (%s): machines on your network or this host", a, r))
+			}
+		}
+	}
+	if n.Preset == "open" {
+		sp.Warnings = append(sp.Warnings, "network: preset \"open\" lets the agent reach any host on the internet")
+	}
+	for _, c := range sb.Credentials {
+		sp.Credentials = append(sp.Credentials, CredentialPlan{
+			Name: c.Name, Secret: c.Secret, Hosts: nonNil(c.Hosts), Header: c.Header, Query: c.Query, Format: c.Format, Env: c.Env,
+		})
+	}
+	if sb.Signer != nil {
+		s := &SignerPlan{Keys: []SignerKey{}, Policies: []Policy{}}
+		for _, k := range sb.Signer.Keys {
+			s.Keys = append(s.Keys, *k)
+		}
+		for _, pol := range sb.Signer.Policies {
+			s.Policies = append(s.Policies, *pol)
+			if pol.Approval == "never" {
+				sp.Warnings = append(sp.Warnings, fmt.Sprintf("signer policy %q: signs without asking you%s", pol.Name, limitWords(pol)))
+			}
+		}
+		sp.Signer = s
+	}
+	return sp
+}
+
+func isLoopback(bind string) bool {
+	return bind == "127.0.0.1" || bind == "::1" || strings.HasPrefix(bind, "127.")
+}
+
+func hostPort(h string, p int) string {
+	if strings.Contains(h, ":") {
+		return fmt.Sprintf("[%s]:%d", h, p)
+	}
+	return fmt.Sprintf("%s:%d", h, p)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func limitWords(p *Policy) string {
+	var l []string
+	if p.MaxValue != "" {
+		l = append(l, "at most "+p.MaxValue+" per transaction")
+	}
+	if p.DailyLimit != "" {
+		l = append(l, p.DailyLimit+" per day")
+	}
+	if p.Rate != "" {
+		l = append(l, p.Rate)
+	}
+	if len(l) == 0 {
+		return ", with no limit"
+	}
+	return " within " + strings.Join(l, ", ")
+}
+
+// Text renders the plan for a terminal.
+func (p *Plan) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Plan for %s\n", p.File)
+	fmt.Fprintf(&b, "sha256 %s\n", p.SHA256)
+	for _, sp := range p.Sandboxes {
+		b.WriteString("\n")
+		sp.text(&b)
+	}
+	return b.String()
+}
+
+func (sp *SandboxPlan) text(b *strings.Builder) {
+	fmt.Fprintf(b, "sandbox %q: backend %s, %d CPUs, %s memory, %s disk, image %s, runs as %s\n",
+		sp.Name, sp.Backend, sp.CPUs, FormatSize(sp.Memory), FormatSize(sp.Disk), sp.Image, sp.User)
+	ws := sp.Workspace
+	switch ws.Mode {
+	case "clone":
+		fmt.Fprintf(b, "  workspace: a private clone of %s at %s; your directory is not visible inside, changes come back through review\n", ws.HostPath, ws.Target)
+	case "direct":
+		fmt.Fprintf(b, "  workspace: %s itself at %s, READ-WRITE: the agent changes your files directly\n", ws.HostPath, ws.Target)
+		fmt.Fprintf(b, "    read-only inside: %s\n", strings.Join(ws.Protect, ", "))
+	case "mountless":
+		fmt.Fprintf(b, "  workspace: an empty %s; no host files are shared\n", ws.Target)
+	}
+	if ws.Mode != "mountless" {
+		fmt.Fprintf(b, "    hidden from the agent: %s\n", strings.Join(ws.Hide, ", "))
+	}
+	if len(sp.Mounts) == 0 {
+		b.WriteString("  mounts: none\n")
+	} else {
+		b.WriteString("  mounts:\n")
+		for _, m := range sp.Mounts {
+			mode := "read-only"
+			if !m.ReadOnly {
+				mode = "READ-WRITE: the agent can change these host files"
+			}
+			fmt.Fprintf(b, "    %s: %s -> %s, %s\n", m.Name, m.HostPath, m.Target, mode)
+		}
+	}
+	if len(sp.Ports) == 0 {
+		b.WriteString("  ports: none\n")
+	} else {
+		b.WriteString("  ports:\n")
+		for _, pt := range sp.Ports {
+			fmt.Fprintf(b, "    %s: %s on this host -> port %d in the sandbox\n", pt.Name, hostPort(pt.Bind, pt.Host), pt.Guest)
+		}
+	}
+	n := sp.Network
+	fmt.Fprintf(b, "  network: preset %q (%s)\n", n.Preset, n.Description)
+	if len(n.Allow) > 0 {
+		fmt.Fprintf(b, "    also allowed: %s\n", strings.Join(n.Allow, ", "))
+	}
+	if len(n.Deny) > 0 {
+		fmt.Fprintf(b, "    denied: %s\n", strings.Join(n.Deny, ", "))
+	}
+	if len(sp.Credentials) == 0 {
+		b.WriteString("  credentials: none\n")
+	} else {
+		b.WriteString("  credentials (values stay on this host; the proxy adds them to requests):\n")
+		for _, c := range sp.Credentials {
+			where := fmt.Sprintf("header %s", c.Header)
+			if c.Query != "" {
+				where = fmt.Sprintf("query parameter %s", c.Query)
+			}
+			if c.Format == "basic" {
+				where += " (HTTP basic auth)"
+			} else if c.Format != "%s" {
+				where += fmt.Sprintf(" as %q", c.Format)
+			}
+			fmt.Fprintf(b, "    %s: your secret %q, sent only to %s in %s", c.Name, c.Secret, strings.Join(c.Hosts, ", "), where)
+			if c.Env != "" {
+				fmt.Fprintf(b, "; the agent sees a placeholder in $%s", c.Env)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if sp.Signer == nil {
+		b.WriteString("  signer: none\n")
+	} else {
+		b.WriteString("  signer (keys stay on this host):\n")
+		for _, k := range sp.Signer.Keys {
+			fmt.Fprintf(b, "    key %s: your key %q\n", k.Name, k.Ref)
+		}
+		for _, pol := range sp.Signer.Policies {
+			fmt.Fprintf(b, "    policy %s: key %s may %s", pol.Name, pol.Key, strings.Join(pol.Operations, ", "))
+			for _, part := range policyWords(&pol) {
+				b.WriteString("; " + part)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if len(sp.EnvNames) > 0 {
+		fmt.Fprintf(b, "  environment: %s\n", strings.Join(sp.EnvNames, ", "))
+	}
+	if len(sp.Warnings) > 0 {
+		b.WriteString("  look twice:\n")
+		for _, w := range sp.Warnings {
+			fmt.Fprintf(b, "    ! %s\n", w)
+		}
+	}
+}
+
+func policyWords(p *Policy) []string {
+	var out []string
+	if len(p.ChainIDs) > 0 {
+		ids := make([]string, len(p.ChainIDs))
+		for i, c := range p.ChainIDs {
+			ids[i] = fmt.Sprint(c)
+		}
+		out = append(out, "chains "+strings.Join(ids, ", "))
+	}
+	if len(p.To) > 0 {
+		out = append(out, "only to "+strings.Join(p.To, ", "))
+	}
+	if p.MaxValue != "" {
+		out = append(out, "at most "+p.MaxValue+" per transaction")
+	}
+	if p.DailyLimit != "" {
+		out = append(out, p.DailyLimit+" per day")
+	}
+	if p.Rate != "" {
+		out = append(out, "at most "+p.Rate)
+	}
+	if p.Issuer != "" {
+		out = append(out, "issuer "+p.Issuer)
+	}
+	if len(p.Audience) > 0 {
+		out = append(out, "audience "+strings.Join(p.Audience, ", "))
+	}
+	if len(p.Claims) > 0 {
+		cl := append([]string(nil), p.Claims...)
+		sort.Strings(cl)
+		out = append(out, "claims "+strings.Join(cl, ", "))
+	}
+	if p.MaxLifetime != "" {
+		out = append(out, "tokens live at most "+p.MaxLifetime)
+	}
+	if len(p.Purposes) > 0 {
+		out = append(out, "purposes "+strings.Join(p.Purposes, ", "))
+	}
+	switch p.Approval {
+	case "always":
+		out = append(out, "asks you every time")
+	case "above_limit":
+		out = append(out, "asks you above the limits")
+	case "never":
+		out = append(out, "never asks you")
+	}
+	return out
+}
