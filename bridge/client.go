@@ -78,6 +78,9 @@ func NewClient(nc net.Conn) *Client {
 			}
 			f(req.Method, raw)
 		}
+		if req.Notif {
+			return nil, nil
+		}
 		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "client has no methods"}
 	})
 	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(nc, jsonrpc2.VSCodeObjectCodec{}), h)

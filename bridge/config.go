@@ -58,57 +58,9 @@ func firstError(diags hcl.Diagnostics) string {
 	return "invalid file"
 }
 
-// planText renders what the sandbox block asks of the host, for approval.
-func planText(f *config.File, sb *config.Sandbox) string {
-	var b strings.Builder
-	dir := filepath.Dir(f.Path)
-	fmt.Fprintf(&b, "Plan for sandbox %q from %s\n", sb.Name, f.Path)
-	fmt.Fprintf(&b, "  file sha256: %s\n", f.SHA256)
-	fmt.Fprintf(&b, "  backend: %s, cpus %d, memory %s\n", orDefault(sb.Backend, "auto"), sb.CPUs, config.FormatSize(sb.Memory))
-	ws := sb.Workspace
-	switch ws.Mode {
-	case "mountless":
-		fmt.Fprintf(&b, "  workspace: mountless (nothing from the host)\n")
-	default:
-		fmt.Fprintf(&b, "  workspace: %s mode, host %s -> %s\n", ws.Mode, resolvePath(dir, ws.Path), ws.Target)
-		if ws.Mode == "direct" {
-			fmt.Fprintf(&b, "    the agent can WRITE this host folder; read-only: %s\n", strings.Join(ws.Protect, ", "))
-		}
-	}
-	if len(ws.Hide) > 0 {
-		fmt.Fprintf(&b, "  hidden from the agent: %s\n", strings.Join(ws.Hide, ", "))
-	}
-	for _, m := range sb.Mounts {
-		rw := "read-only"
-		if !m.ReadOnly {
-			rw = "READ-WRITE"
-		}
-		fmt.Fprintf(&b, "  mount %q: host %s -> %s (%s)\n", m.Name, resolvePath(dir, m.Source), m.Target, rw)
-	}
-	for _, p := range sb.Ports {
-		fmt.Fprintf(&b, "  port %q: host %s:%d -> guest %d\n", p.Name, orDefault(p.Bind, "127.0.0.1"), hostPort(p), p.Guest)
-	}
-	fmt.Fprintf(&b, "  network: preset %s", orDefault(sb.Network.Preset, "balanced"))
-	if len(sb.Network.Allow) > 0 {
-		fmt.Fprintf(&b, ", also allow %s", strings.Join(sb.Network.Allow, ", "))
-	}
-	if len(sb.Network.Deny) > 0 {
-		fmt.Fprintf(&b, ", deny %s", strings.Join(sb.Network.Deny, ", "))
-	}
-	b.WriteString("\n")
-	for _, c := range sb.Credentials {
-		fmt.Fprintf(&b, "  credential %q: host secret %q sent to %s\n", c.Name, c.Secret, strings.Join(c.Hosts, ", "))
-	}
-	if sb.Signer != nil {
-		for _, k := range sb.Signer.Keys {
-			fmt.Fprintf(&b, "  signer key %q: host key %q\n", k.Name, k.Ref)
-		}
-		for _, p := range sb.Signer.Policies {
-			fmt.Fprintf(&b, "  signer policy %q: key %s, operations %s, approval %s\n", p.Name, p.Key, strings.Join(p.Operations, ", "), orDefault(p.Approval, "always"))
-		}
-	}
-	return b.String()
-}
+// planText renders what the whole file asks of the host, for approval
+// (approval is per file, so every sandbox block is shown).
+func planText(f *config.File) string { return config.BuildPlan(f).Text() }
 
 func orDefault(s, d string) string {
 	if s == "" {

@@ -26,7 +26,9 @@ func (d *Daemon) builtinMethods() map[string]Handler {
 		protocol.MethodSSHHost:  d.rpcSSHHost,
 		protocol.MethodPlanShow: d.rpcPlanShow,
 		protocol.MethodApprove:  d.rpcApprove,
-		protocol.MethodPing:     func(context.Context, Env, json.RawMessage) (any, error) { return map[string]int{"pid": os.Getpid()}, nil },
+		protocol.MethodPing: func(context.Context, Env, json.RawMessage) (any, error) {
+			return map[string]int{"pid": os.Getpid()}, nil
+		},
 		protocol.MethodShutdown: func(context.Context, Env, json.RawMessage) (any, error) { d.shutdown(); return struct{}{}, nil },
 	}
 }
@@ -101,7 +103,7 @@ func (d *Daemon) rpcPlanShow(ctx context.Context, _ Env, raw json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
-	return protocol.PlanResult{Name: sbc.Name, SHA256: f.SHA256, Text: planText(f, sbc), Approved: d.p.approved(f.SHA256)}, nil
+	return protocol.PlanResult{Name: sbc.Name, SHA256: f.SHA256, Text: planText(f), Approved: d.p.approved(f.SHA256)}, nil
 }
 
 func (d *Daemon) rpcApprove(ctx context.Context, _ Env, raw json.RawMessage) (any, error) {
@@ -190,7 +192,10 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 		Created: time.Now().UTC(),
 	}
 	if st.Mode != "mountless" {
-		st.WorkspaceDir = resolvePath(cfgDir, sbc.Workspace.Path)
+		st.WorkspaceDir = sbc.Workspace.AbsPath
+		if st.WorkspaceDir == "" {
+			st.WorkspaceDir = resolvePath(cfgDir, sbc.Workspace.Path)
+		}
 	}
 	for _, pt := range sbc.Ports {
 		st.Ports = append(st.Ports, portState{Name: pt.Name, Guest: pt.Guest, Host: hostPort(pt), Bind: orDefault(pt.Bind, "127.0.0.1")})
@@ -342,7 +347,11 @@ func (d *Daemon) buildSpec(st *sandboxState, sbc *config.Sandbox, hostPEM []byte
 		AgentBinary:    agentBin,
 	}
 	for _, m := range sbc.Mounts {
-		spec.Mounts = append(spec.Mounts, vm.Mount{Name: m.Name, Source: resolvePath(st.ConfigDir, m.Source), Target: m.Target, ReadOnly: m.ReadOnly})
+		src := m.AbsSource
+		if src == "" {
+			src = resolvePath(st.ConfigDir, m.Source)
+		}
+		spec.Mounts = append(spec.Mounts, vm.Mount{Name: m.Name, Source: src, Target: m.Target, ReadOnly: m.ReadOnly})
 	}
 	return spec, nil
 }

@@ -53,11 +53,11 @@ func (sb *sandbox) state() *sandboxState {
 
 // SandboxRef implementation.
 
-func (sb *sandbox) Name() string              { return sb.name }
-func (sb *sandbox) Config() *config.Sandbox   { return sb.state().Config }
-func (sb *sandbox) ConfigDir() string         { return sb.state().ConfigDir }
-func (sb *sandbox) WorkspaceDir() string      { return sb.state().WorkspaceDir }
-func (sb *sandbox) StateDir() string          { return sb.d.p.sandbox(sb.name) }
+func (sb *sandbox) Name() string                                 { return sb.name }
+func (sb *sandbox) Config() *config.Sandbox                      { return sb.state().Config }
+func (sb *sandbox) ConfigDir() string                            { return sb.state().ConfigDir }
+func (sb *sandbox) WorkspaceDir() string                         { return sb.state().WorkspaceDir }
+func (sb *sandbox) StateDir() string                             { return sb.d.p.sandbox(sb.name) }
 func (sb *sandbox) SSH(ctx context.Context) (*ssh.Client, error) { return sb.ssh(ctx) }
 
 // ssh returns the shared SSH client, dialing the guest if needed. The host
