@@ -1,0 +1,434 @@
+package microvm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/agent"
+	"github.com/airlock-sandbox/airlock/vm"
+)
+
+func init() {
+	vm.Register("microvm", func(root string) (vm.Backend, error) {
+		return New(root, filepath.Dir(root)), nil
+	})
+}
+
+var _ vm.Backend = (*Backend)(nil)
+
+// Defaults when the Spec leaves a size at zero.
+const (
+	DefaultCPUs      = 1
+	DefaultMemoryMiB = 1024
+	DefaultDiskBytes = 8 << 30
+	// BootTimeout bounds Start: a TCG boot takes 2-5 s, more with several at once.
+	BootTimeout = 120 * time.Second
+)
+
+// Backend runs each sandbox as a qemu microvm. All state of sandbox ID lives
+// in root/ID; the kernel cache and images live under home.
+type Backend struct {
+	root, home string
+	// Progress receives one-line progress messages (kernel fetch, image
+	// build on first use). Nil discards them.
+	Progress io.Writer
+
+	mu sync.Mutex // serialises lifecycle calls (they are rare and slow)
+}
+
+// New returns a backend keeping sandboxes under root and caches
+// (home/cache, home/images) under home ($AIRLOCK_HOME).
+func New(root, home string) *Backend { return &Backend{root: root, home: home} }
+
+// Name implements vm.Backend.
+func (b *Backend) Name() string { return "microvm" }
+
+// Available implements vm.Backend: qemu and its tools must be installed.
+func (b *Backend) Available(ctx context.Context) error {
+	for _, tool := range []string{QEMU, "qemu-img", "mkfs.ext4", "apt-get", "dpkg", "depmod", "modprobe", "xz"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("%s not found (apt-get install qemu-system-x86 qemu-utils e2fsprogs kmod xz-utils): %w", tool, vm.ErrUnavailable)
+		}
+	}
+	return nil
+}
+
+// config is what Create leaves in the state dir for Start.
+type config struct {
+	ID          string       `json:"id"`
+	CPUs        int          `json:"cpus"`
+	MemoryMiB   int          `json:"memory_mib"`
+	BaseImage   string       `json:"base_image"`
+	AgentBinary string       `json:"agent_binary"`
+	WorkDisk    bool         `json:"work_disk"`
+	Shares      []share      `json:"shares"`
+	Direct      string       `json:"direct,omitempty"` // host folder (direct mode), for hide globs at start
+	Hide        []string     `json:"hide,omitempty"`
+	Init        agent.VMInit `json:"init"`
+}
+
+// runInfo describes the running qemu; it survives a bridge restart.
+type runInfo struct {
+	PID   int    `json:"pid"`
+	Start uint64 `json:"start"` // /proc start time: guards against pid reuse
+	Port  int    `json:"port"`
+	Note  string `json:"note"`
+}
+
+var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+
+func (b *Backend) dir(id string) string { return filepath.Join(b.root, id) }
+
+func (b *Backend) loadConfig(id string) (*config, error) {
+	if !idRE.MatchString(id) {
+		return nil, fmt.Errorf("sandbox %q: %w", id, vm.ErrNotFound)
+	}
+	data, err := os.ReadFile(filepath.Join(b.dir(id), "config.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("sandbox %s: %w", id, vm.ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c config
+	return &c, json.Unmarshal(data, &c)
+}
+
+// running returns the run info when the sandbox's qemu is alive.
+func (b *Backend) running(id string) (*runInfo, bool) {
+	data, err := os.ReadFile(filepath.Join(b.dir(id), "run.json"))
+	if err != nil {
+		return nil, false
+	}
+	var r runInfo
+	if json.Unmarshal(data, &r) != nil {
+		return nil, false
+	}
+	return &r, r.PID > 0 && procStart(r.PID) == r.Start
+}
+
+// Create implements vm.Backend.
+func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !idRE.MatchString(spec.ID) {
+		return fmt.Errorf("sandbox id %q: %w", spec.ID, vm.ErrInvalidSpec)
+	}
+	if len(spec.HostKeyPEM) == 0 || len(spec.AuthorizedKeys) == 0 || spec.AgentBinary == "" {
+		return fmt.Errorf("sandbox %s: host key, authorized keys and agent binary are required: %w", spec.ID, vm.ErrInvalidSpec)
+	}
+	dir := b.dir(spec.ID)
+	if _, err := os.Stat(filepath.Join(dir, "config.json")); err == nil {
+		return fmt.Errorf("sandbox %s: %w", spec.ID, vm.ErrExists)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			b.removeOwned(dir)
+		}
+	}()
+	c := &config{ID: spec.ID, CPUs: spec.CPUs, MemoryMiB: int(spec.MemoryBytes >> 20), AgentBinary: spec.AgentBinary}
+	if c.CPUs <= 0 {
+		c.CPUs = DefaultCPUs
+	}
+	if c.MemoryMiB <= 0 {
+		c.MemoryMiB = DefaultMemoryMiB
+	}
+	if c.MemoryMiB < 256 {
+		return fmt.Errorf("sandbox %s: memory below 256 MiB: %w", spec.ID, vm.ErrInvalidSpec)
+	}
+	c.BaseImage = ImagePath(b.home, spec.Image)
+	if _, err := os.Stat(c.BaseImage); errors.Is(err, os.ErrNotExist) {
+		name := spec.Image
+		if name == "" {
+			name = DefaultImage
+		}
+		if name != DefaultImage {
+			return fmt.Errorf("image %s not built (airlock image build %s): %w", name, name, vm.ErrInvalidSpec)
+		}
+		if _, err := BuildImage(ctx, b.home, ImageOptions{Name: name, Packages: DefaultPackages}, b.progress()); err != nil {
+			return err
+		}
+	}
+	disk := spec.DiskBytes
+	if disk <= 0 {
+		disk = DefaultDiskBytes
+	}
+	if fi, err := os.Stat(c.BaseImage); err == nil && fi.Size() > disk {
+		disk = fi.Size()
+	}
+	if err := run(ctx, "", "qemu-img", "create", "-q", "-f", "qcow2", "-b", c.BaseImage, "-F", "raw",
+		filepath.Join(dir, "root.qcow2"), strconv.FormatInt(disk, 10)); err != nil {
+		return fmt.Errorf("create disk: %w", err)
+	}
+	user := spec.User
+	if user == "" {
+		user = "agent"
+	}
+	c.Init = agent.VMInit{
+		Hostname: spec.ID, RootSerial: rootSerial,
+		User: user, UID: 1000, GID: 1000, Home: "/home/" + user,
+		HostKeyPEM: spec.HostKeyPEM, AuthorizedKeys: spec.AuthorizedKeys,
+		Addr: "10.0.2.15/24", SSHPort: 22, Control: controlPort,
+	}
+	for k, v := range spec.Env {
+		c.Init.Env = append(c.Init.Env, k+"="+v)
+	}
+	for _, f := range spec.Files {
+		c.Init.Files = append(c.Init.Files, agent.VMFile{Path: f.Path, Mode: f.Mode, Data: f.Data})
+	}
+	if err := b.prepareWorkspace(ctx, dir, spec.Workspace, c); err != nil {
+		return err
+	}
+	for i, m := range spec.Mounts {
+		if !filepath.IsAbs(m.Source) || !filepath.IsAbs(m.Target) {
+			return fmt.Errorf("mount %s: paths must be absolute: %w", m.Name, vm.ErrInvalidSpec)
+		}
+		tag := "m" + strconv.Itoa(i)
+		c.Shares = append(c.Shares, share{Tag: tag, Path: m.Source, ReadOnly: m.ReadOnly})
+		c.Init.Mounts = append(c.Init.Mounts, agent.VMMount{Tag: tag, Target: m.Target, ReadOnly: m.ReadOnly})
+	}
+	data, _ := json.MarshalIndent(c, "", "  ")
+	return writeFileAtomic(filepath.Join(dir, "config.json"), data, 0o600)
+}
+
+func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspace, c *config) error {
+	target := w.Target
+	if target == "" {
+		target = "/workspace"
+	}
+	c.Init.Workspace = agent.VMWorkspace{Target: target}
+	switch w.Mode {
+	case vm.ModeMountless, "":
+		c.Init.Workspace.Kind = "empty"
+		return nil
+	case vm.ModeClone:
+		clone := filepath.Join(dir, "clone.tmp")
+		defer os.RemoveAll(clone)
+		if err := hostClone(ctx, w.HostPath, clone, w.Hide); err != nil {
+			return err
+		}
+		size := 2*treeSize(clone) + 1<<30
+		img := filepath.Join(dir, "workspace.img")
+		f, err := os.Create(img)
+		if err != nil {
+			return err
+		}
+		f.Truncate(size)
+		f.Close()
+		if err := run(ctx, "", "mkfs.ext4", "-q", "-F", "-L", "workspace", "-d", clone, img); err != nil {
+			return fmt.Errorf("workspace disk: %w", err)
+		}
+		c.WorkDisk = true
+		c.Init.Workspace.Kind, c.Init.Workspace.Serial = "disk", workSerial
+		return nil
+	case vm.ModeDirect:
+		if !filepath.IsAbs(w.HostPath) {
+			return fmt.Errorf("workspace %q: not absolute: %w", w.HostPath, vm.ErrInvalidSpec)
+		}
+		c.Shares = append(c.Shares, share{Tag: "ws", Path: w.HostPath})
+		c.Init.Workspace.Kind, c.Init.Workspace.Tag = "9p", "ws"
+		if len(w.Protect) > 0 {
+			c.Shares = append(c.Shares, share{Tag: "wsro", Path: w.HostPath, ReadOnly: true})
+			c.Init.Workspace.ROTag, c.Init.Workspace.Protect = "wsro", w.Protect
+		}
+		c.Direct, c.Hide = w.HostPath, w.Hide
+		return nil
+	}
+	return fmt.Errorf("workspace mode %q: %w", w.Mode, vm.ErrInvalidSpec)
+}
+
+func (b *Backend) progress() io.Writer {
+	if b.Progress == nil {
+		return io.Discard
+	}
+	return b.Progress
+}
+
+// Start implements vm.Backend.
+func (b *Backend) Start(ctx context.Context, id string) (err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, err := b.loadConfig(id)
+	if err != nil {
+		return err
+	}
+	if _, ok := b.running(id); ok {
+		return fmt.Errorf("sandbox %s: %w", id, vm.ErrRunning)
+	}
+	dir := b.dir(id)
+	k, err := EnsureKernel(ctx, filepath.Join(b.home, "cache"), b.progress())
+	if err != nil {
+		return fmt.Errorf("start vm %s: %w", id, err)
+	}
+	init := c.Init
+	init.Modules = k.Modules
+	if c.Direct != "" {
+		if init.Workspace.Hide, err = hiddenPaths(c.Direct, c.Hide); err != nil {
+			return fmt.Errorf("start vm %s: hide: %w", id, err)
+		}
+	}
+	initrd := filepath.Join(dir, "initrd.img")
+	if err := writeInitramfs(initrd, c.AgentBinary, k, &init); err != nil {
+		return fmt.Errorf("start vm %s: initramfs: %w", id, err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	kvm := KVMUsable(ctx, b.home)
+	l := &launch{Dir: dir, Kernel: k.Vmlinux, Initrd: initrd, CPUs: c.CPUs, MemoryMiB: c.MemoryMiB,
+		KVM: kvm, Port: port, RootDisk: filepath.Join(dir, "root.qcow2"), Shares: c.Shares}
+	if c.WorkDisk {
+		l.WorkDisk = filepath.Join(dir, "workspace.img")
+	}
+	if os.Geteuid() == 0 && len(c.Shares) == 0 {
+		l.RunAs = "nobody" // nothing it needs after setup is root's
+	}
+	note := "KVM"
+	if !kvm {
+		note = "TCG: no working KVM on this host (software emulation, slower)"
+	}
+	pid, err := l.start(ctx)
+	if err != nil {
+		return fmt.Errorf("start vm %s: %w", id, err)
+	}
+	ri := runInfo{PID: pid, Start: procStart(pid), Port: port, Note: note}
+	data, _ := json.Marshal(ri)
+	if err := writeFileAtomic(filepath.Join(dir, "run.json"), data, 0o600); err != nil {
+		syscall.Kill(pid, syscall.SIGKILL)
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, BootTimeout)
+	defer cancel()
+	if err := waitSSH(wctx, port, func() bool { return procStart(pid) == ri.Start }); err != nil {
+		b.kill(dir, &ri)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = vm.ErrStartTimeout
+		}
+		return fmt.Errorf("start vm %s: %w; console: %s", id, err, tail(filepath.Join(dir, "console.log"), 5))
+	}
+	os.WriteFile(filepath.Join(dir, "booted"), nil, 0o600)
+	return nil
+}
+
+// kill ends qemu for good and waits until it is gone.
+func (b *Backend) kill(dir string, r *runInfo) {
+	if procStart(r.PID) == r.Start {
+		syscall.Kill(r.PID, syscall.SIGKILL)
+	}
+	waitGone(r, 5*time.Second)
+	os.Remove(filepath.Join(dir, "qmp.sock"))
+	os.Remove(filepath.Join(dir, "ctl.sock"))
+}
+
+func waitGone(r *runInfo, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for procStart(r.PID) == r.Start {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+// Stop implements vm.Backend: the guest's init flushes and unmounts its
+// disks on a "poweroff" over the control port; QMP quit and SIGKILL are
+// the fallbacks.
+func (b *Backend) Stop(ctx context.Context, id string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, err := b.loadConfig(id); err != nil {
+		return err
+	}
+	r, ok := b.running(id)
+	if !ok {
+		return nil
+	}
+	dir := b.dir(id)
+	if c, err := net.DialTimeout("unix", filepath.Join(dir, "ctl.sock"), time.Second); err == nil {
+		c.SetDeadline(time.Now().Add(2 * time.Second))
+		c.Write([]byte("poweroff\n"))
+		if waitGone(r, 15*time.Second) {
+			c.Close()
+			b.kill(dir, r)
+			return nil
+		}
+		c.Close()
+	}
+	qmp(ctx, filepath.Join(dir, "qmp.sock"), "quit")
+	waitGone(r, 5*time.Second)
+	b.kill(dir, r)
+	return nil
+}
+
+// Remove implements vm.Backend.
+func (b *Backend) Remove(ctx context.Context, id string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, err := b.loadConfig(id); err != nil {
+		return err
+	}
+	dir := b.dir(id)
+	if r, ok := b.running(id); ok {
+		b.kill(dir, r)
+	}
+	return b.removeOwned(dir)
+}
+
+// removeOwned deletes what the backend made in a state dir; the dir itself
+// goes too when nothing else is left in it.
+func (b *Backend) removeOwned(dir string) error {
+	for _, f := range []string{"config.json", "run.json", "booted", "root.qcow2", "workspace.img", "initrd.img",
+		"console.log", "qemu.pid", "qmp.sock", "ctl.sock", "clone.tmp"} {
+		if err := os.RemoveAll(filepath.Join(dir, f)); err != nil {
+			return err
+		}
+	}
+	os.Remove(dir) // fails (fine) if others keep files there
+	return nil
+}
+
+// Status implements vm.Backend.
+func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
+	if _, err := b.loadConfig(id); err != nil {
+		return vm.Status{}, err
+	}
+	r, ok := b.running(id)
+	if ok {
+		return vm.Status{State: vm.StateRunning, PID: r.PID, Note: r.Note}, nil
+	}
+	if _, err := os.Stat(filepath.Join(b.dir(id), "booted")); err == nil {
+		return vm.Status{State: vm.StateStopped}, nil
+	}
+	return vm.Status{State: vm.StateCreated}, nil
+}
+
+// Dial implements vm.Backend: a TCP connection to qemu's forward of the
+// guest's :22 on 127.0.0.1.
+func (b *Backend) Dial(ctx context.Context, id string) (net.Conn, error) {
+	if _, err := b.loadConfig(id); err != nil {
+		return nil, err
+	}
+	r, ok := b.running(id)
+	if !ok {
+		return nil, fmt.Errorf("sandbox %s: %w", id, vm.ErrNotRunning)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(r.Port))
+}

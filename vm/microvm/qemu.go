@@ -1,0 +1,256 @@
+package microvm
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// QEMU is the emulator binary.
+const QEMU = "qemu-system-x86_64"
+
+// share is a host folder exported over virtio-9p.
+type share struct {
+	Tag      string `json:"tag"`
+	Path     string `json:"path"`
+	ReadOnly bool   `json:"read_only"`
+}
+
+// launch describes one qemu process.
+type launch struct {
+	Dir       string // state dir: sockets, pid file, console log
+	Kernel    string
+	Initrd    string
+	CPUs      int
+	MemoryMiB int
+	KVM       bool
+	Port      int // host 127.0.0.1 port forwarded to guest :22
+	RootDisk  string
+	WorkDisk  string // "" when none
+	Shares    []share
+	RunAs     string // drop to this user after setup ("" = stay)
+}
+
+func (l *launch) args() []string {
+	a := []string{
+		"-name", "airlock-" + filepath.Base(l.Dir),
+		"-M", "microvm,rtc=on",
+		"-nodefaults", "-no-user-config", "-no-reboot",
+		"-display", "none",
+		"-m", strconv.Itoa(l.MemoryMiB) + "M",
+		"-smp", strconv.Itoa(l.CPUs),
+		"-kernel", l.Kernel,
+		"-initrd", l.Initrd,
+		"-serial", "file:" + filepath.Join(l.Dir, "console.log"),
+		"-qmp", "unix:" + filepath.Join(l.Dir, "qmp.sock") + ",server=on,wait=off",
+		"-pidfile", filepath.Join(l.Dir, "qemu.pid"),
+		"-daemonize",
+	}
+	cmdline := "console=ttyS0 loglevel=4 panic=-1 rdinit=/init"
+	if l.KVM {
+		a = append(a, "-accel", "kvm", "-cpu", "host")
+	} else {
+		a = append(a, "-accel", "tcg", "-cpu", "max")
+		// Without a given TSC rate the guest sometimes hangs calibrating it under TCG.
+		if khz := hostTSCkHz(); khz > 0 {
+			cmdline += " tsc_early_khz=" + strconv.Itoa(khz)
+		}
+	}
+	a = append(a, "-append", cmdline+" -- vminit")
+	a = append(a,
+		"-drive", "id=root,file="+l.RootDisk+",format=qcow2,if=none,discard=unmap",
+		"-device", "virtio-blk-device,drive=root,serial="+rootSerial,
+	)
+	if l.WorkDisk != "" {
+		a = append(a,
+			"-drive", "id=ws,file="+l.WorkDisk+",format=raw,if=none,discard=unmap",
+			"-device", "virtio-blk-device,drive=ws,serial="+workSerial,
+		)
+	}
+	for i, s := range l.Shares {
+		id := "fs" + strconv.Itoa(i)
+		opt := "local,id=" + id + ",path=" + s.Path + ",security_model=none"
+		if s.ReadOnly {
+			opt += ",readonly=on"
+		}
+		a = append(a, "-fsdev", opt, "-device", "virtio-9p-device,fsdev="+id+",mount_tag="+s.Tag)
+	}
+	a = append(a,
+		"-netdev", "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:"+strconv.Itoa(l.Port)+"-:22",
+		"-device", "virtio-net-device,netdev=n0",
+		"-device", "virtio-rng-device",
+		"-device", "virtio-serial-device",
+		"-chardev", "socket,id=ctl,path="+filepath.Join(l.Dir, "ctl.sock")+",server=on,wait=off",
+		"-device", "virtserialport,chardev=ctl,name="+controlPort,
+	)
+	if l.RunAs != "" {
+		a = append(a, "-runas", l.RunAs)
+	}
+	return a
+}
+
+const (
+	rootSerial  = "airlock-root"
+	workSerial  = "airlock-ws"
+	controlPort = "airlock.ctl"
+)
+
+// start runs qemu -daemonize: it returns once qemu has set up its devices
+// and written its pid file (errors such as a bad disk come back here).
+func (l *launch) start(ctx context.Context) (int, error) {
+	os.Remove(filepath.Join(l.Dir, "qemu.pid"))
+	os.Remove(filepath.Join(l.Dir, "console.log"))
+	cmd := exec.CommandContext(ctx, QEMU, l.args()...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true}
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("qemu: %v: %s", err, strings.TrimSpace(out.String()))
+	}
+	b, err := os.ReadFile(filepath.Join(l.Dir, "qemu.pid"))
+	if err != nil {
+		return 0, fmt.Errorf("qemu pid file: %w", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("qemu pid file: %w", err)
+	}
+	return pid, nil
+}
+
+// procStart returns a process's start time (clock ticks since boot), the
+// identity that survives pid reuse; 0 if the process does not exist.
+func procStart(pid int) uint64 {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 || f[0] == "Z" {
+		return 0
+	}
+	v, _ := strconv.ParseUint(f[19], 10, 64)
+	return v
+}
+
+func hostTSCkHz() int {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == "cpu MHz" {
+			mhz, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err == nil {
+				return int(mhz * 1000)
+			}
+		}
+	}
+	return 0
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitSSH waits until the guest's sshd sends its banner through the forward.
+// qemu accepts on the host side even before the guest listens, so a TCP
+// connect alone proves nothing.
+func waitSSH(ctx context.Context, port int, alive func() bool) error {
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	for {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.SetReadDeadline(time.Now().Add(2 * time.Second))
+			buf := make([]byte, 4)
+			_, err := io.ReadFull(c, buf)
+			c.Close()
+			if err == nil && string(buf) == "SSH-" {
+				return nil
+			}
+		}
+		if !alive() {
+			return errors.New("qemu exited during boot")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// qmp runs one QMP command on the socket and returns its "return" value.
+func qmp(ctx context.Context, sock, command string) (json.RawMessage, error) {
+	d := net.Dialer{Timeout: 2 * time.Second}
+	c, err := d.DialContext(ctx, "unix", sock)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	dec := json.NewDecoder(c)
+	var greet map[string]json.RawMessage
+	if err := dec.Decode(&greet); err != nil {
+		return nil, fmt.Errorf("qmp greeting: %w", err)
+	}
+	for _, cmd := range []string{"qmp_capabilities", command} {
+		if _, err := fmt.Fprintf(c, `{"execute":%q}`+"\n", cmd); err != nil {
+			return nil, err
+		}
+		for {
+			var resp struct {
+				Return json.RawMessage `json:"return"`
+				Error  *struct {
+					Desc string `json:"desc"`
+				} `json:"error"`
+				Event string `json:"event"`
+			}
+			if err := dec.Decode(&resp); err != nil {
+				if cmd == "quit" {
+					return nil, nil // qemu closed the socket as it exited
+				}
+				return nil, err
+			}
+			if resp.Event != "" {
+				continue
+			}
+			if resp.Error != nil {
+				return nil, fmt.Errorf("qmp %s: %s", cmd, resp.Error.Desc)
+			}
+			if cmd == command {
+				return resp.Return, nil
+			}
+			break
+		}
+	}
+	return nil, nil
+}

@@ -1,0 +1,170 @@
+package microvm
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// hidden reports whether rel (slash-separated, relative to the workspace)
+// matches one of the hide globs. A glob without a slash matches any path
+// component ("*.pem", ".env", "secrets"); "dir/**" and "dir" hide a whole
+// subtree; other globs match the path from the root.
+func hidden(globs []string, rel string) bool {
+	rel = filepath.ToSlash(rel)
+	parts := strings.Split(rel, "/")
+	for _, g := range globs {
+		g = strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(g), "/"), "/")
+		g = strings.TrimSuffix(g, "/**")
+		if g == "" {
+			continue
+		}
+		if !strings.Contains(g, "/") {
+			for _, p := range parts {
+				if ok, _ := filepath.Match(g, p); ok {
+					return true
+				}
+			}
+			continue
+		}
+		n := strings.Count(g, "/") + 1
+		if len(parts) >= n {
+			if ok, _ := filepath.Match(g, strings.Join(parts[:n], "/")); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hiddenPaths lists the existing paths under root that hide globs match
+// (not descending into a hidden directory, nor into .git).
+func hiddenPaths(root string, globs []string) ([]string, error) {
+	if len(globs) == 0 {
+		return nil, nil
+	}
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if hidden(globs, rel) {
+			out = append(out, rel)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return out, err
+}
+
+// hostClone makes the private copy of src at dst that clone mode gives the
+// guest: a git clone (no hardlinks, no hooks) plus the uncommitted and
+// untracked files, or a plain copy when src is not a repository. Hidden
+// paths are left out (and removed from the clone's checkout).
+func hostClone(ctx context.Context, src, dst string, hide []string) error {
+	isRepo := exec.CommandContext(ctx, "git", "-C", src, "rev-parse", "--is-inside-work-tree").Run() == nil
+	if !isRepo {
+		return copyTree(src, dst, hide)
+	}
+	if err := run(ctx, "", "git", "-c", "core.hooksPath=/dev/null", "clone", "-q", "--no-hardlinks", "--template=", src, dst); err != nil {
+		return fmt.Errorf("clone workspace: %w", err)
+	}
+	out, err := exec.CommandContext(ctx, "git", "-C", src, "ls-files", "-z", "--modified", "--others", "--exclude-standard").Output()
+	if err != nil {
+		return fmt.Errorf("list uncommitted files: %w", err)
+	}
+	for _, rel := range bytes.Split(out, []byte{0}) {
+		r := string(rel)
+		if r == "" || hidden(hide, r) {
+			continue
+		}
+		s, d := filepath.Join(src, r), filepath.Join(dst, r)
+		fi, err := os.Lstat(s)
+		if os.IsNotExist(err) {
+			os.Remove(d) // deleted in the working tree
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(d), 0o755); err != nil {
+			return err
+		}
+		if err := copyEntry(s, d, fi); err != nil {
+			return err
+		}
+	}
+	paths, err := hiddenPaths(dst, hide)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		if err := os.RemoveAll(filepath.Join(dst, p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyEntry(s, d string, fi os.FileInfo) error {
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		t, err := os.Readlink(s)
+		if err != nil {
+			return err
+		}
+		os.Remove(d)
+		return os.Symlink(t, d)
+	case fi.Mode().IsRegular():
+		return copyFile(s, d, fi.Mode().Perm())
+	case fi.IsDir():
+		return os.MkdirAll(d, 0o755)
+	}
+	return nil // sockets, devices, fifos never reach the guest
+}
+
+func copyTree(src, dst string, hide []string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if rel != "." && hidden(hide, rel) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		return copyEntry(p, filepath.Join(dst, rel), fi)
+	})
+}
+
+// treeSize is the total size of regular files under dir.
+func treeSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
