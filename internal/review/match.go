@@ -1,0 +1,299 @@
+package review
+
+import (
+	"bytes"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// pathMatch reports whether the slash path p matches the pattern, case
+// insensitively (a checkout on macOS or Windows folds case, so ".VSCode/x"
+// is ".vscode/x" there). A pattern without "/" matches the base name at any
+// depth; "**" matches any number of path segments.
+func pathMatch(pattern, p string) bool {
+	pattern, p = strings.ToLower(pattern), strings.ToLower(p)
+	if !strings.Contains(pattern, "/") {
+		pattern = "**/" + pattern
+	}
+	return segMatch(strings.Split(pattern, "/"), strings.Split(p, "/"))
+}
+
+func segMatch(pat, segs []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(segs); i++ {
+				if segMatch(pat[1:], segs[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(segs) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], segs[0]); !ok {
+			return false
+		}
+		pat, segs = pat[1:], segs[1:]
+	}
+	return len(segs) == 0
+}
+
+// keyMatch matches a dotted key against a pattern where '*' matches any run
+// of characters (dots included), case insensitively.
+func keyMatch(pattern, key string) bool {
+	return wild(strings.ToLower(pattern), strings.ToLower(key))
+}
+
+func wild(p, s string) bool {
+	for len(p) > 0 {
+		if p[0] == '*' {
+			p = p[1:]
+			if p == "" {
+				return true
+			}
+			for i := 0; i <= len(s); i++ {
+				if wild(p, s[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if s == "" || p[0] != s[0] {
+			return false
+		}
+		p, s = p[1:], s[1:]
+	}
+	return s == ""
+}
+
+// Hit is where a rule's matcher fired in a file.
+type Hit struct {
+	Line   int
+	Detail string
+}
+
+// Matcher inspects one changed file (path already matched) and returns hits.
+type Matcher func(f *File, s *scanCtx) []Hit
+
+// key is a (key pattern, optional value test) pair for config-style rules.
+type key struct {
+	Pattern string
+	Value   func(string) bool // nil: any value
+}
+
+// changed fires once (line 0) when the file was added or changed; deletions
+// do not fire.
+func changed() Matcher {
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.NewMode == 0 {
+			return nil
+		}
+		return []Hit{{Line: 0}}
+	}
+}
+
+// added fires when the path is new.
+func added() Matcher {
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.NewMode == 0 || f.OldMode != 0 {
+			return nil
+		}
+		return []Hit{{Line: 0}}
+	}
+}
+
+// lines splits content into lines without their terminators.
+func lines(b []byte) []string {
+	if b == nil {
+		return nil
+	}
+	s := strings.Split(string(b), "\n")
+	for i := range s {
+		s[i] = strings.TrimSuffix(s[i], "\r")
+	}
+	return s
+}
+
+// addedLines returns the new lines (1-based numbers) not present in old,
+// counting duplicates.
+func addedLines(old, cur []byte) []int {
+	seen := map[string]int{}
+	for _, l := range lines(old) {
+		seen[l]++
+	}
+	var out []int
+	for i, l := range lines(cur) {
+		if seen[l] > 0 {
+			seen[l]--
+			continue
+		}
+		out = append(out, i+1)
+	}
+	return out
+}
+
+// lineRe fires on every added line matching re.
+func lineRe(re string) Matcher {
+	rx := regexp.MustCompile(re)
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.New == nil {
+			return nil
+		}
+		ls := lines(f.New)
+		var hits []Hit
+		for _, n := range addedLines(f.Old, f.New) {
+			if m := rx.FindString(ls[n-1]); m != "" {
+				hits = append(hits, Hit{Line: n, Detail: clip(m)})
+			}
+		}
+		return hits
+	}
+}
+
+// jsonKeys fires on every node of a JSON(C) file that is new or whose
+// scalar value changed and whose path matches one of keys.
+func jsonKeys(keys ...key) Matcher {
+	return func(f *File, s *scanCtx) []Hit {
+		cur, err := s.json(f, false)
+		if cur == nil {
+			return nil
+		}
+		old, _ := s.json(f, true)
+		var hits []Hit
+		for _, n := range cur.nodes {
+			if o, ok := old.get(n.Path); ok && o.Kind == n.Kind && o.Value == n.Value {
+				continue
+			}
+			for _, k := range keys {
+				if keyMatch(k.Pattern, n.Path) && (k.Value == nil || (n.Kind != 'o' && n.Kind != 'a' && k.Value(n.Value))) {
+					hits = append(hits, Hit{Line: n.Line, Detail: clip(describe(n))})
+					break
+				}
+			}
+		}
+		if err != nil && len(hits) == 0 && len(keys) > 0 {
+			_ = err // unparsable tails are reported by the JSON-INVALID rule
+		}
+		return hits
+	}
+}
+
+func describe(n Node) string {
+	if n.Kind == 'o' || n.Kind == 'a' || n.Value == "" {
+		return n.Path
+	}
+	return n.Path + " = " + n.Value
+}
+
+// gitKeys fires on every git config assignment (in this file, parsed as git
+// config) that did not exist with the same value before.
+func gitKeys(keys ...key) Matcher {
+	return func(f *File, s *scanCtx) []Hit {
+		if f.New == nil {
+			return nil
+		}
+		cur, _ := ParseGitConfig(f.New)
+		oldSet := map[string]int{}
+		if f.Old != nil {
+			old, _ := ParseGitConfig(f.Old)
+			for _, e := range old {
+				oldSet[strings.ToLower(e.Key())+"\x00"+e.Value]++
+			}
+		}
+		var hits []Hit
+		for _, e := range cur {
+			id := strings.ToLower(e.Key()) + "\x00" + e.Value
+			if oldSet[id] > 0 {
+				oldSet[id]--
+				continue
+			}
+			for _, k := range keys {
+				if keyMatch(k.Pattern, e.Key()) && (k.Value == nil || k.Value(e.Value)) {
+					hits = append(hits, Hit{Line: e.Line, Detail: clip(e.Key() + " = " + e.Value)})
+					break
+				}
+			}
+		}
+		return hits
+	}
+}
+
+// kvLines matches "key = value" / "key: value" / "key value" lines of
+// simple config formats (.npmrc, .yarnrc.yml, TOML, properties) that are new.
+func kvLines(keys ...key) Matcher {
+	rx := regexp.MustCompile(`^\s*["']?([A-Za-z0-9_.@/:\-\[\]*]+?)["']?\s*(?:=|:|\s)\s*(.*)$`)
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.New == nil {
+			return nil
+		}
+		ls := lines(f.New)
+		var hits []Hit
+		for _, n := range addedLines(f.Old, f.New) {
+			m := rx.FindStringSubmatch(ls[n-1])
+			if m == nil || strings.HasPrefix(strings.TrimSpace(ls[n-1]), "#") {
+				continue
+			}
+			val := strings.Trim(strings.TrimSpace(m[2]), `"'`)
+			for _, k := range keys {
+				if keyMatch(k.Pattern, m[1]) && (k.Value == nil || k.Value(val)) {
+					hits = append(hits, Hit{Line: n, Detail: clip(strings.TrimSpace(ls[n-1]))})
+					break
+				}
+			}
+		}
+		return hits
+	}
+}
+
+// any combines matchers.
+func anyOf(ms ...Matcher) Matcher {
+	return func(f *File, s *scanCtx) []Hit {
+		var out []Hit
+		for _, m := range ms {
+			out = append(out, m(f, s)...)
+		}
+		return out
+	}
+}
+
+// value tests.
+func prefix(p string) func(string) bool {
+	return func(v string) bool { return strings.HasPrefix(strings.TrimSpace(v), p) }
+}
+func equalFold(w ...string) func(string) bool {
+	return func(v string) bool {
+		for _, x := range w {
+			if strings.EqualFold(strings.TrimSpace(v), x) {
+				return true
+			}
+		}
+		return false
+	}
+}
+func isFalse(v string) bool { return equalFold("false", "no", "off", "0")(v) }
+func notEmpty(v string) bool {
+	v = strings.TrimSpace(v)
+	return v != "" && v != "null" && v != "false"
+}
+
+func clip(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+	if len(s) > 160 {
+		return s[:157] + "..."
+	}
+	return s
+}
+
+func isBinary(b []byte) bool {
+	if len(b) > 8000 {
+		b = b[:8000]
+	}
+	return bytes.IndexByte(b, 0) >= 0
+}

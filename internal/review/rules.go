@@ -1,0 +1,129 @@
+package review
+
+import "strings"
+
+// The rule set, from ../shared/RISKS.md sections A–G. Every rule has a
+// malicious and a benign fixture in rules_test.go.
+
+var (
+	instructionFiles = []string{"AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "codex.md", ".cursorrules",
+		".windsurfrules", ".clinerules", ".github/copilot-instructions.md", ".github/instructions/**", ".github/prompts/**",
+		"SKILL.md", ".claude/commands/**", ".claude/agents/**", ".claude/skills/**", ".cursor/rules/**", ".windsurf/rules/**"}
+	agentDirs = []string{".claude/**", ".codex/**", ".gemini/**", ".cursor/**", ".windsurf/**", ".continue/**", ".roo/**",
+		".aider.conf.yml", ".mcp.json", ".clinerules/**"}
+	agentText     = append(append([]string{}, instructionFiles...), agentDirs...)
+	claudeConfigs = []string{".claude/settings.json", ".claude/settings.local.json"}
+	mcpConfigs    = []string{".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json", ".roo/mcp.json", ".gemini/settings.json", ".claude/settings.json", ".claude/settings.local.json", ".kiro/settings/mcp.json"}
+	ciFiles       = []string{".github/workflows/*.yml", ".github/workflows/*.yaml", ".github/actions/**/action.yml",
+		".github/actions/**/action.yaml", "action.yml", "action.yaml", ".gitlab-ci.yml", ".circleci/config.yml", "Jenkinsfile",
+		"azure-pipelines.yml", ".buildkite/**", "bitbucket-pipelines.yml", ".travis.yml", ".github/dependabot.yml",
+		"renovate.json", ".drone.yml", ".woodpecker.yml", ".woodpecker/**"}
+	workflowFiles = []string{".github/workflows/*.yml", ".github/workflows/*.yaml", ".github/actions/**/action.yml", ".github/actions/**/action.yaml", "action.yml", "action.yaml"}
+	vscodeSetting = []string{".vscode/settings.json", "*.code-workspace", ".zed/settings.json", ".cursor/settings.json"}
+	vscodeTasks   = []string{".vscode/tasks.json", "*.code-workspace", ".zed/tasks.json"}
+	devcontainers = []string{".devcontainer.json", ".devcontainer/**/devcontainer.json", ".devcontainer/devcontainer.json"}
+	npmLocks      = []string{"package-lock.json", "npm-shrinkwrap.json"}
+	otherLocks    = []string{"yarn.lock", "pnpm-lock.yaml", "Cargo.lock", "bun.lock"}
+	exemptScripts = []string{"scripts/**", "script/**", "bin/**", "tools/**", "hack/**", ".git/hooks/**", ".git/modules/**"}
+)
+
+var cmdKeys = []key{
+	{"core.hookspath", nil}, {"core.fsmonitor", func(v string) bool { return !isFalse(v) }}, {"core.sshcommand", nil},
+	{"core.gitproxy", nil}, {"core.pager", nil}, {"pager.*", func(v string) bool { return !isBoolish(v) }},
+	{"core.editor", nil}, {"sequence.editor", nil}, {"core.askpass", nil}, {"credential.helper", notEmpty},
+	{"credential.*.helper", notEmpty}, {"diff.external", nil}, {"diff.*.command", nil}, {"diff.*.textconv", nil},
+	{"filter.*.clean", nil}, {"filter.*.smudge", nil}, {"filter.*.process", nil}, {"merge.*.driver", nil},
+	{"gpg.program", nil}, {"gpg.*.program", nil}, {"alias.*", prefix("!")}, {"remote.*.uploadpack", nil},
+	{"remote.*.receivepack", nil}, {"uploadpack.packobjectshook", nil}, {"submodule.*.update", prefix("!")},
+	{"init.templatedir", nil}, {"core.alternaterefscommand", nil}, {"difftool.*.cmd", nil}, {"mergetool.*.cmd", nil},
+	{"browser.*.cmd", nil}, {"man.*.cmd", nil}, {"web.browser", nil}, {"sendemail.smtpserver", prefix("/")},
+	{"sendemail.*.smtpserver", prefix("/")}, {"core.gitproxy", nil}, {"ssh.variant", nil}, {"gc.*hook*", nil},
+}
+
+var redirectKeys = []key{
+	{"remote.*.url", nil}, {"remote.*.pushurl", nil}, {"url.*.insteadof", nil}, {"url.*.pushinsteadof", nil},
+	{"http.proxy", nil}, {"http.*.proxy", nil}, {"https.proxy", nil}, {"http.sslcainfo", nil}, {"http.*.sslcainfo", nil},
+	{"http.extraheader", nil}, {"http.*.extraheader", nil}, {"http.sslcapath", nil}, {"core.worktree", nil},
+}
+
+var trustKeys = []key{
+	{"http.sslverify", isFalse}, {"http.*.sslverify", isFalse}, {"safe.directory", nil}, {"safe.barerepository", nil},
+	{"core.symlinks", nil}, {"fsck.*", nil}, {"transfer.fsckobjects", isFalse}, {"fetch.fsckobjects", isFalse},
+	{"receive.fsckobjects", isFalse}, {"protocol.*.allow", nil}, {"protocol.allow", nil}, {"core.protectntfs", isFalse},
+	{"core.protecthfs", isFalse}, {"transfer.credentialsinurl", nil},
+}
+
+func isBoolish(v string) bool { return equalFold("true", "false", "yes", "no", "on", "off", "1", "0", "")(v) }
+
+var npmLifecycle = []string{"preinstall", "install", "postinstall", "prepare", "preprepare", "postprepare", "prepack",
+	"postpack", "prepublish", "prepublishonly", "publish", "postpublish", "preuninstall", "uninstall", "postuninstall",
+	"dependencies", "prestart", "poststart", "prerestart", "postrestart"}
+
+func npmScriptKeys(lifecycle bool) Matcher {
+	set := map[string]bool{}
+	for _, s := range npmLifecycle {
+		set[s] = true
+	}
+	return func(f *File, s *scanCtx) []Hit {
+		hits := jsonKeys(key{"scripts.*", nil})(f, s)
+		var out []Hit
+		for _, h := range hits {
+			name := strings.ToLower(strings.TrimPrefix(strings.SplitN(h.Detail, " = ", 2)[0], "scripts."))
+			if name == "scripts" {
+				continue
+			}
+			isLC := set[name]
+			isPrePost := !isLC && (strings.HasPrefix(name, "pre") || strings.HasPrefix(name, "post"))
+			if lifecycle && isLC || !lifecycle && isPrePost {
+				out = append(out, h)
+			}
+		}
+		return out
+	}
+}
+
+func gitRules() []*Rule {
+	return []*Rule{
+		// A. .git internals and git configuration.
+		{ID: "GIT-HOOK", Severity: High, Reason: "A git hook runs automatically on the host on the next commit, checkout, merge or push.",
+			Paths: []string{".git/hooks/**", ".git/modules/**/hooks/**", ".git/worktrees/**/hooks/**"}, Match: hookFile()},
+		{ID: "GIT-CONFIG", Severity: Medium, Reason: "The repository's git config changed; git reads it on every command.",
+			Paths: gitConfigPaths, Match: changed()},
+		{ID: "GIT-CONFIG-CMD", Severity: High, Reason: "This git config key names a program that git runs on the host (hooks path, fsmonitor, ssh command, pager, filter, alias...).",
+			Paths: append([]string{".gitmodules", ".lfsconfig"}, gitConfigPaths...), GitConfig: true, Match: gitKeys(cmdKeys...)},
+		{ID: "GIT-INCLUDE", Severity: High, Reason: "An include.path/includeIf makes git read more config from another file, which can carry any command-bearing key.",
+			Paths: append([]string{".gitmodules"}, gitConfigPaths...), GitConfig: true, Match: gitKeys(key{"include.path", nil}, key{"includeif.*.path", nil})},
+		{ID: "GIT-CONFIG-REDIRECT", Severity: Medium, Reason: "This git config key redirects where git fetches or pushes, or which proxy, CA or headers it uses.",
+			Paths: append([]string{".gitmodules", ".lfsconfig"}, gitConfigPaths...), GitConfig: true, Match: gitKeys(redirectKeys...)},
+		{ID: "GIT-CONFIG-TRUST", Severity: Medium, Reason: "This git config key weakens git's safety checks (TLS, fsck, protocol, safe.directory, symlinks).",
+			Paths: append([]string{".gitmodules", ".lfsconfig"}, gitConfigPaths...), GitConfig: true, Match: gitKeys(trustKeys...)},
+		{ID: "GIT-CONFIG-CR", Severity: High, Reason: "A carriage return inside a git config value can change a submodule path as git writes it back (CVE-2025-48384).",
+			Paths: append([]string{".gitmodules"}, gitConfigPaths...), GitConfig: true, Match: gitKeys(key{"*", func(v string) bool { return strings.ContainsRune(v, '\r') }})},
+		{ID: "GIT-CONFIG-INVALID", Severity: Medium, Reason: "This git config has syntax git rejects or reads differently; a reviewer may misread it.",
+			Paths: append([]string{".gitmodules"}, gitConfigPaths...), GitConfig: true, Match: configInvalid()},
+		{ID: "GIT-ALTERNATES", Severity: High, Reason: "objects/info/alternates makes git borrow objects from another directory, outside review.",
+			Paths: []string{".git/objects/info/alternates", ".git/objects/info/http-alternates", ".git/modules/**/objects/info/alternates"}, Match: changed()},
+		{ID: "GIT-COMMONDIR", Severity: High, Reason: "commondir/gitdir files point git at another repository's config and hooks.",
+			Paths: []string{".git/commondir", ".git/worktrees/*/commondir", ".git/worktrees/*/gitdir", ".git/modules/**/commondir"}, Match: changed()},
+		{ID: "GIT-INFO-ATTRIBUTES", Severity: Medium, Reason: ".git/info/attributes applies attributes (and so filter/diff drivers) without a visible .gitattributes change.",
+			Paths: []string{".git/info/attributes", ".git/modules/**/info/attributes"}, Match: changed()},
+		{ID: "GIT-INFO-EXCLUDE", Severity: Medium, Reason: ".git/info/exclude can hide files from git status and from review.",
+			Paths: []string{".git/info/exclude", ".git/modules/**/info/exclude"}, Match: changed()},
+		{ID: "GIT-INTERNAL", Severity: Info, Reason: "A file inside .git/ changed.",
+			Paths: []string{".git/**"}, Not: append([]string{".git/hooks/**", ".git/info/**", ".git/objects/info/**", ".git/commondir", ".git/worktrees/*/commondir", ".git/worktrees/*/gitdir", ".git/modules/**/hooks/**"}, gitConfigPaths...), Match: changed()},
+		{ID: "GIT-ATTR-DRIVER", Severity: Medium, Reason: "A .gitattributes filter/diff/merge attribute turns on a driver command defined in git config.",
+			Paths: []string{".gitattributes", ".git/info/attributes"}, Match: attrDriver()},
+		{ID: "GITMODULES", Severity: Medium, Reason: "A submodule was added or its URL, path or update mode changed; recursive clones and updates fetch and check it out.",
+			Paths: []string{".gitmodules"}, Match: gitKeys(key{"submodule.*", nil})},
+		{ID: "GITMODULES-PATH", Severity: High, Reason: "A submodule name, path or URL with '..', a leading '-' or a CR is the shape of known git submodule exploits.",
+			Paths: []string{".gitmodules"}, Match: submodulePath()},
+		{ID: "LFSCONFIG", Severity: Medium, Reason: ".lfsconfig changes where Git LFS fetches content from and how.",
+			Paths: []string{".lfsconfig"}, Match: changed()},
+		{ID: "GIT-EMBEDDED", Severity: High, Reason: "A path named like .git (case, 8.3 or HFS/NTFS variants) can become a repository's metadata on some filesystems.",
+			Match: gitLikePath()},
+		{ID: "GIT-BARE-REPO", Severity: High, Reason: "An embedded bare repository's config runs (e.g. core.fsmonitor) when anyone runs git inside that directory.",
+			Match: bareRepo()},
+		{ID: "GIT-SUBMODULE-COMMIT", Severity: Medium, Reason: "A submodule commit (gitlink) was added; its content is not part of this review.",
+			Match: gitlink()},
+	}
+}

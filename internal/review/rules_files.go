@@ -1,0 +1,98 @@
+package review
+
+// Rules returns the rule set. The slice is new on every call; rules are
+// immutable data.
+func Rules() []*Rule {
+	var rs []*Rule
+	rs = append(rs, gitRules()...)
+	rs = append(rs, buildRules()...)
+	rs = append(rs, ciIDERules()...)
+	rs = append(rs, agentRules()...)
+	rs = append(rs, lockRules()...)
+	rs = append(rs, fsRules()...)
+	return rs
+}
+
+// B. Build, install and run-time auto-executed files; env injection.
+func buildRules() []*Rule {
+	return []*Rule{
+		{ID: "NPM-LIFECYCLE", Severity: High, Reason: "An npm lifecycle script (preinstall, install, postinstall, prepare...) runs on the host at the next npm install.",
+			Paths: []string{"package.json"}, Match: npmScriptKeys(true)},
+		{ID: "NPM-PREPOST", Severity: Medium, Reason: "A pre*/post* npm script runs implicitly around another script.",
+			Paths: []string{"package.json"}, Match: npmScriptKeys(false)},
+		{ID: "NPM-BIN", Severity: Medium, Reason: "A package bin entry puts a command on PATH for anyone who installs or links the package.",
+			Paths: []string{"package.json"}, Match: jsonKeys(key{"bin", nil}, key{"bin.*", nil})},
+		{ID: "NPM-DEP-SOURCE", Severity: Medium, Reason: "A dependency now comes from git, a URL or a local path instead of the registry.",
+			Paths: []string{"package.json"}, Match: jsonKeys(
+				key{"*dependencies.*", func(v string) bool { return isGitSpec(v) || prefix("http")(v) || prefix("git@")(v) }},
+				key{"overrides*", nil}, key{"resolutions*", nil})},
+		{ID: "NPMRC-EXEC", Severity: High, Reason: "This .npmrc key makes npm run another shell or program, or inject Node options, on the host.",
+			Paths: []string{".npmrc"}, Match: kvLines(key{"script-shell", nil}, key{"node-options", nil}, key{"onload-script", nil},
+				key{"git", nil}, key{"shell", nil}, key{"init-module", nil}, key{"editor", nil})},
+		{ID: "NPMRC", Severity: Medium, Reason: ".npmrc changes the registry, proxy, TLS trust or script policy npm uses.",
+			Paths: []string{".npmrc", ".yarnrc"}, Match: kvLines(key{"registry", nil}, key{"*:registry", nil}, key{"ignore-scripts", isFalse},
+				key{"proxy", nil}, key{"https-proxy", nil}, key{"strict-ssl", isFalse}, key{"cafile", nil}, key{"ca", nil})},
+		{ID: "YARN-EXEC", Severity: High, Reason: "yarnPath/plugins make Yarn execute a JavaScript file from the repository.",
+			Paths: []string{".yarnrc.yml", ".yarnrc"}, Match: kvLines(key{"yarnPath", nil}, key{"yarn-path", nil}, key{"plugins", nil},
+				key{"injectEnvironmentFiles", nil})},
+		{ID: "YARNRC", Severity: Medium, Reason: "This .yarnrc.yml key changes the registry, TLS trust or script policy Yarn uses.",
+			Paths: []string{".yarnrc.yml"}, Match: kvLines(key{"npmRegistryServer", nil}, key{"enableScripts", nil}, key{"unsafeHttpWhitelist", nil},
+				key{"enableStrictSsl", isFalse}, key{"httpProxy", nil}, key{"httpsProxy", nil}, key{"caFilePath", nil}, key{"enableHardenedMode", isFalse})},
+		{ID: "PM-CODE", Severity: High, Reason: "The package manager executes this file itself (Yarn release/plugin, PnP loader, .pnpmfile.cjs).",
+			Paths: []string{".yarn/releases/**", ".yarn/plugins/**", ".pnp.cjs", ".pnp.loader.mjs", ".pnpmfile.cjs", ".pnpmfile.mjs"}, Match: changed()},
+		{ID: "PNPM-BUILDS", Severity: Medium, Reason: "pnpm-workspace.yaml decides which dependencies may run build scripts.",
+			Paths: []string{"pnpm-workspace.yaml"}, Match: lineRe(`onlyBuiltDependencies|neverBuiltDependencies|dangerouslyAllowAllBuilds|ignoredBuiltDependencies|pnpmfile`)},
+		{ID: "BUNFIG-PRELOAD", Severity: High, Reason: "bunfig.toml preload runs a script before every bun command.",
+			Paths: []string{"bunfig.toml"}, Match: kvLines(key{"preload", nil}, key{"registry", nil})},
+		{ID: "BUILD-FILE", Severity: Medium, Reason: "A build file changed; its commands run on the host at the next build.",
+			Paths: []string{"Makefile", "makefile", "GNUmakefile", "*.mk", "justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Rakefile",
+				"build.rs", "setup.py", "noxfile.py", "tox.ini", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
+				"CMakeLists.txt", "meson.build", "Dockerfile", "Containerfile", "*.dockerfile", "compose*.yml", "compose*.yaml",
+				"docker-compose*.yml", "docker-compose*.yaml", "Vagrantfile", ".cargo/config", ".cargo/config.toml", "rust-toolchain",
+				"rust-toolchain.toml", ".mvn/jvm.config", ".mvn/maven.config", "conftest.py", "Earthfile", "BUILD.bazel", "WORKSPACE", "MODULE.bazel", ".bazelrc"},
+			Match: changed()},
+		{ID: "PY-AUTORUN", Severity: High, Reason: "Python imports sitecustomize/usercustomize and executes .pth lines at every interpreter start.",
+			Paths: []string{"sitecustomize.py", "usercustomize.py", "*.pth"}, Match: changed()},
+		{ID: "PRE-COMMIT", Severity: High, Reason: ".pre-commit-config.yaml hooks run on the host at every commit once installed.",
+			Paths: []string{".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "lefthook.yml", ".lefthook.yml", ".husky/**", ".githooks/**"}, Match: changed()},
+		{ID: "BUILD-WRAPPER", Severity: High, Reason: "A build wrapper (gradlew, mvnw, wrapper jar/properties, Maven extensions) is executed or downloaded on the first build.",
+			Paths: []string{"gradlew", "gradlew.bat", "mvnw", "mvnw.cmd", "gradle/wrapper/**", ".mvn/wrapper/**", ".mvn/extensions.xml"}, Match: changed()},
+		{ID: "CARGO-EXEC", Severity: High, Reason: "This Cargo config key replaces the compiler, linker or runner with another program.",
+			Paths: []string{".cargo/config", ".cargo/config.toml"}, Match: kvLines(key{"runner", nil}, key{"rustc-wrapper", nil},
+				key{"rustc-workspace-wrapper", nil}, key{"rustc", nil}, key{"rustdoc", nil}, key{"linker", nil}, key{"ar", nil})},
+		{ID: "CARGO-BUILD", Severity: Medium, Reason: "Cargo.toml build scripts and [patch]/[replace] change what code compiles and runs.",
+			Paths: []string{"Cargo.toml"}, Match: anyOf(kvLines(key{"build", nil}), lineRe(`^\s*\[(patch|replace)`))},
+		{ID: "PY-BUILD", Severity: Medium, Reason: "pyproject.toml build-backend/backend-path pick the code that runs at pip install.",
+			Paths: []string{"pyproject.toml"}, Match: anyOf(kvLines(key{"build-backend", nil}, key{"backend-path", nil}), lineRe(`^\s*\[tool\.setuptools\.cmdclass`))},
+		{ID: "GO-MOD", Severity: Medium, Reason: "go.mod replace/toolchain directives change which code or Go toolchain is used.",
+			Paths: []string{"go.mod", "go.work"}, Match: lineRe(`^\s*(replace|toolchain)\b|=>`)},
+		{ID: "GO-GENERATE", Severity: Medium, Reason: "A //go:generate line runs a command on `go generate`.",
+			Paths: []string{"*.go"}, Match: lineRe(`^\s*//go:generate\s.*`)},
+		{ID: "DEVCONTAINER-HOST", Severity: High, Reason: "devcontainer initializeCommand runs on the host when the container is opened.",
+			Paths: devcontainers, Match: jsonKeys(key{"initializeCommand*", nil})},
+		{ID: "DEVCONTAINER", Severity: Medium, Reason: "devcontainer commands, mounts, runArgs or privileges change what the dev container can do.",
+			Paths: devcontainers, Match: jsonKeys(key{"*Command*", nil}, key{"mounts*", nil}, key{"runArgs*", nil}, key{"privileged", nil},
+				key{"capAdd*", nil}, key{"securityOpt*", nil}, key{"dockerComposeFile*", nil}, key{"features*", nil}, key{"build*", nil})},
+		{ID: "COMPOSE-PRIVILEGE", Severity: Medium, Reason: "Compose privileged mode, host namespaces or the Docker socket give a container the host.",
+			Paths: []string{"compose*.yml", "compose*.yaml", "docker-compose*.yml", "docker-compose*.yaml"},
+			Match: lineRe(`privileged:\s*true|network_mode:\s*["']?host|pid:\s*["']?host|docker\.sock|cap_add|\s/:/`)},
+		{ID: "DIRENV", Severity: Medium, Reason: ".envrc is shell code direnv runs in the host shell on cd (after `direnv allow`).",
+			Paths: []string{".envrc", ".env.local.sh"}, Match: changed()},
+		{ID: "MISE", Severity: Medium, Reason: "mise config can set env, source files and run hooks and tasks on cd.",
+			Paths: []string{"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise.toml", ".config/mise/config.toml"}, Match: changed()},
+		{ID: "MISE-HOOK", Severity: High, Reason: "mise _.source/_.file or a hook runs or loads code on cd.",
+			Paths: []string{"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise.toml", ".config/mise/config.toml"},
+			Match: lineRe(`_\.source|_\.file|^\s*\[hooks\]|^\s*(enter|leave|cd|preinstall|postinstall)\s*=`)},
+		{ID: "VERSION-PIN", Severity: Info, Reason: "A tool version pin changed; version managers install and run that version.",
+			Paths: []string{".tool-versions", ".nvmrc", ".node-version", ".python-version", ".ruby-version", ".go-version"}, Match: changed()},
+		{ID: "ENV-INJECT", Severity: High, Reason: "This environment variable makes later programs load code or send traffic/credentials elsewhere (NODE_OPTIONS, LD_PRELOAD, *_BASE_URL...).",
+			Paths: append(append([]string{}, claudeConfigs...), append(devcontainers, ".vscode/settings.json", "*.code-workspace", ".gemini/settings.json")...),
+			Match: jsonEnv("env", "containerEnv", "remoteEnv", "terminal.integrated.env.*", "settings.terminal.integrated.env.*", "mcpServers.*.env", "servers.*.env")},
+		{ID: "ENV-INJECT-TEXT", Severity: High, Reason: "This environment variable makes later programs load code or send traffic/credentials elsewhere (NODE_OPTIONS, LD_PRELOAD, *_BASE_URL...).",
+			Paths: []string{".envrc", "sandbox.hcl", "mise.toml", ".mise.toml", ".env", ".env.*", ".codex/config.toml", ".sbxenv.yaml"}, Match: textEnv()},
+		{ID: "DOTENV", Severity: Medium, Reason: ".env files are loaded into processes' environments by many tools.",
+			Paths: []string{".env", ".env.*", "*.env"}, Match: changed()},
+		{ID: "SANDBOX-CONFIG", Severity: Medium, Reason: "The agent changed a sandbox configuration; the next `airlock up` asks for approval again.",
+			Paths: []string{"sandbox.hcl", ".sbxenv.yaml", ".airlock/**"}, Match: changed()},
+	}
+}

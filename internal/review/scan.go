@@ -1,0 +1,170 @@
+package review
+
+import (
+	"path"
+	"sort"
+	"strings"
+)
+
+// Rule is one entry of the rule set: data, evaluated by Scan.
+type Rule struct {
+	ID       string
+	Severity Severity
+	Reason   string   // one sentence: why this matters
+	Paths    []string // globs (see pathMatch); empty = every path
+	Not      []string // globs excluded from Paths
+	// GitConfig: the rule also applies to files that some changed git
+	// config includes (include.path / includeIf.*.path targets) and to the
+	// config of an embedded bare repository.
+	GitConfig bool
+	Match     Matcher
+}
+
+func (r *Rule) applies(f *File) bool {
+	for _, n := range r.Not {
+		if pathMatch(n, f.Path) {
+			return false
+		}
+	}
+	if r.GitConfig && f.gitConfig {
+		return true
+	}
+	if len(r.Paths) == 0 {
+		return true
+	}
+	for _, p := range r.Paths {
+		if pathMatch(p, f.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// scanCtx caches per-scan state shared by matchers.
+type scanCtx struct {
+	files map[string]*File
+	jsons map[*File][2]*jsonDoc
+	jerr  map[*File]error
+	bare  map[string]bool // dirs that look like embedded bare repos
+}
+
+func (s *scanCtx) json(f *File, old bool) (*jsonDoc, error) {
+	d, ok := s.jsons[f]
+	if !ok {
+		var err error
+		d[0], _ = parseJSONDoc(f.Old)
+		d[1], err = parseJSONDoc(f.New)
+		s.jsons[f] = d
+		s.jerr[f] = err
+	}
+	if old {
+		return d[0], nil
+	}
+	return d[1], s.jerr[f]
+}
+
+// maxHitsPerRule caps findings of one rule in one file.
+const maxHitsPerRule = 20
+
+// Scan runs the rule set over the changed files and returns one report per
+// file, in path order. It never runs or opens anything: files carry their
+// content.
+func Scan(files []*File) []*Report {
+	return ScanWith(Rules(), files)
+}
+
+// ScanWith is Scan with an explicit rule set (tests).
+func ScanWith(rules []*Rule, files []*File) []*Report {
+	s := &scanCtx{files: map[string]*File{}, jsons: map[*File][2]*jsonDoc{}, jerr: map[*File]error{}, bare: map[string]bool{}}
+	for _, f := range files {
+		s.files[f.Path] = f
+	}
+	markGitConfigTargets(s)
+	out := make([]*Report, 0, len(files))
+	for _, f := range files {
+		rep := &Report{File: f}
+		for _, r := range rules {
+			if !r.applies(f) {
+				continue
+			}
+			seen := map[int]bool{}
+			n := 0
+			for _, h := range r.Match(f, s) {
+				if seen[h.Line] {
+					continue
+				}
+				seen[h.Line] = true
+				if n++; n > maxHitsPerRule {
+					break
+				}
+				rep.Findings = append(rep.Findings, Finding{Rule: r.ID, Severity: r.Severity, Line: h.Line, Reason: r.Reason, Detail: h.Detail})
+			}
+		}
+		sort.SliceStable(rep.Findings, func(i, j int) bool {
+			a, b := rep.Findings[i], rep.Findings[j]
+			if a.Severity != b.Severity {
+				return a.Severity > b.Severity
+			}
+			return a.Line < b.Line
+		})
+		out = append(out, rep)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].File.Path < out[j].File.Path })
+	return out
+}
+
+// gitConfigPaths are the files git itself reads as config.
+var gitConfigPaths = []string{".git/config", ".git/config.worktree", ".git/worktrees/*/config.worktree",
+	".git/worktrees/*/config", ".git/modules/**/config", ".git/modules/**/config.worktree"}
+
+// markGitConfigTargets follows include.path / includeIf.*.path in changed
+// git config files to other changed files, and finds embedded bare repos.
+func markGitConfigTargets(s *scanCtx) {
+	queue := []*File{}
+	for _, f := range s.files {
+		for _, p := range gitConfigPaths {
+			if pathMatch(p, f.Path) {
+				queue = append(queue, f)
+				break
+			}
+		}
+		// A directory holding HEAD and config (and refs/ or objects/) is a
+		// bare repository git will use when someone runs git inside it.
+		if strings.EqualFold(path.Base(f.Path), "config") && f.NewMode != 0 && !strings.HasPrefix(f.Path, ".git/") {
+			dir := path.Dir(f.Path)
+			if _, ok := s.files[path.Join(dir, "HEAD")]; ok {
+				s.bare[dir] = true
+				f.gitConfig = true
+				queue = append(queue, f)
+			}
+		}
+	}
+	seen := map[*File]bool{}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		if seen[f] || f.New == nil {
+			continue
+		}
+		seen[f] = true
+		entries, _ := ParseGitConfig(f.New)
+		for _, e := range entries {
+			if !isIncludeKey(e.Key()) {
+				continue
+			}
+			t := e.Value
+			if t == "" || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~") {
+				continue // outside the repo: the include itself is flagged
+			}
+			t = path.Clean(path.Join(path.Dir(f.Path), t))
+			if g, ok := s.files[t]; ok {
+				g.gitConfig = true
+				queue = append(queue, g)
+			}
+		}
+	}
+}
+
+func isIncludeKey(k string) bool {
+	return keyMatch("include.path", k) || keyMatch("includeif.*.path", k)
+}
