@@ -36,6 +36,8 @@ func Functions() map[string]function.Function {
 		"min":        stdlib.MinFunc,
 		"max":        stdlib.MaxFunc,
 		"format":     guardFormat(stdlib.FormatFunc),
+		"tostring":   stdlib.MakeToFunc(cty.String),
+		"tonumber":   stdlib.MakeToFunc(cty.Number),
 	}
 	for name, f := range fs {
 		fs[name] = bounded(name, f)
@@ -44,7 +46,7 @@ func Functions() map[string]function.Function {
 }
 
 // FunctionNames lists the available functions, for documentation.
-var FunctionNames = []string{"coalesce", "concat", "contains", "distinct", "format", "join", "length", "lower", "max", "merge", "min", "replace", "split", "title", "trimprefix", "trimspace", "trimsuffix", "upper"}
+var FunctionNames = []string{"coalesce", "concat", "contains", "distinct", "format", "join", "length", "lower", "max", "merge", "min", "replace", "split", "title", "tonumber", "tostring", "trimprefix", "trimspace", "trimsuffix", "upper"}
 
 // bounded wraps f so results larger than maxFuncResult are errors.
 func bounded(name string, f function.Function) function.Function {

@@ -198,7 +198,11 @@ func applyVars(decl []*Variable, vars map[string]string) hcl.Diagnostics {
 func evalContext(vars []*Variable) *hcl.EvalContext {
 	m := map[string]cty.Value{}
 	for _, v := range vars {
-		m[v.Name] = cty.StringVal(v.Value)
+		if v.HasDefault || v.Set {
+			m[v.Name] = cty.StringVal(v.Value)
+		} else {
+			m[v.Name] = cty.UnknownVal(cty.String) // "Missing variable value" already reported
+		}
 	}
 	return &hcl.EvalContext{
 		Variables: map[string]cty.Value{"var": cty.ObjectVal(m)},

@@ -52,7 +52,7 @@ var policySchema = &hcl.BodySchema{
 var (
 	addressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 	amountRE  = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)(?:\s*(wei|gwei|ether|eth))?$`)
-	rateRE    = regexp.MustCompile(`^([0-9]{1,9})\s*/\s*(second|minute|hour|day)$`)
+	rateRE    = regexp.MustCompile(`^([0-9]{1,9})\s*/\s*(second|minute|min|hour|day|s|m|h|d)$`)
 	claimRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$`)
 )
 
@@ -273,7 +273,7 @@ var amountUnits = map[string]int{"": 0, "wei": 0, "gwei": 9, "ether": 18, "eth":
 
 // ParseAmount parses "1000" (wei), "20 gwei", "0.1 ether" into wei.
 func ParseAmount(s string) (*big.Int, error) {
-	m := amountRE.FindStringSubmatch(strings.TrimSpace(s))
+	m := amountRE.FindStringSubmatch(strings.ToLower(strings.TrimSpace(s)))
 	if m == nil {
 		return nil, fmt.Errorf("is not a number with an optional unit (wei, gwei, ether)")
 	}
@@ -304,6 +304,7 @@ func ParseRate(s string) (int, time.Duration, error) {
 	if n < 1 {
 		return 0, 0, fmt.Errorf("invalid rate %q: count must be at least 1", s)
 	}
-	per := map[string]time.Duration{"second": time.Second, "minute": time.Minute, "hour": time.Hour, "day": 24 * time.Hour}[m[2]]
+	per := map[string]time.Duration{"second": time.Second, "s": time.Second, "minute": time.Minute, "min": time.Minute, "m": time.Minute,
+		"hour": time.Hour, "h": time.Hour, "day": 24 * time.Hour, "d": 24 * time.Hour}[m[2]]
 	return n, per, nil
 }

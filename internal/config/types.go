@@ -32,7 +32,7 @@ type Sandbox struct {
 	Credentials []*Credential
 	Signer      *Signer // nil when the block is absent
 
-	DeclRange hcl.Range // the `sandbox "NAME"` header, for diagnostics
+	DeclRange hcl.Range `json:"-"` // the `sandbox "NAME"` header, for diagnostics
 }
 
 // Workspace is the `workspace { ... }` block.
@@ -123,7 +123,7 @@ type Variable struct {
 	HasDefault  bool      // a default was declared
 	Value       string    // effective value: the -var setting, else Default
 	Set         bool      // Value came from -var
-	DeclRange   hcl.Range // the `variable "NAME"` header
+	DeclRange   hcl.Range `json:"-"` // the `variable "NAME"` header
 }
 
 // DefaultHide are hide globs every workspace gets.

@@ -33,12 +33,9 @@ func (d *decoder) evalExpr(expr hcl.Expression, ty cty.Type, what string) (cty.V
 		return val, false, diags
 	}
 	if !val.IsWhollyKnown() {
-		return cty.NilVal, false, append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid value",
-			Detail:   fmt.Sprintf("The value of %s must be known when the file is read.", what),
-			Subject:  expr.Range().Ptr(),
-		})
+		// Only a variable without a value is unknown; that was reported
+		// where the variable is declared, so stay quiet here.
+		return cty.NilVal, false, diags
 	}
 	out, err := convert.Convert(val, ty)
 	if err != nil {

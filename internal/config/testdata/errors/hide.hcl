@@ -1,0 +1,13 @@
+sandbox "a" {
+  workspace {
+    hide = [
+      "secrets/",
+      "/etc/shadow",   # ERROR: Invalid hide pattern
+      "../outside",    # ERROR: Invalid hide pattern
+      "config/[abc",   # ERROR: Invalid hide pattern
+      "",              # ERROR: Invalid hide pattern
+      "a//b",          # ERROR: Invalid hide pattern
+      "**/private/**",
+    ]
+  }
+}

@@ -1,0 +1,4 @@
+# ERROR: Missing sandbox block
+variable "x" {
+  default = "y"
+}

@@ -1,0 +1,11 @@
+sandbox "a" {
+  workspace {
+    mode = "direct"
+    protect = [
+      "Makefile",
+      "../.ssh",         # ERROR: Invalid protect path
+      "/home/me/.bashrc", # ERROR: Invalid protect path
+    ]
+    hide = "*.env" # ERROR: Incorrect attribute value type
+  }
+}

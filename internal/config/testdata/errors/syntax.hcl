@@ -1,0 +1,4 @@
+sandbox "a" {
+  backend = "auto"
+  cpus = = 2 # ERROR: Invalid expression
+}

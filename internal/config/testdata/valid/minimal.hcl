@@ -1,0 +1,2 @@
+sandbox "min" {
+}
