@@ -13,5 +13,15 @@ func Format(filename string, src []byte) ([]byte, hcl.Diagnostics) {
 	if _, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos); diags.HasErrors() {
 		return nil, diags
 	}
-	return hclwrite.Format(src), nil
+	out := hclwrite.Format(src)
+	// Never hand back (or write over the file with) something that no
+	// longer parses, whatever the formatter did.
+	if _, diags := hclsyntax.ParseConfig(out, filename, hcl.InitialPos); diags.HasErrors() {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Cannot format this file",
+			Detail:   "Formatting would produce a file that does not parse, so the file was left unchanged. Please report this as a bug.",
+		}}
+	}
+	return out, nil
 }
