@@ -1,0 +1,227 @@
+//go:build linux
+
+package agent
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The `init` subcommand is the PID 1 of a namespace sandbox. The host
+// backend starts it in fresh user, mount, PID, network, UTS and IPC
+// namespaces. It runs in three roles:
+//
+//	init --spec FILE   PID 1: builds the root, pivots, starts the serve
+//	                   process and then only reaps zombies
+//	init --serve       the embedded sshd, started by PID 1 as the agent user
+//	                   (spec JSON on stdin, listener on fd 3, ready pipe fd 4)
+//	init --hold        a host-side helper that only waits for stdin to close
+//	                   (the backend uses its user namespace for idmapped mounts)
+func init() {
+	Register(&Subcommand{Name: "init", Summary: "PID 1 of a namespace sandbox (started by the host backend)", Run: runInit})
+}
+
+func runInit(args []string) int {
+	fs := flag.NewFlagSet("init", flag.ContinueOnError)
+	specPath := fs.String("spec", "", "init spec JSON file (as seen before pivot_root)")
+	serve := fs.Bool("serve", false, "internal: run the sshd (spec on stdin, listener fd 3, ready fd 4)")
+	hold := fs.Bool("hold", false, "internal: wait until stdin closes")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	switch {
+	case *hold:
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case *serve:
+		if err := nsServe(); err != nil {
+			fmt.Fprintf(os.Stderr, "airlock-agent init --serve: %v\n", err)
+			return 1
+		}
+		return 0
+	case *specPath == "":
+		fmt.Fprintln(os.Stderr, "usage: airlock-agent init --spec FILE")
+		return 2
+	}
+	// Everything that must hold for children (no_new_privs, the ambient
+	// capability set) is per thread: keep PID 1 on one thread and fork the
+	// serve process from it.
+	runtime.LockOSThread()
+	ready := -1
+	err := nsInit(*specPath, &ready)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "airlock-agent init: %v\n", err)
+		if ready >= 0 {
+			fmt.Fprintf(os.NewFile(uintptr(ready), "ready"), "error: %v\n", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+// nsInit is PID 1. It returns only on failure or when the sshd is gone.
+func nsInit(specPath string, ready *int) error {
+	// Nothing the host passed may leak into the sandbox's processes: mark
+	// every inherited descriptor close-on-exec (ExtraFiles re-dup what the
+	// serve process needs).
+	closeInheritedOnExec()
+	s, err := ReadInitSpec(specPath)
+	if err != nil {
+		return err
+	}
+	ns := s.Namespace
+	if ns == nil {
+		return fmt.Errorf("init spec has no namespace part")
+	}
+	if ns.ReadyFD > 0 {
+		*ready = ns.ReadyFD
+	}
+	if ns.SyncFD > 0 {
+		// The host closes its end once the process sits in its cgroup.
+		f := os.NewFile(uintptr(ns.SyncFD), "sync")
+		io.Copy(io.Discard, f)
+		f.Close()
+	}
+	ln, err := buildRoot(s)
+	if err != nil {
+		return err
+	}
+	lf, err := ln.File()
+	if err != nil {
+		return fmt.Errorf("listener fd: %w", err)
+	}
+	ln.Close()
+	for _, fd := range ns.CloseFDs {
+		unix.Close(fd)
+	}
+
+	// From here on nothing gains privileges by exec (setuid binaries,
+	// file capabilities), and no capability is handed down.
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+
+	specJSON, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(AgentGuestPath, "init", "--serve")
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + s.Home}
+	cmd.Dir = "/"
+	cmd.Stdin = pr
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	extra := []*os.File{lf}
+	if *ready >= 0 {
+		extra = append(extra, os.NewFile(uintptr(*ready), "ready"))
+	}
+	cmd.ExtraFiles = extra
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	if !ns.SingleID {
+		// PID 1 is root inside; the sshd and every session run as the agent.
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(s.UID), Gid: uint32(s.GID), Groups: []uint32{}}
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, unix.SIGCHLD, unix.SIGTERM, unix.SIGINT, unix.SIGHUP)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start sshd: %w", err)
+	}
+	pr.Close()
+	pw.Write(specJSON)
+	pw.Close()
+	lf.Close()
+	if *ready >= 0 {
+		unix.Close(*ready)
+		*ready = -1
+	}
+	servePID := cmd.Process.Pid
+	// Reap every child (we are the PID namespace's init); leave when the
+	// sshd is gone or the host asks us to. The kernel then kills the rest.
+	for sig := range sigs {
+		if sig != unix.SIGCHLD {
+			return nil
+		}
+		for {
+			var ws unix.WaitStatus
+			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if err != nil || pid <= 0 {
+				break
+			}
+			if pid == servePID {
+				fmt.Fprintf(os.Stderr, "airlock-agent init: sshd exited (%s)\n", waitString(ws))
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+func waitString(ws unix.WaitStatus) string {
+	if ws.Signaled() {
+		return "signal " + ws.Signal().String()
+	}
+	return "status " + strconv.Itoa(ws.ExitStatus())
+}
+
+// AgentGuestPath is where the airlock-agent binary sits inside a sandbox.
+const AgentGuestPath = "/run/airlock/bin/airlock-agent"
+
+func closeInheritedOnExec() {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
+}
+
+// nsServe is the serve process: the embedded sshd as the agent user.
+func nsServe() error {
+	// Not dumpable: the agent (same uid) cannot ptrace the sshd or read its
+	// memory (host key) through /proc.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("set non-dumpable: %w", err)
+	}
+	var s InitSpec
+	if err := json.NewDecoder(os.Stdin).Decode(&s); err != nil {
+		return fmt.Errorf("read spec: %w", err)
+	}
+	lf := os.NewFile(3, "listener")
+	ln, err := net.FileListener(lf)
+	lf.Close()
+	if err != nil {
+		return fmt.Errorf("listener: %w", err)
+	}
+	ready := os.NewFile(4, "ready")
+	srv, err := newSSHServer(&s)
+	if err != nil {
+		fmt.Fprintf(ready, "error: %v\n", err)
+		return err
+	}
+	if ready != nil {
+		ready.Write([]byte("ok\n"))
+		ready.Close()
+	}
+	return srv.Serve(ln)
+}

@@ -1,0 +1,394 @@
+//go:build linux
+
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// step names a failed init step in errors: "mount /usr: permission denied".
+type step struct {
+	name string
+	fn   func() error
+}
+
+func runSteps(steps []step) error {
+	for _, st := range steps {
+		if err := st.fn(); err != nil {
+			return fmt.Errorf("%s: %w", st.name, err)
+		}
+	}
+	return nil
+}
+
+// buildRoot makes the sandbox's root file system on a fresh tmpfs, opens the
+// sshd listener in the state directory (the only way in from the host),
+// brings up lo, sets the hostname and pivots into the new root. Inside the
+// new root the host is reachable through nothing but what was bound in.
+func buildRoot(s *InitSpec) (ln *net.UnixListener, err error) {
+	ns := s.Namespace
+	// The new root is a tmpfs mounted over /tmp of this (private) copy of
+	// the host's mount table; mount targets must be paths in our own mount
+	// namespace, so descriptors from the host cannot serve here.
+	root := "/tmp"
+	r := func(p string) string { return root + p }
+	steps := []step{
+		{"make mounts private", func() error { return unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "") }},
+		{"mount root tmpfs", func() error {
+			return unix.Mount("airlock", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755")
+		}},
+		{"bind /usr", func() error { return bindMount("/usr", r("/usr"), true, true) }},
+		{"merged-usr links", func() error {
+			for _, d := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
+				fi, err := os.Lstat(d)
+				switch {
+				case err != nil:
+					continue
+				case fi.Mode()&os.ModeSymlink != 0:
+					t, err := os.Readlink(d)
+					if err != nil {
+						return err
+					}
+					if err := os.Symlink(t, r(d)); err != nil {
+						return err
+					}
+				case fi.IsDir():
+					if err := bindMount(d, r(d), true, true); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}},
+		{"mount /tmp", func() error { return mountTmpfs(r("/tmp"), "mode=1777") }},
+		{"mount /proc", func() error {
+			if err := os.MkdirAll(r("/proc"), 0o555); err != nil {
+				return err
+			}
+			return unix.Mount("proc", r("/proc"), "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+		}},
+		{"make /dev", func() error { return makeDev(r("/dev"), ns.SingleID) }},
+		{"mount /run", func() error {
+			if err := mountTmpfs(r("/run"), "mode=0755"); err != nil {
+				return err
+			}
+			return os.MkdirAll(r("/run/airlock/bin"), 0o755)
+		}},
+		{"make workspace", func() error { return os.MkdirAll(r(s.Workspace), 0o755) }},
+		{"mounts", func() error {
+			for _, m := range ns.Mounts {
+				if err := applyMount(root, m); err != nil {
+					return fmt.Errorf("%s %s: %w", m.Kind, m.Target, err)
+				}
+			}
+			return nil
+		}},
+		{"etc binds", func() error {
+			for _, e := range ns.EtcBinds {
+				if !under(e, "/etc") || e == "/etc" {
+					return fmt.Errorf("etc bind %q is not under /etc", e)
+				}
+				if _, err := os.Stat(e); err != nil {
+					continue // absent on this host
+				}
+				if err := bindMount(e, r(e), true, false); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"open sshd socket", func() error {
+			p := ns.State + "/ssh.sock"
+			os.Remove(p)
+			l, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
+			if err != nil {
+				return err
+			}
+			l.SetUnlinkOnClose(false)
+			ln = l
+			return nil
+		}},
+		{"bring up lo", loUp},
+		{"set hostname", func() error {
+			if s.Hostname == "" {
+				return nil
+			}
+			return unix.Sethostname([]byte(s.Hostname))
+		}},
+		{"pivot_root", func() error {
+			if err := unix.Chdir(root); err != nil {
+				return err
+			}
+			if err := unix.PivotRoot(".", "."); err != nil {
+				return err
+			}
+			if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
+				return err
+			}
+			return unix.Chdir("/")
+		}},
+		{"write files", func() error {
+			for _, f := range s.Files {
+				own := under(f.Path, s.Home)
+				if err := writeGuestFile(f, own, s.UID, s.GID); err != nil {
+					return fmt.Errorf("%s: %w", f.Path, err)
+				}
+			}
+			return nil
+		}},
+		{"make root read-only", func() error {
+			return unix.Mount("", "/", "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
+		}},
+	}
+	if err := runSteps(steps); err != nil {
+		if ln != nil {
+			ln.Close()
+		}
+		return nil, err
+	}
+	return ln, nil
+}
+
+// bindMount binds src on dst (creating dst as a file or directory like src)
+// and makes it read-only if asked, keeping the flags the kernel locks.
+func bindMount(src, dst string, ro, recursive bool) error {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if err := makeMountpoint(dst, fi.IsDir()); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_BIND)
+	if recursive {
+		flags |= unix.MS_REC
+	}
+	if err := unix.Mount(src, dst, "", flags, ""); err != nil {
+		return fmt.Errorf("bind %s: %w", src, err)
+	}
+	if ro {
+		return remountRO(dst)
+	}
+	return nil
+}
+
+func remountRO(dst string) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dst, &st); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
+	for _, f := range []struct{ st, ms uintptr }{
+		{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if uintptr(st.Flags)&f.st != 0 {
+			flags |= f.ms
+		}
+	}
+	if err := unix.Mount("", dst, "", flags, ""); err != nil {
+		return fmt.Errorf("remount %s read-only: %w", dst, err)
+	}
+	return nil
+}
+
+func makeMountpoint(dst string, dir bool) error {
+	if dir {
+		return os.MkdirAll(dst, 0o755)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func mountTmpfs(dst, opts string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	return unix.Mount("tmpfs", dst, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts)
+}
+
+// makeDev builds a minimal /dev: device nodes bound from the host (a user
+// namespace cannot mknod), a private devpts instance, /dev/shm.
+func makeDev(dev string, singleID bool) error {
+	if err := mountTmpfs(dev, "mode=0755"); err != nil {
+		return err
+	}
+	for _, n := range []string{"null", "zero", "full", "random", "urandom", "tty"} {
+		if err := bindMount("/dev/"+n, dev+"/"+n, false, false); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(dev+"/pts", 0o755); err != nil {
+		return err
+	}
+	opts := "newinstance,ptmxmode=0666,mode=0620"
+	if !singleID {
+		opts += ",gid=5"
+	}
+	if err := unix.Mount("devpts", dev+"/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, opts); err != nil {
+		return fmt.Errorf("mount devpts: %w", err)
+	}
+	for name, target := range map[string]string{
+		"ptmx": "pts/ptmx", "fd": "/proc/self/fd", "stdin": "/proc/self/fd/0",
+		"stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2",
+	} {
+		if err := os.Symlink(target, dev+"/"+name); err != nil {
+			return err
+		}
+	}
+	return mountTmpfs(dev+"/shm", "mode=1777")
+}
+
+// applyMount performs one spec mount under root (before pivot_root).
+func applyMount(root string, m NSMount) error {
+	dst := root + m.Target
+	switch m.Kind {
+	case MountBind:
+		return bindMount(m.Source, dst, m.ReadOnly, !m.File)
+	case MountMove:
+		if err := makeMountpoint(dst, !m.File); err != nil {
+			return err
+		}
+		if err := unix.MoveMount(m.FD, "", unix.AT_FDCWD, dst, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return fmt.Errorf("move_mount: %w", err)
+		}
+		unix.Close(m.FD)
+		if m.ReadOnly {
+			return remountRO(dst)
+		}
+		return nil
+	case MountTmpfs:
+		return mountTmpfs(dst, "mode=0755")
+	case MountRebindRO, MountPin:
+		if _, err := os.Lstat(dst); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if err := unix.Mount(dst, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return err
+		}
+		if m.Kind == MountRebindRO {
+			return remountRO(dst)
+		}
+		return nil
+	case MountMask:
+		fi, err := os.Lstat(dst)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if fi.IsDir() {
+			if err := unix.Mount("tmpfs", dst, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, "mode=0000,size=4k"); err != nil {
+				return err
+			}
+			return nil
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			// A symlink cannot be a mount point; its target is either
+			// another masked match or outside the sandbox's view.
+			return nil
+		}
+		mask := root + "/.airlock-mask"
+		if _, err := os.Stat(mask); err != nil {
+			f, err := os.OpenFile(mask, os.O_CREATE|os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			f.Close()
+			os.Chmod(mask, 0)
+		}
+		if err := unix.Mount(mask, dst, "", unix.MS_BIND, ""); err != nil {
+			return err
+		}
+		return remountRO(dst)
+	}
+	return fmt.Errorf("unknown mount kind %q", m.Kind)
+}
+
+// loUp brings the loopback interface up with an ioctl (the namespace has no
+// other interface).
+func loUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// writeGuestFile writes f without following symlinks anywhere on its path,
+// so a link the agent planted in its home cannot redirect the write.
+func writeGuestFile(f InitFile, agentOwned bool, uid, gid int) error {
+	dir, base := filepath.Split(f.Path)
+	dfd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	for _, c := range strings.Split(strings.Trim(dir, "/"), "/") {
+		if c == "" {
+			continue
+		}
+		nfd, err := unix.Openat(dfd, c, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENOENT) {
+			if err = unix.Mkdirat(dfd, c, 0o755); err == nil {
+				nfd, err = unix.Openat(dfd, c, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+				if err == nil && agentOwned {
+					err = unix.Fchownat(nfd, "", uid, gid, unix.AT_EMPTY_PATH)
+				}
+			}
+		}
+		unix.Close(dfd)
+		if err != nil {
+			return err
+		}
+		dfd = nfd
+	}
+	defer unix.Close(dfd)
+	if err := unix.Unlinkat(dfd, base, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return err
+	}
+	mode := f.Mode & 0o7777
+	if mode == 0 {
+		mode = 0o644
+	}
+	fd, err := unix.Openat(dfd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode)
+	if err != nil {
+		return err
+	}
+	file := os.NewFile(uintptr(fd), f.Path)
+	defer file.Close()
+	if _, err := file.Write(f.Data); err != nil {
+		return err
+	}
+	if agentOwned {
+		if err := file.Chown(uid, gid); err != nil {
+			return err
+		}
+	}
+	return file.Chmod(os.FileMode(mode))
+}

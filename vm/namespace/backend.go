@@ -1,0 +1,211 @@
+//go:build linux
+
+package namespace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+
+	"github.com/airlock-sandbox/airlock/vm"
+	"golang.org/x/sys/unix"
+)
+
+func init() { vm.Register("namespace", New) }
+
+var _ vm.Backend = (*Backend)(nil)
+
+// Backend runs sandboxes in Linux namespaces. All its state lives under
+// root, one directory per sandbox, so a fresh Backend on the same root (a
+// restarted bridge) finds running sandboxes again.
+type Backend struct {
+	root string
+	ids  idMap
+
+	mu    sync.Mutex             // guards locks
+	locks map[string]*sync.Mutex // one per sandbox ID, serialises lifecycle calls in this process
+}
+
+// New returns a namespace backend whose sandboxes live under root.
+func New(root string) (vm.Backend, error) { return NewBackend(root) }
+
+// NewBackend is New with the concrete type.
+func NewBackend(root string) (*Backend, error) {
+	if !filepath.IsAbs(root) {
+		return nil, fmt.Errorf("namespace backend: root %q is not absolute", root)
+	}
+	return &Backend{root: filepath.Clean(root), ids: hostIDMap(), locks: map[string]*sync.Mutex{}}, nil
+}
+
+// Name implements vm.Backend.
+func (b *Backend) Name() string { return "namespace" }
+
+var (
+	availOnce sync.Once
+	availErr  error
+)
+
+// Available implements vm.Backend: it starts /bin/true in the namespaces a
+// sandbox needs, with the id mapping it would get.
+func (b *Backend) Available(ctx context.Context) error {
+	availOnce.Do(func() {
+		cmd := exec.Command("/bin/true")
+		cmd.SysProcAttr = b.sysProcAttr()
+		if err := cmd.Run(); err != nil {
+			availErr = fmt.Errorf("namespace backend: cannot create user/mount/pid/net namespaces here (%v): %w", err, vm.ErrUnavailable)
+		}
+	})
+	return availErr
+}
+
+var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+
+func (b *Backend) dir(id string) string { return filepath.Join(b.root, id) }
+
+// lock serialises lifecycle operations on one sandbox within this process.
+// Across processes the bridge is the only caller.
+func (b *Backend) lock(id string) func() {
+	b.mu.Lock()
+	m := b.locks[id]
+	if m == nil {
+		m = &sync.Mutex{}
+		b.locks[id] = m
+	}
+	b.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// record is sandbox.json: the spec the sandbox was created with. Its
+// presence is what makes the sandbox exist.
+type record struct {
+	Spec    vm.Spec `json:"spec"`
+	Started bool    `json:"started"`
+	Note    string  `json:"note,omitempty"` // from the last start: limits not applied, ...
+}
+
+const recordFile = "sandbox.json"
+
+func (b *Backend) load(id string) (*record, error) {
+	if !idRE.MatchString(id) {
+		return nil, fmt.Errorf("sandbox %q: %w", id, vm.ErrNotFound)
+	}
+	data, err := os.ReadFile(filepath.Join(b.dir(id), recordFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("sandbox %q: %w", id, vm.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sandbox %q: %w", id, err)
+	}
+	var r record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("sandbox %q: decode %s: %w", id, recordFile, err)
+	}
+	return &r, nil
+}
+
+func (b *Backend) save(id string, r *record) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(b.dir(id), recordFile+".tmp")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(b.dir(id), recordFile))
+}
+
+// Status implements vm.Backend.
+func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
+	r, err := b.load(id)
+	if err != nil {
+		return vm.Status{}, err
+	}
+	st := vm.Status{State: vm.StateCreated, Note: r.Note}
+	if r.Started {
+		st.State = vm.StateStopped
+	}
+	if p, ok := readPidFile(b.dir(id)); ok && p.alive() {
+		st.State = vm.StateRunning
+		st.PID = p.PID
+	}
+	return st, nil
+}
+
+// Dial implements vm.Backend: it connects to the sandbox sshd's unix socket
+// in the state directory.
+func (b *Backend) Dial(ctx context.Context, id string) (net.Conn, error) {
+	st, err := b.Status(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if st.State != vm.StateRunning {
+		return nil, fmt.Errorf("dial sandbox %s: %w", id, vm.ErrNotRunning)
+	}
+	c, err := dialUnix(ctx, filepath.Join(b.dir(id), "ssh.sock"))
+	if err != nil {
+		return nil, fmt.Errorf("dial sandbox %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// dialUnix connects to a unix socket, going through /proc/self/fd when the
+// path is too long for sockaddr_un.
+func dialUnix(ctx context.Context, p string) (net.Conn, error) {
+	var d net.Dialer
+	if len(p) < 100 {
+		return d.DialContext(ctx, "unix", p)
+	}
+	dir, err := os.OpenFile(filepath.Dir(p), unix.O_PATH|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	return d.DialContext(ctx, "unix", fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(p)))
+}
+
+// Stop implements vm.Backend: killing the init ends the PID namespace and
+// every process in it. State on disk stays.
+func (b *Backend) Stop(ctx context.Context, id string) error {
+	defer b.lock(id)()
+	if _, err := b.load(id); err != nil {
+		return err
+	}
+	return b.stop(ctx, id)
+}
+
+func (b *Backend) stop(ctx context.Context, id string) error {
+	dir := b.dir(id)
+	if p, ok := readPidFile(dir); ok {
+		if err := p.kill(ctx); err != nil {
+			return fmt.Errorf("stop sandbox %s: %w", id, err)
+		}
+	}
+	os.Remove(filepath.Join(dir, pidFile))
+	os.Remove(filepath.Join(dir, "ssh.sock"))
+	removeCgroup(id)
+	return nil
+}
+
+// Remove implements vm.Backend.
+func (b *Backend) Remove(ctx context.Context, id string) error {
+	defer b.lock(id)()
+	if _, err := b.load(id); err != nil {
+		return err
+	}
+	if err := b.stop(ctx, id); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(b.dir(id)); err != nil {
+		return fmt.Errorf("remove sandbox %s: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,281 @@
+//go:build linux
+
+package namespace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/airlock-sandbox/airlock/vm"
+)
+
+// State directory layout (all under root/ID, mode 0700):
+//
+//	sandbox.json    the spec (its presence makes the sandbox exist)
+//	spec.json       the init spec of the current/last start
+//	ssh/host_key    the guest sshd's host key; ssh/authorized_keys
+//	etc/            the guest's private, persistent /etc
+//	home/           the guest's persistent /home/agent
+//	workspace/      clone and mountless modes: the guest's /workspace
+//	ssh.sock        the guest sshd's socket while running
+//	init.pid        "PID STARTTIME" of the running init
+//	init.log        the init's and sshd's stderr
+//	cgroup          where the init's cgroups live (when limits are set)
+
+func checkSpec(s *vm.Spec) error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if !idRE.MatchString(s.ID) {
+		bad("id %q must match %s", s.ID, idRE)
+	}
+	if s.User != "" && s.User != "agent" {
+		bad("user %q: the namespace backend runs sessions as \"agent\"", s.User)
+	}
+	if s.AgentBinary == "" || !filepath.IsAbs(s.AgentBinary) {
+		bad("agent binary %q is not an absolute path", s.AgentBinary)
+	}
+	if len(s.HostKeyPEM) == 0 || len(s.AuthorizedKeys) == 0 {
+		bad("host key and authorized keys are required")
+	}
+	w := s.Workspace
+	if w.Target == "" {
+		w.Target = "/workspace"
+	}
+	if !path.IsAbs(w.Target) || path.Clean(w.Target) != w.Target || w.Target == "/" {
+		bad("workspace target %q is not a clean absolute path", w.Target)
+	}
+	for _, r := range []string{"/usr", "/etc", "/proc", "/dev", "/run", "/tmp", "/home", "/bin", "/lib", "/sbin"} {
+		if w.Target == r || strings.HasPrefix(w.Target, r+"/") {
+			bad("workspace target %q is inside %s", w.Target, r)
+		}
+	}
+	switch w.Mode {
+	case vm.ModeDirect, vm.ModeClone:
+		if !filepath.IsAbs(w.HostPath) {
+			bad("workspace host path %q is not absolute", w.HostPath)
+		} else if fi, err := os.Stat(w.HostPath); err != nil || !fi.IsDir() {
+			bad("workspace host path %q is not a directory", w.HostPath)
+		}
+	case vm.ModeMountless, "":
+	default:
+		bad("unknown workspace mode %q", w.Mode)
+	}
+	for _, p := range append(append([]string{}, w.Hide...), w.Protect...) {
+		if p == "" || path.IsAbs(p) || strings.HasPrefix(path.Clean(p), "..") {
+			bad("hide/protect path %q must be relative to the workspace", p)
+		}
+	}
+	for _, m := range s.Mounts {
+		if !filepath.IsAbs(m.Source) || !path.IsAbs(m.Target) || path.Clean(m.Target) != m.Target || m.Target == "/" {
+			bad("mount %q: source and target must be absolute", m.Name)
+		}
+	}
+	for _, f := range s.Files {
+		if !path.IsAbs(f.Path) || path.Clean(f.Path) != f.Path ||
+			!(strings.HasPrefix(f.Path, "/etc/") || strings.HasPrefix(f.Path, "/run/airlock/") || strings.HasPrefix(f.Path, guestHome+"/")) {
+			bad("file %q must be under /etc, /run/airlock or %s", f.Path, guestHome)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %w", vm.ErrInvalidSpec, errors.Join(errs...))
+	}
+	return nil
+}
+
+const guestHome = "/home/agent"
+
+// Create implements vm.Backend.
+func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
+	if err := checkSpec(&spec); err != nil {
+		return err
+	}
+	dir := b.dir(spec.ID)
+	if spec.StateDir != "" && filepath.Clean(spec.StateDir) != dir {
+		return fmt.Errorf("%w: state dir %q must be %q for this backend", vm.ErrInvalidSpec, spec.StateDir, dir)
+	}
+	spec.StateDir = dir
+	if spec.User == "" {
+		spec.User = "agent"
+	}
+	if spec.Workspace.Target == "" {
+		spec.Workspace.Target = "/workspace"
+	}
+	if spec.Workspace.Mode == "" {
+		spec.Workspace.Mode = vm.ModeMountless
+	}
+	defer b.lock(spec.ID)()
+	if _, err := os.Stat(filepath.Join(dir, recordFile)); err == nil {
+		return fmt.Errorf("sandbox %q: %w", spec.ID, vm.ErrExists)
+	}
+	if err := os.MkdirAll(b.root, 0o700); err != nil {
+		return fmt.Errorf("create sandbox %s: %w", spec.ID, err)
+	}
+	made := os.Mkdir(dir, 0o700) == nil
+	defer func() {
+		if err == nil {
+			return
+		}
+		if made {
+			os.RemoveAll(dir)
+			return
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}()
+	if err := b.prepare(ctx, dir, &spec); err != nil {
+		return fmt.Errorf("create sandbox %s: %w", spec.ID, err)
+	}
+	if err := b.save(spec.ID, &record{Spec: spec}); err != nil {
+		return fmt.Errorf("create sandbox %s: %w", spec.ID, err)
+	}
+	return nil
+}
+
+func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec) error {
+	rootUID, rootGID := b.ids.hostUID(0), b.ids.hostGID(0)
+	agUID, agGID := b.ids.hostUID(agentUID), b.ids.hostGID(agentGID)
+	steps := []struct {
+		name string
+		fn   func() error
+	}{
+		{"ssh keys", func() error {
+			if err := os.Mkdir(filepath.Join(dir, "ssh"), 0o700); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, "ssh", "host_key"), spec.HostKeyPEM, 0o600); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, "ssh", "authorized_keys"), spec.AuthorizedKeys, 0o600)
+		}},
+		{"etc", func() error { return makeEtc(filepath.Join(dir, "etc"), spec.ID) }},
+		{"home", func() error { return makeHome(filepath.Join(dir, "home")) }},
+		{"workspace", func() error { return prepareWorkspace(ctx, filepath.Join(dir, "workspace"), spec.Workspace) }},
+		{"ownership", func() error {
+			// The init (guest root) must reach the state dir and own /etc;
+			// the agent owns its home and private workspace. Host root
+			// keeps ssh/ and sandbox.json to itself.
+			if err := os.Lchown(dir, rootUID, rootGID); err != nil {
+				return err
+			}
+			if err := chownTree(filepath.Join(dir, "etc"), rootUID, rootGID); err != nil {
+				return err
+			}
+			if err := chownTree(filepath.Join(dir, "home"), agUID, agGID); err != nil {
+				return err
+			}
+			if spec.Workspace.Mode != vm.ModeDirect {
+				return chownTree(filepath.Join(dir, "workspace"), agUID, agGID)
+			}
+			return nil
+		}},
+	}
+	for _, st := range steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := st.fn(); err != nil {
+			return fmt.Errorf("%s: %w", st.name, err)
+		}
+	}
+	return nil
+}
+
+func chownTree(root string, uid, gid int) error {
+	if os.Geteuid() != 0 {
+		return nil // single-id mapping: the host user is the agent
+	}
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, gid)
+	})
+}
+
+// makeEtc writes the guest's private /etc: accounts, hosts, name service
+// switch, copies of a few harmless host files. No resolv.conf: the sandbox
+// has no DNS. Directories such as /etc/ssl are bound read-only at start
+// (see etcBinds).
+func makeEtc(etc, id string) error {
+	if err := os.Mkdir(etc, 0o755); err != nil {
+		return err
+	}
+	files := map[string]string{
+		"passwd": "root:x:0:0:root:/root:/bin/sh\n" +
+			"agent:x:1000:1000:Airlock agent:/home/agent:/bin/bash\n" +
+			"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+		"group":         "root:x:0:\ntty:x:5:\nagent:x:1000:\nnogroup:x:65534:\n",
+		"hosts":         "127.0.0.1\tlocalhost " + id + "\n::1\tlocalhost ip6-localhost ip6-loopback\n",
+		"hostname":      id + "\n",
+		"nsswitch.conf": "passwd: files\ngroup: files\nshadow: files\nhosts: files\nnetworks: files\nprotocols: files\nservices: files\n",
+		"shells":        "/bin/sh\n/bin/bash\n/usr/bin/bash\n",
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(etc, name), []byte(data), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, name := range []string{"profile", "bash.bashrc", "inputrc", "services", "protocols", "ld.so.cache",
+		"ld.so.conf", "localtime", "os-release", "debian_version", "mime.types", "login.defs", "environment"} {
+		if err := copyEntry(filepath.Join("/etc", name), filepath.Join(etc, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// etcBinds are host /etc directories bound read-only into the guest's /etc:
+// certificates, Debian's alternatives links, shell profile snippets.
+var etcBinds = []string{"/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/profile.d",
+	"/etc/ld.so.conf.d", "/etc/terminfo", "/etc/bash_completion.d", "/etc/skel"}
+
+// makeHome creates the agent's home with the host's skeleton files.
+func makeHome(home string) error {
+	if err := os.Mkdir(home, 0o755); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir("/etc/skel")
+	if err != nil {
+		return nil
+	}
+	for _, e := range ents {
+		if e.Type().IsRegular() {
+			if err := copyEntry(filepath.Join("/etc/skel", e.Name()), filepath.Join(home, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// copyEntry copies a regular file or a symlink (not following it).
+func copyEntry(src, dst string) error {
+	fi, err := os.Lstat(src)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := os.Readlink(src)
+		if err != nil {
+			return err
+		}
+		os.Remove(dst)
+		return os.Symlink(t, dst)
+	case fi.Mode().IsRegular():
+		os.Remove(dst)
+		if err := copyFile(src, dst, fi.Mode().Perm()); err != nil {
+			return err
+		}
+		return os.Chmod(dst, fi.Mode().Perm())
+	}
+	return nil // sockets, devices, directories: not copied
+}

@@ -1,0 +1,22 @@
+// Package namespace is the "namespace" vm.Backend: each sandbox is
+// `airlock-agent init` (package internal/agent) running as PID 1 in fresh
+// user, mount, PID, network, UTS and IPC namespaces, on a private tmpfs
+// root holding the host's /usr read-only, a private /etc, a persistent
+// /home/agent, a private /tmp and /dev, and /workspace.
+//
+// Trust boundary: everything inside the sandbox is untrusted. The host side
+// (this package) trusts its vm.Spec (built by the bridge from an approved
+// plan) and the airlock-agent binary it starts, nothing the guest writes.
+// The guest reaches the host only through the sshd's unix socket in the
+// sandbox's state directory (the bridge dials it); the network namespace
+// has only lo. Host paths reach the guest only as descriptors this package
+// opens (the workspace in direct mode, extra mounts); in clone mode the
+// host repository is read by host-side git with hooks and fsmonitor off and
+// only the private clone is shared. As host root, guest ids 0..65535 map to
+// host 100000.., so root inside is an unprivileged host id; the agent
+// (uid 1000) runs the sshd and every session with no_new_privs and no
+// capabilities. As an unprivileged host user only the agent's id exists
+// inside.
+//
+// This is weaker isolation than a microVM: the guest shares the host kernel.
+package namespace

@@ -1,0 +1,162 @@
+//go:build linux
+
+package namespace
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"syscall"
+
+	"github.com/airlock-sandbox/airlock/internal/agent"
+	"github.com/airlock-sandbox/airlock/vm"
+	"golang.org/x/sys/unix"
+)
+
+// mountPlan turns /etc, the home, the agent binary, the workspace and the
+// extra mounts into init mount steps. As host root the host side of each is
+// a detached mount made here (open_tree) and passed as a descriptor, so the
+// guest's root never walks a host path (the init's ids could not traverse
+// a 0700 $AIRLOCK_HOME anyway); as an unprivileged user it is a path the
+// init binds (it has the user's own access).
+func (l *launch) mountPlan(ctx context.Context) ([]agent.NSMount, error) {
+	w := l.spec.Workspace
+	var ms []agent.NSMount
+	add := func(src, target string, ro, file, idmap bool) error {
+		m, err := l.hostTree(ctx, src, target, ro, file, idmap)
+		if err != nil {
+			return fmt.Errorf("%s: %w", target, err)
+		}
+		ms = append(ms, m)
+		return nil
+	}
+	if err := add(filepath.Join(l.dir, "etc"), "/etc", false, false, false); err != nil {
+		return nil, err
+	}
+	if err := add(filepath.Join(l.dir, "home"), guestHome, false, false, false); err != nil {
+		return nil, err
+	}
+	if err := add(l.spec.AgentBinary, agent.AgentGuestPath, true, true, false); err != nil {
+		return nil, err
+	}
+	switch w.Mode {
+	case vm.ModeDirect:
+		if err := add(w.HostPath, w.Target, false, false, true); err != nil {
+			return nil, err
+		}
+		// Protect paths: read-only, and every directory above them pinned
+		// (a mount point cannot be renamed or removed, so `.git` cannot be
+		// swapped for one with fresh hooks).
+		pinned := map[string]bool{}
+		for _, p := range w.Protect {
+			p = path.Clean(p)
+			for a := path.Dir(p); a != "." && !pinned[a]; a = path.Dir(a) {
+				pinned[a] = true
+				ms = append(ms, agent.NSMount{Kind: agent.MountPin, Target: path.Join(w.Target, a)})
+			}
+		}
+		for _, p := range w.Protect {
+			ms = append(ms, agent.NSMount{Kind: agent.MountRebindRO, Target: path.Join(w.Target, path.Clean(p))})
+		}
+		hidden, err := matchHidden(w.HostPath, w.Hide)
+		if err != nil {
+			return nil, fmt.Errorf("hide: %w", err)
+		}
+		for _, rel := range hidden {
+			ms = append(ms, agent.NSMount{Kind: agent.MountMask, Target: path.Join(w.Target, rel)})
+		}
+	default:
+		if err := add(filepath.Join(l.dir, "workspace"), w.Target, false, false, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range l.spec.Mounts {
+		if err := add(m.Source, m.Target, m.ReadOnly, false, !m.ReadOnly); err != nil {
+			return nil, err
+		}
+	}
+	return ms, nil
+}
+
+// hostTree prepares one host file or directory for the guest. With idmap
+// (read-write shares of the user's files, as host root) the mount maps the
+// owner of src to the agent, so the agent can work on the user's files and
+// what it creates belongs to the user.
+func (l *launch) hostTree(ctx context.Context, src, target string, ro, file, idmap bool) (agent.NSMount, error) {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return agent.NSMount{}, err
+	}
+	if file == fi.IsDir() {
+		return agent.NSMount{}, fmt.Errorf("%s: unexpected file type", src)
+	}
+	if l.b.ids.single {
+		return agent.NSMount{Kind: agent.MountBind, Source: src, Target: target, ReadOnly: ro, File: file}, nil
+	}
+	tree, err := unix.OpenTree(unix.AT_FDCWD, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return agent.NSMount{}, fmt.Errorf("open_tree %s: %w", src, err)
+	}
+	f := os.NewFile(uintptr(tree), src)
+	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
+	if ro {
+		attr.Attr_set |= unix.MOUNT_ATTR_RDONLY
+	}
+	if idmap {
+		st := fi.Sys().(*syscall.Stat_t)
+		uns, cleanup, err := l.idmapUserns(ctx, int(st.Uid), int(st.Gid))
+		if err == nil {
+			defer cleanup()
+			a := attr
+			a.Attr_set |= unix.MOUNT_ATTR_IDMAP
+			a.Userns_fd = uint64(uns)
+			err = unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH, &a)
+		}
+		if err == nil {
+			return agent.NSMount{Kind: agent.MountMove, FD: l.pass(f), Target: target, File: file}, nil
+		}
+		l.notes = append(l.notes, fmt.Sprintf("%s: no idmapped mount (%v): files of host uid %d are read-only inside", target, err, st.Uid))
+	}
+	if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH, &attr); err != nil {
+		f.Close()
+		return agent.NSMount{}, fmt.Errorf("mount_setattr %s: %w", src, err)
+	}
+	return agent.NSMount{Kind: agent.MountMove, FD: l.pass(f), Target: target, File: file}, nil
+}
+
+// idmapUserns returns a user namespace (fd) mapping exactly uid/gid to the
+// agent's host ids, held by a short-lived helper process until cleanup.
+func (l *launch) idmapUserns(ctx context.Context, uid, gid int) (int, func(), error) {
+	exe, err := os.Open(l.spec.AgentBinary)
+	if err != nil {
+		return -1, nil, err
+	}
+	defer exe.Close()
+	cmd := &exec.Cmd{
+		Path:       "/proc/self/fd/3",
+		Args:       []string{"airlock-agent", "init", "--hold"},
+		ExtraFiles: []*os.File{exe},
+		SysProcAttr: &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: l.b.ids.hostUID(agentUID), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: l.b.ids.hostGID(agentGID), Size: 1}},
+		},
+	}
+	hold, err := cmd.StdinPipe()
+	if err != nil {
+		return -1, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return -1, nil, fmt.Errorf("userns helper: %w", err)
+	}
+	stop := func() { hold.Close(); cmd.Wait() }
+	uns, err := unix.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		stop()
+		return -1, nil, err
+	}
+	return uns, func() { unix.Close(uns); stop() }, nil
+}

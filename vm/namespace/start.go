@@ -1,0 +1,237 @@
+//go:build linux
+
+package namespace
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/agent"
+	"github.com/airlock-sandbox/airlock/vm"
+	"golang.org/x/sys/unix"
+)
+
+// DefaultStartTimeout bounds Start when ctx has no deadline.
+const DefaultStartTimeout = 30 * time.Second
+
+// Start implements vm.Backend: it starts `airlock-agent init` in new
+// namespaces and returns once the guest sshd accepts connections.
+func (b *Backend) Start(ctx context.Context, id string) (err error) {
+	defer b.lock(id)()
+	r, err := b.load(id)
+	if err != nil {
+		return err
+	}
+	dir := b.dir(id)
+	if p, ok := readPidFile(dir); ok && p.alive() {
+		return fmt.Errorf("start sandbox %s: %w", id, vm.ErrRunning)
+	}
+	if err := b.Available(ctx); err != nil {
+		return err
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultStartTimeout)
+		defer cancel()
+	}
+	os.Remove(filepath.Join(dir, pidFile))
+	os.Remove(filepath.Join(dir, "ssh.sock"))
+	removeCgroup(id)
+
+	l := &launch{b: b, dir: dir, spec: &r.Spec}
+	defer l.closeChildFiles()
+	p, note, err := l.run(ctx)
+	if err != nil {
+		return fmt.Errorf("start sandbox %s: %w", id, err)
+	}
+	r.Started = true
+	r.Note = note
+	if err := b.save(id, r); err != nil {
+		p.kill(context.Background())
+		os.Remove(filepath.Join(dir, pidFile))
+		return fmt.Errorf("start sandbox %s: %w", id, err)
+	}
+	return nil
+}
+
+// launch is one start attempt: the descriptors handed to the init and the
+// notes collected on the way.
+type launch struct {
+	b     *Backend
+	dir   string
+	spec  *vm.Spec
+	files []*os.File // the init's fds 3, 4, ...
+	notes []string
+}
+
+// pass hands f to the init and returns its descriptor number there.
+func (l *launch) pass(f *os.File) int {
+	l.files = append(l.files, f)
+	return 2 + len(l.files)
+}
+
+func (l *launch) closeChildFiles() {
+	for _, f := range l.files {
+		f.Close()
+	}
+	l.files = nil
+}
+
+func (l *launch) run(ctx context.Context) (proc, string, error) {
+	spec := l.spec
+	stateF, err := os.OpenFile(l.dir, unix.O_PATH|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return proc{}, "", err
+	}
+	stateFD := l.pass(stateF)
+	exeF, err := os.Open(spec.AgentBinary)
+	if err != nil {
+		return proc{}, "", fmt.Errorf("agent binary: %w", err)
+	}
+	exeFD := l.pass(exeF)
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		return proc{}, "", err
+	}
+	defer readyR.Close()
+	readyFD := l.pass(readyW)
+	syncR, syncW, err := os.Pipe()
+	if err != nil {
+		return proc{}, "", err
+	}
+	defer syncW.Close()
+	syncFD := l.pass(syncR)
+
+	mounts, err := l.mountPlan(ctx)
+	if err != nil {
+		return proc{}, "", err
+	}
+	is := agent.InitSpec{
+		Hostname:       spec.ID,
+		User:           "agent",
+		UID:            agentUID,
+		GID:            agentGID,
+		Home:           guestHome,
+		Shell:          "/bin/bash",
+		Env:            envList(spec.Env),
+		HostKeyPEM:     spec.HostKeyPEM,
+		AuthorizedKeys: spec.AuthorizedKeys,
+		Workspace:      spec.Workspace.Target,
+		Namespace: &agent.NSSpec{
+			State:    fmt.Sprintf("/proc/self/fd/%d", stateFD),
+			ReadyFD:  readyFD,
+			SyncFD:   syncFD,
+			EtcBinds: etcBinds,
+			Mounts:   mounts,
+			SingleID: l.b.ids.single,
+			CloseFDs: []int{stateFD, exeFD},
+		},
+	}
+	for _, f := range spec.Files {
+		is.Files = append(is.Files, agent.InitFile{Path: f.Path, Mode: f.Mode, Data: f.Data})
+	}
+	if err := is.Validate(); err != nil {
+		return proc{}, "", err
+	}
+	data, err := json.Marshal(&is)
+	if err != nil {
+		return proc{}, "", err
+	}
+	specPath := filepath.Join(l.dir, "spec.json")
+	if err := os.WriteFile(specPath, data, 0o600); err != nil {
+		return proc{}, "", err
+	}
+	if err := os.Lchown(specPath, l.b.ids.hostUID(0), l.b.ids.hostGID(0)); err != nil && os.Geteuid() == 0 {
+		return proc{}, "", err
+	}
+	logF, err := os.OpenFile(filepath.Join(l.dir, "init.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return proc{}, "", err
+	}
+	defer logF.Close()
+	fmt.Fprintf(logF, "--- start %s\n", time.Now().UTC().Format(time.RFC3339Nano))
+
+	cg, note := setupCgroup(spec.ID, spec.CPUs, spec.MemoryBytes)
+	if note != "" {
+		l.notes = append(l.notes, note)
+	}
+	cmd := &exec.Cmd{
+		Path:        fmt.Sprintf("/proc/self/fd/%d", exeFD),
+		Args:        []string{"airlock-agent", "init", "--spec", fmt.Sprintf("/proc/self/fd/%d/spec.json", stateFD)},
+		Env:         []string{"PATH=/usr/bin:/bin"},
+		Dir:         "/",
+		Stdout:      logF,
+		Stderr:      logF,
+		ExtraFiles:  l.files,
+		SysProcAttr: l.b.sysProcAttr(),
+	}
+	if err := cmd.Start(); err != nil {
+		cg.remove()
+		return proc{}, "", fmt.Errorf("exec init: %w", err)
+	}
+	l.closeChildFiles()
+	go cmd.Wait() // reap it if it dies while we are its parent
+	p, err := procOf(cmd.Process.Pid)
+	fail := func(err error) (proc, string, error) {
+		(proc{PID: cmd.Process.Pid, StartTime: p.StartTime}).kill(context.Background())
+		os.Remove(filepath.Join(l.dir, pidFile))
+		cg.remove()
+		return proc{}, "", err
+	}
+	if err == nil {
+		// (If the init already died, the ready pipe tells why below.)
+		if err := writePidFile(l.dir, p); err != nil {
+			return fail(err)
+		}
+	}
+	if err := cg.place(p.PID); err != nil {
+		l.notes = append(l.notes, "cgroup limits not applied: "+err.Error())
+	}
+	syncW.Close()
+
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(readyR).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case s := <-line:
+		if s != "ok" {
+			if s == "" {
+				s = "init exited: " + logTail(filepath.Join(l.dir, "init.log"))
+			}
+			return fail(errors.New(s))
+		}
+	case <-ctx.Done():
+		return fail(fmt.Errorf("%w: %v", vm.ErrStartTimeout, ctx.Err()))
+	}
+	return p, strings.Join(l.notes, "; "), nil
+}
+
+func envList(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// logTail returns the last line of the init log, for start errors.
+func logTail(file string) string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "(no log)"
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	return lines[len(lines)-1]
+}

@@ -1,0 +1,244 @@
+//go:build linux
+
+package namespace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/airlock-sandbox/airlock/vm"
+)
+
+// prepareWorkspace makes dst, the guest's /workspace in clone and mountless
+// modes. In clone mode the host repository is read by host-side git only;
+// nothing of it but the copied files reaches the guest.
+func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace) error {
+	switch w.Mode {
+	case vm.ModeDirect:
+		return nil
+	case vm.ModeMountless:
+		return os.Mkdir(dst, 0o755)
+	}
+	if !isGitRepo(ctx, w.HostPath) {
+		if err := os.Mkdir(dst, 0o755); err != nil {
+			return err
+		}
+		return copyTree(w.HostPath, dst, w.Hide)
+	}
+	// Host-side git on the user's repository: hooks and fsmonitor off, so
+	// nothing in the repository's own config runs code here.
+	if _, err := git(ctx, "", "clone", "--quiet", "--no-hardlinks", w.HostPath, dst); err != nil {
+		return err
+	}
+	// Uncommitted work: every path that differs from HEAD (staged or not)
+	// plus untracked files that are not ignored.
+	changed, err := git(ctx, w.HostPath, "diff", "--name-only", "-z", "--no-renames", "HEAD", "--")
+	if err != nil {
+		// No commit yet: everything in the index counts as changed.
+		if changed, err = git(ctx, w.HostPath, "ls-files", "-z", "--cached"); err != nil {
+			return err
+		}
+	}
+	untracked, err := git(ctx, w.HostPath, "ls-files", "-z", "--others", "--exclude-standard")
+	if err != nil {
+		return err
+	}
+	for _, rel := range append(splitZ(changed), splitZ(untracked)...) {
+		if !localRel(rel) || strings.HasPrefix(rel, ".git/") {
+			continue
+		}
+		src, to := filepath.Join(w.HostPath, rel), filepath.Join(dst, rel)
+		if _, err := os.Lstat(src); errors.Is(err, os.ErrNotExist) {
+			os.Remove(to) // deleted in the host working tree
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		if err := copyEntry(src, to); err != nil {
+			return fmt.Errorf("copy %s: %w", rel, err)
+		}
+	}
+	// Hidden files never reach the guest, committed or not.
+	hidden, err := matchHidden(dst, w.Hide)
+	if err != nil {
+		return err
+	}
+	for _, rel := range hidden {
+		if err := os.RemoveAll(filepath.Join(dst, rel)); err != nil {
+			return err
+		}
+	}
+	// The clone's origin names a host path the guest cannot see.
+	_, err = git(ctx, dst, "remote", "remove", "origin")
+	return err
+}
+
+func isGitRepo(ctx context.Context, dir string) bool {
+	out, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return false
+	}
+	top := strings.TrimSpace(string(out))
+	a, err1 := os.Stat(top)
+	b, err2 := os.Stat(dir)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
+		"-c", "safe.directory=*", "-c", "protocol.file.allow=always"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+func splitZ(b []byte) []string {
+	var out []string
+	for _, s := range strings.Split(string(b), "\x00") {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func localRel(rel string) bool {
+	return rel != "" && !path.IsAbs(rel) && path.Clean(rel) == rel && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// copyTree copies a non-git folder, skipping hidden paths.
+func copyTree(src, dst string, hide []string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if rel == "." {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if hiddenPath(rel, hide) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.Mkdir(to, 0o755)
+		}
+		return copyEntry(p, to)
+	})
+}
+
+// matchHidden walks dir and returns the paths (relative, slash-separated)
+// matching a hide glob; a matching directory is returned whole.
+func matchHidden(dir string, hide []string) ([]string, error) {
+	if len(hide) == 0 {
+		return nil, nil
+	}
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrPermission) {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == "." {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == ".git" && d.IsDir() {
+			return filepath.SkipDir
+		}
+		if hiddenPath(rel, hide) {
+			out = append(out, rel)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// hiddenPath reports whether rel matches one of the globs. A glob without a
+// slash matches a name at any depth (".env", "*.pem"); one with a slash
+// matches the whole path from the workspace root ("config/secrets/*",
+// "**/id_*"); "**" matches any number of directories.
+func hiddenPath(rel string, globs []string) bool {
+	for _, g := range globs {
+		g = strings.TrimSuffix(strings.TrimPrefix(g, "/"), "/")
+		if g == "" {
+			continue
+		}
+		if !strings.Contains(g, "/") {
+			if ok, _ := path.Match(g, path.Base(rel)); ok {
+				return true
+			}
+			continue
+		}
+		if matchSegments(strings.Split(g, "/"), strings.Split(rel, "/")) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchSegments(pat, name []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(name); i++ {
+				if matchSegments(pat[1:], name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], name[0]); !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+// copyFile streams a regular file (used for large uncommitted files).
+func copyFile(src, dst string, perm fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
