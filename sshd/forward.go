@@ -126,14 +126,22 @@ func (c *conn) dialUnixAsUser(path string) (net.Conn, error) {
 // ends. Everything is closed when both are done or the client closes the
 // channel.
 func splice(ch gossh.Channel, reqs <-chan *gossh.Request, nc net.Conn) {
+	in := make(chan struct{}) // closed when channel -> stream is done
 	go func() {
 		gossh.DiscardRequests(reqs) // returns when the channel is closed
+		// Data the client sent before closing is still delivered; then the
+		// stream is closed so the other direction stops too.
+		select {
+		case <-in:
+		case <-time.After(10 * time.Second):
+		}
 		nc.Close()
 	}()
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
+		defer close(in)
 		copyBuf(nc, ch)
 		if cw, ok := nc.(interface{ CloseWrite() error }); ok {
 			cw.CloseWrite()
