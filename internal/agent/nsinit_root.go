@@ -74,6 +74,12 @@ func buildRoot(s *InitSpec) (ln *net.UnixListener, err error) {
 			}
 			return unix.Mount("proc", r("/proc"), "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
 		}},
+		{"limit nested namespaces", func() error {
+			// The agent gets no user namespaces of its own (uid 0 in a
+			// nested namespace is no power over the sandbox, but it is
+			// kernel attack surface). The limit is per user namespace.
+			return os.WriteFile(r("/proc/sys/user/max_user_namespaces"), []byte("0\n"), 0)
+		}},
 		{"make /dev", func() error { return makeDev(r("/dev"), ns.SingleID) }},
 		{"mount /run", func() error {
 			if err := mountTmpfs(r("/run"), "mode=0755"); err != nil {

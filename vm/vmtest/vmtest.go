@@ -209,5 +209,3 @@ func waitGone(t testing.TB, pid int) {
 	}
 	t.Fatalf("pid %d still alive", pid)
 }
-
-

@@ -1,0 +1,342 @@
+//go:build linux
+
+package namespace
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/airlock-sandbox/airlock/vm"
+	"github.com/airlock-sandbox/airlock/vm/vmtest"
+	"golang.org/x/crypto/ssh"
+)
+
+// The escape suite: each test runs commands as the agent inside a real
+// namespace sandbox and checks that one way across the boundary stays shut.
+// Each also checks that the same action works where it is allowed, so a
+// sandbox that simply fails every command cannot pass.
+
+func up(t *testing.T, id string, mutate func(*vm.Spec)) (*Backend, *ssh.Client, vm.Spec) {
+	t.Helper()
+	b := newBackend(t)
+	o := options()
+	spec, keys := vmtest.NewSpec(t, b, id, o)
+	if mutate != nil {
+		mutate(&spec)
+	}
+	vmtest.Up(t, b, spec, o)
+	return b, vmtest.Connect(t, b, id, keys), spec
+}
+
+func randHex(t *testing.T) string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// shouldFail runs cmd and fails the test if it exits 0.
+func shouldFail(t *testing.T, cl *ssh.Client, what, cmd string) string {
+	t.Helper()
+	out, errs, code := vmtest.Exec(t, cl, cmd)
+	if code == 0 {
+		t.Errorf("%s: %q succeeded inside the sandbox\nstdout: %s", what, cmd, out)
+	}
+	return out + errs
+}
+
+func TestEscapeHostFiles(t *testing.T) {
+	canaryDir, err := os.MkdirTemp("/var/tmp", "airlock-canary-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(canaryDir) })
+	os.Chmod(canaryDir, 0o755)
+	secret := "canary-" + randHex(t)
+	canary := filepath.Join(canaryDir, "canary.txt")
+	if err := os.WriteFile(canary, []byte(secret), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, cl, spec := up(t, "files", nil)
+	vmtest.MustExec(t, cl, "cat /etc/hostname /etc/passwd >/dev/null") // positive control
+	shouldFail(t, cl, "read a world-readable host file", "cat "+canary)
+	shouldFail(t, cl, "reach the host root through PID 1", "ls /proc/1/root/")
+	out := vmtest.MustExec(t, cl, "grep -rl "+secret+" /tmp /var /home /etc /run /workspace 2>/dev/null; true")
+	if strings.Contains(out, "canary") {
+		t.Errorf("canary content found inside: %s", out)
+	}
+	// Bind mounts name their host source in mountinfo (as with any
+	// container); the names must not be reachable.
+	mi := vmtest.MustExec(t, cl, "cat /proc/self/mountinfo")
+	if !strings.Contains(mi, " /workspace ") {
+		t.Errorf("positive control: no /workspace mount in\n%s", mi)
+	}
+	shouldFail(t, cl, "reach the host state dir", "ls "+b.root)
+	shouldFail(t, cl, "reach the host state dir", "ls "+spec.StateDir+"/ssh")
+	fds := vmtest.MustExec(t, cl, `for f in /proc/$$/fd/*; do readlink "$f"; done; true`)
+	for _, l := range strings.Fields(fds) {
+		if !(strings.HasPrefix(l, "pipe:") || strings.HasPrefix(l, "socket:") || strings.HasPrefix(l, "/dev/") ||
+			strings.HasPrefix(l, "anon_inode:") || strings.HasPrefix(l, "/proc/")) {
+			t.Errorf("session holds an unexpected descriptor: %s", l)
+		}
+	}
+	if _, err := os.Stat(spec.StateDir); err != nil {
+		t.Fatal(err)
+	}
+	// /usr is the host's, read-only.
+	shouldFail(t, cl, "write /usr", "touch /usr/bin/airlock-escape")
+	shouldFail(t, cl, "write /", "mkdir /escape")
+}
+
+func TestEscapeHostProcesses(t *testing.T) {
+	marker := "airlock-hostproc-" + randHex(t)
+	host := exec.Command("bash", "-c", "exec -a "+marker+" sleep 300")
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { host.Process.Kill(); host.Wait() })
+	_, cl, _ := up(t, "procs", nil)
+	out := vmtest.MustExec(t, cl, `cat /proc/[0-9]*/cmdline | tr '\0' ' '; echo; ls -d /proc/[0-9]* | wc -l`)
+	if strings.Contains(out, marker) || strings.Contains(out, "sleep 300") {
+		t.Errorf("host process visible inside:\n%s", out)
+	}
+	if !strings.Contains(out, "airlock-agent") {
+		t.Errorf("positive control: the sandbox's own init is not visible:\n%s", out)
+	}
+	shouldFail(t, cl, "signal a host pid", fmt.Sprintf("kill -0 %d", host.Process.Pid))
+}
+
+func TestEscapeNetwork(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	_, cl, _ := up(t, "net", nil)
+	// Positive control: loopback inside the sandbox works.
+	vmtest.MustExec(t, cl, `python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); c=socket.create_connection(s.getsockname()); print("ok")' 2>/dev/null || bash -c 'exec 3<>/dev/tcp/127.0.0.1/1' 2>&1 | grep -q refused`)
+	shouldFail(t, cl, "connect to the host's 127.0.0.1", fmt.Sprintf("timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d'", port))
+	if n := accepted.Load(); n != 0 {
+		t.Errorf("host canary server accepted %d connections from the sandbox", n)
+	}
+	ifs := vmtest.MustExec(t, cl, "tail -n +3 /proc/net/dev | cut -d: -f1")
+	if strings.Fields(ifs)[0] != "lo" || len(strings.Fields(ifs)) != 1 {
+		t.Errorf("interfaces inside = %q, want only lo", ifs)
+	}
+	shouldFail(t, cl, "resolve a name", "getent hosts example.com")
+	out := shouldFail(t, cl, "send UDP (DNS) off the box", "timeout 5 bash -c 'echo x > /dev/udp/192.0.2.1/53'")
+	if !strings.Contains(out, "unreachable") {
+		t.Logf("udp attempt: %s", out)
+	}
+}
+
+func TestEscapeBecomeRoot(t *testing.T) {
+	_, cl, _ := up(t, "root", nil)
+	st := vmtest.MustExec(t, cl, "grep -E '^(Uid|Gid|CapEff|CapPrm|CapBnd|NoNewPrivs)' /proc/self/status")
+	for _, want := range []string{"CapEff:\t0000000000000000", "CapPrm:\t0000000000000000", "NoNewPrivs:\t1"} {
+		if !strings.Contains(st, want) {
+			t.Errorf("session status lacks %q:\n%s", want, st)
+		}
+	}
+	shouldFail(t, cl, "sudo", "sudo -n id -u")
+	for _, su := range []string{"su -c 'id -u'", "/usr/bin/passwd -S root", "unshare -r id -u", "unshare -Ur true"} {
+		out, _, code := vmtest.Exec(t, cl, su+" </dev/null")
+		if code == 0 && strings.TrimSpace(out) == "0" {
+			t.Errorf("%s gave uid 0", su)
+		}
+	}
+	shouldFail(t, cl, "write /etc/passwd", "echo 'x:x:0:0::/:/bin/sh' >> /etc/passwd")
+	shouldFail(t, cl, "signal PID 1", "kill -9 1")
+	if got := strings.TrimSpace(vmtest.MustExec(t, cl, "id -u; id -g")); got != "1000\n1000" {
+		t.Errorf("ids = %q", got)
+	}
+}
+
+func TestEscapeSurviveRemove(t *testing.T) {
+	marker := "airlock-leftover-" + randHex(t)
+	b, cl, spec := up(t, "leftover", nil)
+	vmtest.MustExec(t, cl, "nohup setsid bash -c 'exec -a "+marker+" sleep 600' >/dev/null 2>&1 & sleep 0.2")
+	if len(hostPidsWith(marker)) == 0 {
+		t.Fatal("positive control: the background process is not running")
+	}
+	cl.Close()
+	if err := b.Remove(t.Context(), spec.ID); err != nil {
+		t.Fatal(err)
+	}
+	if pids := hostPidsWith(marker); len(pids) != 0 {
+		t.Errorf("processes survived rm: %v", pids)
+	}
+	if _, err := os.Stat(spec.StateDir); !os.IsNotExist(err) {
+		t.Errorf("state dir left: %v", err)
+	}
+}
+
+// hostPidsWith lists host processes whose command line contains s.
+func hostPidsWith(s string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(data), s) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// hashTree hashes every path, mode, link target and file content under dir.
+func hashTree(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	var paths []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+		return nil
+	})
+	sort.Strings(paths)
+	for _, p := range paths {
+		fi, _ := os.Lstat(p)
+		fmt.Fprintf(h, "%s %v %d\n", p, fi.Mode(), fi.ModTime().UnixNano())
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			l, _ := os.Readlink(p)
+			fmt.Fprintln(h, l)
+		case fi.Mode().IsRegular():
+			data, _ := os.ReadFile(p)
+			h.Write(data)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// hostRepo makes a git repository with a commit, an uncommitted change, an
+// untracked file and a secret .env.
+func hostRepo(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "repo")
+	run := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
+	os.WriteFile(filepath.Join(dir, "README"), []byte("committed\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "src", "main.go"), []byte("package main\n"), 0o644)
+	run("init", "-q", "-b", "main")
+	run("add", ".")
+	run("commit", "-q", "-m", "init")
+	os.WriteFile(filepath.Join(dir, "README"), []byte("committed\nuncommitted edit\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "untracked.txt"), []byte("untracked\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("SECRET=hunter2-"+randHex(t)+"\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "config"), 0o755)
+	os.WriteFile(filepath.Join(dir, "config", "key.pem"), []byte("PRIVATE KEY\n"), 0o644)
+	// The parent is world-traversable so a leak could not hide behind
+	// permissions alone.
+	os.Chmod(filepath.Dir(dir), 0o755)
+	return dir
+}
+
+var hide = []string{".env", "config/*.pem"}
+
+func TestEscapeCloneMode(t *testing.T) {
+	repo := hostRepo(t)
+	before := hashTree(t, repo)
+	_, cl, _ := up(t, "clone", func(s *vm.Spec) {
+		s.Workspace = vm.Workspace{HostPath: repo, Mode: vm.ModeClone, Target: "/workspace", Hide: hide}
+	})
+	// The private clone has the work in progress, not the secrets.
+	got := vmtest.MustExec(t, cl, "cd /workspace && cat README untracked.txt src/main.go && git log --oneline | wc -l")
+	if got != "committed\nuncommitted edit\nuntracked\npackage main\n1\n" {
+		t.Errorf("clone content = %q", got)
+	}
+	shouldFail(t, cl, "read a hidden file", "cat /workspace/.env")
+	shouldFail(t, cl, "read a hidden glob", "cat /workspace/config/key.pem")
+	shouldFail(t, cl, "see the host repo path", "ls "+repo)
+	// Do everything an agent might to the repo it has.
+	vmtest.MustExec(t, cl, `cd /workspace && echo evil > README && echo '#!/bin/sh' > .git/hooks/pre-commit &&
+		chmod +x .git/hooks/pre-commit && git config core.hooksPath /tmp && git -c user.name=a -c user.email=a@a commit -qam evil &&
+		rm -rf src && git remote add origin `+repo+` ; git push -q origin HEAD:main 2>/dev/null; true`)
+	if after := hashTree(t, repo); after != before {
+		t.Errorf("host repo changed: %s -> %s", before, after)
+	}
+}
+
+func TestEscapeDirectMode(t *testing.T) {
+	repo := hostRepo(t)
+	config, _ := os.ReadFile(filepath.Join(repo, ".git", "config"))
+	hooks := hashTree(t, filepath.Join(repo, ".git", "hooks"))
+	_, cl, _ := up(t, "direct", func(s *vm.Spec) {
+		s.Workspace = vm.Workspace{HostPath: repo, Mode: vm.ModeDirect, Target: "/workspace", Hide: hide,
+			Protect: []string{".git/hooks", ".git/config"}}
+	})
+	// Positive control: the share is live and writable; new files belong
+	// to the folder's owner on the host.
+	vmtest.MustExec(t, cl, "echo from-agent > /workspace/new.txt && echo more >> /workspace/README && mkdir -p /workspace/src/x")
+	if data, err := os.ReadFile(filepath.Join(repo, "new.txt")); err != nil || string(data) != "from-agent\n" {
+		t.Fatalf("direct mode write not visible on host: %q %v", data, err)
+	}
+	fi, _ := os.Stat(filepath.Join(repo, "new.txt"))
+	rfi, _ := os.Stat(repo)
+	if fi != nil && rfi != nil && fileUID(fi) != fileUID(rfi) {
+		t.Errorf("new file owned by host uid %d, want the folder owner %d", fileUID(fi), fileUID(rfi))
+	}
+	vmtest.MustExec(t, cl, "cd /workspace && git status --short >/dev/null") // git works on the shared repo
+	shouldFail(t, cl, "write a hook", "echo '#!/bin/sh' > /workspace/.git/hooks/pre-commit")
+	shouldFail(t, cl, "replace the hooks dir", "rm -rf /workspace/.git/hooks")
+	shouldFail(t, cl, "write .git/config", "echo '[core]hooksPath=/tmp' >> /workspace/.git/config")
+	shouldFail(t, cl, "git config", "git -C /workspace config core.hooksPath /tmp")
+	shouldFail(t, cl, "replace .git/config", "cp /workspace/.git/config /tmp/c && mv /tmp/c /workspace/.git/config")
+	shouldFail(t, cl, "swap .git away", "mv /workspace/.git /workspace/.git-old")
+	shouldFail(t, cl, "read a hidden file", "cat /workspace/.env | grep SECRET")
+	shouldFail(t, cl, "read a hidden glob", "grep KEY /workspace/config/key.pem")
+	shouldFail(t, cl, "remove a hidden file", "rm -f /workspace/.env")
+	if after, _ := os.ReadFile(filepath.Join(repo, ".git", "config")); string(after) != string(config) {
+		t.Errorf(".git/config changed:\n%s", after)
+	}
+	if h := hashTree(t, filepath.Join(repo, ".git", "hooks")); h != hooks {
+		t.Errorf(".git/hooks changed")
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".env")); err != nil {
+		t.Errorf("host .env gone: %v", err)
+	}
+}
+
+func TestMountlessIsEmpty(t *testing.T) {
+	_, cl, _ := up(t, "empty", nil)
+	if got := vmtest.MustExec(t, cl, "ls -A /workspace | wc -l; touch /workspace/f && echo w"); got != "0\nw\n" {
+		t.Errorf("mountless workspace: %q", got)
+	}
+	_ = time.Second
+}
+
+func fileUID(fi os.FileInfo) uint32 { return fi.Sys().(*syscall.Stat_t).Uid }
