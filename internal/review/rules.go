@@ -53,7 +53,9 @@ var trustKeys = []key{
 	{"core.protecthfs", isFalse}, {"transfer.credentialsinurl", nil},
 }
 
-func isBoolish(v string) bool { return equalFold("true", "false", "yes", "no", "on", "off", "1", "0", "")(v) }
+func isBoolish(v string) bool {
+	return equalFold("true", "false", "yes", "no", "on", "off", "1", "0", "")(v)
+}
 
 var npmLifecycle = []string{"preinstall", "install", "postinstall", "prepare", "preprepare", "postprepare", "prepack",
 	"postpack", "prepublish", "prepublishonly", "publish", "postpublish", "preuninstall", "uninstall", "postuninstall",

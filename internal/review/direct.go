@@ -1,0 +1,245 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// privGit is git on a private GIT_DIR in the state dir with the live
+// folder as work tree. The workspace's own .git (config, hooks, info/,
+// attributes drivers) is never read, so nothing the agent wrote there runs.
+func (t *Target) privGit(index string) gitCmd {
+	priv := filepath.Join(t.dir(), "git")
+	return gitCmd{dir: t.Repo, env: []string{
+		"GIT_DIR=" + priv, "GIT_WORK_TREE=" + t.Repo, "GIT_INDEX_FILE=" + filepath.Join(priv, index),
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_COUNT=0",
+		"GIT_NO_REPLACE_OBJECTS=1", "GIT_OBJECT_DIRECTORY=" + filepath.Join(priv, "objects"),
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES=",
+	}}
+}
+
+var privFlags = []string{"-c", "core.excludesFile=/dev/null", "-c", "core.symlinks=true", "-c", "core.fileMode=true",
+	"-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.ignoreCase=false", "-c", "core.bare=false",
+	"-c", "core.quotePath=false", "-c", "core.bigFileThreshold=4m", "-c", "core.splitIndex=false"}
+
+// writeTree stages the live folder (minus hide globs) into index and
+// returns the tree.
+func (t *Target) writeTree(ctx context.Context, index string) (string, error) {
+	g := t.privGit(index)
+	args := append(append([]string{}, privFlags...), "add", "-A", "--ignore-errors", "--", ".")
+	args = append(args, hidePathspecs(t.Hide)...)
+	if _, err := g.run(ctx, args...); err != nil {
+		return "", fmt.Errorf("stage the workspace: %w", err)
+	}
+	out, err := g.run(ctx, append(append([]string{}, privFlags...), "write-tree")...)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func directBaseline(ctx context.Context, t *Target, s *state) error {
+	priv := filepath.Join(t.dir(), "git")
+	if _, err := os.Stat(filepath.Join(priv, "HEAD")); err != nil {
+		if _, err := (gitCmd{env: []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}}).run(ctx, "init", "-q", "--bare", priv); err != nil {
+			return fmt.Errorf("create the baseline store: %w", err)
+		}
+	}
+	tree, err := t.writeTree(ctx, "index-base")
+	if err != nil {
+		return err
+	}
+	meta, err := ReadMeta(OSMetaFS{Dir: filepath.Join(t.Repo, ".git")})
+	if err != nil {
+		return err
+	}
+	if err := saveJSON(filepath.Join(t.dir(), "meta-base.json"), meta); err != nil {
+		return err
+	}
+	// The current index starts as a copy so its stat cache is warm.
+	if b, err := os.ReadFile(filepath.Join(priv, "index-base")); err == nil {
+		_ = os.WriteFile(filepath.Join(priv, "index-cur"), b, 0o600)
+	}
+	s.Base, s.BaseAt = tree, time.Now().UTC()
+	return t.saveState(s)
+}
+
+func directReview(ctx context.Context, t *Target) (*Result, error) {
+	s, err := t.loadState()
+	if err != nil {
+		return nil, err
+	}
+	if s.Base == "" {
+		return nil, ErrNoBaseline
+	}
+	cur, err := t.writeTree(ctx, "index-cur")
+	if err != nil {
+		return nil, err
+	}
+	g := t.privGit("index-cur")
+	es, err := diffTrees(ctx, g, s.Base, cur)
+	if err != nil {
+		return nil, err
+	}
+	files, err := filesFromDiff(ctx, g, es)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if f.NewMode == 0 || f.NewMode == ModeGitlink {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(f.Path))); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
+				f.Links = int(st.Nlink)
+			}
+			f.Setuid = fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid) != 0
+		}
+	}
+	var baseMeta Meta
+	if err := loadJSON(filepath.Join(t.dir(), "meta-base.json"), &baseMeta); err != nil {
+		return nil, fmt.Errorf("read the .git baseline: %w", err)
+	}
+	curMeta, err := ReadMeta(OSMetaFS{Dir: filepath.Join(t.Repo, ".git")})
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, curMeta.Diff(baseMeta)...)
+	s.Snapshot = cur
+	if err := t.saveState(s); err != nil {
+		return nil, err
+	}
+	return &Result{Name: t.Name, Mode: t.Mode, Base: s.Base, Snapshot: cur, Reports: Scan(files)}, nil
+}
+
+// Content is the base and current content of one path.
+type Content struct {
+	Base, Current             []byte
+	BaseMode, CurrentMode     uint32
+	BaseExists, CurrentExists bool
+}
+
+// FileContent returns the base and current content of one path (as of the
+// last review for clone/mountless; live for direct mode).
+func FileContent(ctx context.Context, t *Target, p string) (*Content, error) {
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	p, err := cleanRel(p)
+	if err != nil {
+		return nil, err
+	}
+	s, err := t.loadState()
+	if err != nil {
+		return nil, err
+	}
+	c := &Content{}
+	if strings.HasPrefix(p, ".git/") {
+		var base, cur Meta
+		_ = loadJSON(filepath.Join(t.dir(), "meta-base.json"), &base)
+		if t.Mode == ModeDirect {
+			if cur, err = ReadMeta(OSMetaFS{Dir: filepath.Join(t.Repo, ".git")}); err != nil {
+				return nil, err
+			}
+		} else {
+			_ = loadJSON(filepath.Join(t.dir(), "meta-current.json"), &cur)
+		}
+		if e, ok := base[p]; ok {
+			c.Base, c.BaseMode, c.BaseExists = e.Data, e.Mode, true
+		}
+		if e, ok := cur[p]; ok {
+			c.Current, c.CurrentMode, c.CurrentExists = e.Data, e.Mode, true
+		}
+		return c, nil
+	}
+	if s.Base == "" {
+		return nil, ErrNoBaseline
+	}
+	g := t.hostGit()
+	base, curRev := s.Base, s.Snapshot
+	if t.Mode == ModeDirect {
+		g = t.privGit("index-cur")
+	}
+	if c.Base, c.BaseMode, c.BaseExists, err = blobAt(ctx, g, base, p); err != nil {
+		return nil, err
+	}
+	if t.Mode != ModeDirect {
+		if curRev == "" {
+			return nil, errors.New("nothing reviewed yet: run review first")
+		}
+		c.Current, c.CurrentMode, c.CurrentExists, err = blobAt(ctx, g, curRev, p)
+		return c, err
+	}
+	c.Current, c.CurrentMode, c.CurrentExists, err = liveFile(t.Repo, p)
+	return c, err
+}
+
+// cleanRel validates a repo-relative slash path from a client.
+func cleanRel(p string) (string, error) {
+	p = filepath.ToSlash(filepath.Clean(filepath.FromSlash(p)))
+	if p == "." || p == "" || strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") || strings.ContainsRune(p, 0) {
+		return "", fmt.Errorf("invalid path %q", p)
+	}
+	return p, nil
+}
+
+// blobAt reads path p from tree-ish rev.
+func blobAt(ctx context.Context, g gitCmd, rev, p string) ([]byte, uint32, bool, error) {
+	out, err := g.run(ctx, "ls-tree", "-z", "--full-tree", rev, "--", p)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		tab := strings.IndexByte(rec, '\t')
+		if tab < 0 || rec[tab+1:] != p {
+			continue
+		}
+		f := strings.Fields(rec[:tab])
+		if len(f) != 3 || f[1] != "blob" {
+			return nil, 0, true, nil
+		}
+		var mode uint32
+		fmt.Sscanf(f[0], "%o", &mode)
+		data, err := g.run(ctx, "cat-file", "blob", f[2])
+		return data, mode, true, err
+	}
+	return nil, 0, false, nil
+}
+
+// liveFile reads a workspace file without following symlinks on the way.
+func liveFile(root, p string) ([]byte, uint32, bool, error) {
+	fsys := OSMetaFS{Dir: root}
+	fi, err := fsys.Lstat(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, false, nil
+		}
+		return nil, 0, false, err
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := fsys.ReadLink(p)
+		return []byte(t), ModeSymlink, true, err
+	case fi.Mode().IsRegular():
+		r, err := fsys.Open(p)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		defer r.Close()
+		data, err := io.ReadAll(io.LimitReader(r, maxScanBytes))
+		mode := ModeFile
+		if fi.Mode().Perm()&0o111 != 0 {
+			mode = ModeExec
+		}
+		return data, mode, true, err
+	}
+	return nil, 0, false, nil
+}

@@ -1,0 +1,184 @@
+package review
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// hardening is prepended to every host git command: no hooks, no
+// fsmonitor, no automatic gc/maintenance.
+var hardening = []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
+	"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "core.untrackedCache=false"}
+
+// gitCmd is one git invocation on the host.
+type gitCmd struct {
+	dir   string   // working directory ("" = inherit)
+	env   []string // extra environment
+	stdin io.Reader
+}
+
+func (g gitCmd) run(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, hardening...), args...)...)
+	cmd.Dir = g.dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	cmd.Env = append(cmd.Env, g.env...)
+	cmd.Stdin = g.stdin
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 400 {
+			msg = msg[:400]
+		}
+		return out, fmt.Errorf("git %s: %w: %s", args[0], err, msg)
+	}
+	return out, nil
+}
+
+// rawEntry is one line of `git diff-tree -r -z --raw`.
+type rawEntry struct {
+	oldMode, newMode uint32
+	oldOID, newOID   string
+	path             string
+}
+
+const zeroOID = "0000000000000000000000000000000000000000"
+
+// diffTrees lists paths that differ between two tree-ish objects.
+func diffTrees(ctx context.Context, g gitCmd, a, b string) ([]rawEntry, error) {
+	out, err := g.run(ctx, "diff-tree", "-r", "-z", "--raw", "--no-renames", "--full-index", a, b)
+	if err != nil {
+		return nil, err
+	}
+	var es []rawEntry
+	parts := bytes.Split(out, []byte{0})
+	for i := 0; i+1 < len(parts); i += 2 {
+		h := string(parts[i])
+		if !strings.HasPrefix(h, ":") {
+			return nil, fmt.Errorf("diff-tree: unexpected output %q", h)
+		}
+		f := strings.Fields(h[1:])
+		if len(f) < 5 {
+			return nil, fmt.Errorf("diff-tree: unexpected output %q", h)
+		}
+		om, _ := strconv.ParseUint(f[0], 8, 32)
+		nm, _ := strconv.ParseUint(f[1], 8, 32)
+		es = append(es, rawEntry{oldMode: uint32(om), newMode: uint32(nm), oldOID: f[2], newOID: f[3], path: string(parts[i+1])})
+	}
+	return es, nil
+}
+
+// maxScanBytes bounds the content read per file for scanning.
+const maxScanBytes = 4 << 20
+
+// blobReader reads blobs through one `git cat-file --batch` process.
+type blobReader struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func newBlobReader(ctx context.Context, g gitCmd) (*blobReader, error) {
+	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, hardening...), "cat-file", "--batch")...)
+	cmd.Dir = g.dir
+	cmd.Env = append(append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0"), g.env...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start git cat-file: %w", err)
+	}
+	return &blobReader{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}, nil
+}
+
+// read returns the blob's content (nil when larger than max) and its size.
+func (r *blobReader) read(oid string, max int64) ([]byte, int64, error) {
+	if _, err := io.WriteString(r.in, oid+"\n"); err != nil {
+		return nil, 0, err
+	}
+	hdr, err := r.out.ReadString('\n')
+	if err != nil {
+		return nil, 0, err
+	}
+	f := strings.Fields(hdr)
+	if len(f) != 3 {
+		return nil, 0, fmt.Errorf("cat-file: %s", strings.TrimSpace(hdr))
+	}
+	size, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return nil, 0, err
+	}
+	var data []byte
+	if size <= max {
+		data = make([]byte, size)
+		if _, err := io.ReadFull(r.out, data); err != nil {
+			return nil, 0, err
+		}
+	} else if _, err := io.CopyN(io.Discard, r.out, size); err != nil {
+		return nil, 0, err
+	}
+	if _, err := r.out.Discard(1); err != nil { // trailing LF
+		return nil, 0, err
+	}
+	return data, size, nil
+}
+
+func (r *blobReader) close() {
+	r.in.Close()
+	_ = r.cmd.Wait()
+}
+
+// filesFromDiff turns diff entries into scanner files, reading contents.
+func filesFromDiff(ctx context.Context, g gitCmd, es []rawEntry) ([]*File, error) {
+	if len(es) == 0 {
+		return nil, nil
+	}
+	br, err := newBlobReader(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	defer br.close()
+	files := make([]*File, 0, len(es))
+	for _, e := range es {
+		f := &File{Path: e.path, OldMode: e.oldMode, NewMode: e.newMode, Size: -1}
+		if e.oldMode != 0 && e.oldMode != ModeGitlink && e.oldOID != zeroOID {
+			if f.Old, _, err = br.read(e.oldOID, maxScanBytes); err != nil {
+				return nil, fmt.Errorf("read %s: %w", e.path, err)
+			}
+		}
+		if e.newMode != 0 && e.newMode != ModeGitlink && e.newOID != zeroOID {
+			if f.New, f.Size, err = br.read(e.newOID, maxScanBytes); err != nil {
+				return nil, fmt.Errorf("read %s: %w", e.path, err)
+			}
+			f.Truncated = f.New == nil
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// isOID reports whether s is a full hex object name.
+func isOID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

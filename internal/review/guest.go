@@ -1,0 +1,298 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// emptyTree is git's empty tree object (SHA-1).
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// hidePathspecs turns hide globs into git exclude pathspecs.
+func hidePathspecs(hide []string) []string {
+	var out []string
+	for _, h := range hide {
+		h = strings.TrimPrefix(strings.TrimSpace(h), "/")
+		if h == "" {
+			continue
+		}
+		if !strings.Contains(h, "/") {
+			out = append(out, ":(exclude,glob)**/"+h)
+		} else {
+			out = append(out, ":(exclude,glob)"+h)
+		}
+	}
+	return out
+}
+
+// snapshotScript commits the sandbox's working tree (tracked, modified and
+// untracked files, hide globs excluded) on a temporary index, so the
+// agent's index and branch are untouched, and points ref at the commit.
+// The commit's parent is HEAD, so the agent's own commits come along.
+func snapshotScript(repo, ref string, hide []string) string {
+	specs := []string{"."}
+	specs = append(specs, hidePathspecs(hide)...)
+	q := make([]string, len(specs))
+	for i, s := range specs {
+		q[i] = shQuote(s)
+	}
+	return `set -eu
+cd ` + shQuote(repo) + `
+export GIT_AUTHOR_NAME=airlock GIT_AUTHOR_EMAIL=airlock@localhost GIT_COMMITTER_NAME=airlock GIT_COMMITTER_EMAIL=airlock@localhost
+export GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z'
+git rev-parse --git-dir >/dev/null 2>&1 || git init -q
+idx=$(mktemp "${TMPDIR:-/tmp}/airlock-index.XXXXXX")
+rm -f "$idx"
+trap 'rm -f "$idx" "$idx.lock"' EXIT
+export GIT_INDEX_FILE="$idx"
+g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c commit.gpgSign=false "$@"; }
+if head=$(g rev-parse -q --verify 'HEAD^{commit}'); then g read-tree "$head"; set -- -p "$head"; else set --; fi
+g add -A -- ` + strings.Join(q, " ") + `
+tree=$(g write-tree)
+c=$(echo 'airlock snapshot' | g commit-tree "$tree" "$@")
+g update-ref ` + shQuote(ref) + ` "$c"
+echo "$c"
+`
+}
+
+func (t *Target) guestRepo() string {
+	if t.GuestRepo != "" {
+		return t.GuestRepo
+	}
+	return "/workspace"
+}
+
+func (t *Target) fetchURL() string {
+	if t.FetchURL != "" {
+		return t.FetchURL
+	}
+	return t.Name + ".airlock:" + t.guestRepo()
+}
+
+func (t *Target) hostGit() gitCmd { return gitCmd{dir: t.Repo, env: t.FetchEnv} }
+
+func (t *Target) ref(n string) string { return "refs/airlock/" + t.Name + "/" + n }
+
+// snapshot makes a snapshot commit inside the sandbox under ref.
+func (t *Target) snapshot(ctx context.Context, ref string) (string, error) {
+	out, err := t.Guest.Run(ctx, snapshotScript(t.guestRepo(), ref, t.Hide))
+	if err != nil {
+		return "", fmt.Errorf("snapshot inside the sandbox: %w", err)
+	}
+	id := strings.TrimSpace(string(out))
+	if i := strings.LastIndexByte(id, '\n'); i >= 0 {
+		id = id[i+1:]
+	}
+	if !isOID(id) {
+		return "", fmt.Errorf("snapshot inside the sandbox: unexpected output %q", clip(id))
+	}
+	return id, nil
+}
+
+// fetch brings the sandbox's refs into refs/airlock/NAME/* with a real
+// git fetch; fsck checks every object that arrives.
+func (t *Target) fetch(ctx context.Context, refspecs ...string) error {
+	args := []string{"-c", "fetch.fsckObjects=true", "-c", "transfer.fsckObjects=true",
+		"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--no-auto-gc", t.fetchURL()}
+	if _, err := t.hostGit().run(ctx, append(args, refspecs...)...); err != nil {
+		return fmt.Errorf("fetch from the sandbox: %w", err)
+	}
+	return nil
+}
+
+func (t *Target) revParse(ctx context.Context, rev string) (string, error) {
+	out, err := t.hostGit().run(ctx, "rev-parse", "-q", "--verify", rev)
+	return strings.TrimSpace(string(out)), err
+}
+
+func guestBaseline(ctx context.Context, t *Target, s *state) error {
+	id, err := t.snapshot(ctx, "refs/airlock/base")
+	if err != nil {
+		return err
+	}
+	meta, err := t.guestMeta(ctx)
+	if err != nil {
+		return err
+	}
+	if err := saveJSON(filepath.Join(t.dir(), "meta-base.json"), meta); err != nil {
+		return err
+	}
+	s.Base, s.BaseAt = id, time.Now().UTC()
+	if err := t.saveState(s); err != nil {
+		return err
+	}
+	// Bring the base over now if we can; review retries if this fails.
+	_ = t.fetch(ctx, "+refs/airlock/base:"+t.ref("base"))
+	return nil
+}
+
+func (t *Target) guestMeta(ctx context.Context) (Meta, error) {
+	fsys, closeFS, err := t.Guest.MetaFS(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the sandbox's .git: %w", err)
+	}
+	defer closeFS()
+	m, err := ReadMeta(fsys)
+	if err != nil {
+		return nil, fmt.Errorf("read the sandbox's .git: %w", err)
+	}
+	return m, nil
+}
+
+func guestReview(ctx context.Context, t *Target) (*Result, error) {
+	s, err := t.loadState()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Name: t.Name, Mode: t.Mode}
+	snap, err := t.snapshot(ctx, "refs/airlock/snapshot")
+	if err != nil {
+		return nil, err
+	}
+	specs := []string{"+refs/airlock/snapshot:" + t.ref("snapshot")}
+	base := s.Base
+	if base != "" {
+		if have, _ := t.revParse(ctx, t.ref("base")+"^{commit}"); have != base {
+			specs = append(specs, "+refs/airlock/base:"+t.ref("base"))
+		}
+	}
+	if err := t.fetch(ctx, specs...); err != nil {
+		return nil, err
+	}
+	if got, _ := t.revParse(ctx, t.ref("snapshot")+"^{commit}"); got != snap {
+		return nil, errors.New("the sandbox's snapshot changed while it was fetched; run review again")
+	}
+	switch {
+	case base != "":
+		if got, _ := t.revParse(ctx, t.ref("base")+"^{commit}"); got != base {
+			return nil, errors.New("the base snapshot recorded at start is missing or was replaced in the sandbox")
+		}
+	case t.Mode == ModeClone:
+		if base, err = t.revParse(ctx, "HEAD^{commit}"); err != nil {
+			return nil, fmt.Errorf("no baseline and no HEAD in the host repository: %w", err)
+		}
+		res.Notes = append(res.Notes, "no baseline was recorded at start; comparing with the host repository's HEAD")
+	default:
+		base = emptyTree
+		res.Notes = append(res.Notes, "no baseline was recorded at start; comparing with an empty tree")
+	}
+	cur, err := t.guestMeta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := saveJSON(filepath.Join(t.dir(), "meta-current.json"), cur); err != nil {
+		return nil, err
+	}
+	reps, notes, err := t.scanGuest(ctx, base, snap, cur)
+	if err != nil {
+		return nil, err
+	}
+	res.Base, res.Snapshot, res.Reports = base, snap, reps
+	res.Notes = append(res.Notes, notes...)
+	s.Snapshot = snap
+	if err := t.saveState(s); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// scanGuest scans base..snap in the host repo plus the sandbox's .git
+// changes (cur against the meta recorded at start).
+func (t *Target) scanGuest(ctx context.Context, base, snap string, cur Meta) ([]*Report, []string, error) {
+	es, err := diffTrees(ctx, t.hostGit(), base, snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := filesFromDiff(ctx, t.hostGit(), es)
+	if err != nil {
+		return nil, nil, err
+	}
+	var notes []string
+	var baseMeta Meta
+	if err := loadJSON(filepath.Join(t.dir(), "meta-base.json"), &baseMeta); err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, nil, err
+		}
+		baseMeta, err = ReadMeta(OSMetaFS{Dir: filepath.Join(t.Repo, ".git")})
+		if err != nil {
+			return nil, nil, err
+		}
+		notes = append(notes, "no .git baseline was recorded at start; the sandbox's .git is compared with the host's")
+	}
+	files = append(files, cur.Diff(baseMeta)...)
+	return Scan(files), notes, nil
+}
+
+// Apply creates branch (default airlock/NAME) in the host repository at
+// the last reviewed snapshot, without checking it out and with hooks off.
+// It re-scans what it applies and refuses while a high flag is not in
+// accept. It returns the branch and commit.
+func Apply(ctx context.Context, t *Target, branch string, accept []string) (string, string, error) {
+	if err := t.validate(); err != nil {
+		return "", "", err
+	}
+	if t.Mode == ModeDirect {
+		return "", "", errors.New("direct mode changes are already in the folder; use review and revert")
+	}
+	s, err := t.loadState()
+	if err != nil {
+		return "", "", err
+	}
+	if s.Snapshot == "" {
+		return "", "", errors.New("nothing reviewed yet: run review first")
+	}
+	if got, _ := t.revParse(ctx, t.ref("snapshot")+"^{commit}"); got != s.Snapshot {
+		return "", "", errors.New("the reviewed snapshot is gone from the host repository: run review again")
+	}
+	base := s.Base
+	if base == "" {
+		if t.Mode == ModeClone {
+			base, _ = t.revParse(ctx, "HEAD^{commit}")
+		} else {
+			base = emptyTree
+		}
+	}
+	var cur Meta
+	if err := loadJSON(filepath.Join(t.dir(), "meta-current.json"), &cur); err != nil {
+		return "", "", fmt.Errorf("read the reviewed .git state: %w", err)
+	}
+	reps, _, err := t.scanGuest(ctx, base, s.Snapshot, cur)
+	if err != nil {
+		return "", "", err
+	}
+	res := &Result{Reports: reps}
+	if un := res.Unaccepted(accept); len(un) > 0 {
+		return "", "", &RefusedError{Rules: un}
+	}
+	if branch == "" {
+		branch = "airlock/" + t.Name
+	}
+	if _, err := t.hostGit().run(ctx, "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
+		return "", "", fmt.Errorf("invalid branch name %q", branch)
+	}
+	ref := "refs/heads/" + branch
+	if have, _ := t.revParse(ctx, ref); have != "" {
+		if have == s.Snapshot {
+			return branch, s.Snapshot, nil
+		}
+		return "", "", fmt.Errorf("branch %s already exists; pass another with --branch", branch)
+	}
+	if _, err := t.hostGit().run(ctx, "update-ref", "-m", "airlock apply "+t.Name, "--create-reflog", ref, s.Snapshot, zeroOID); err != nil {
+		return "", "", fmt.Errorf("create branch %s: %w", branch, err)
+	}
+	return branch, s.Snapshot, nil
+}
+
+// RefusedError lists the high rules that block apply.
+type RefusedError struct{ Rules []string }
+
+func (e *RefusedError) Error() string {
+	return "refusing to apply: high flags not accepted: " + strings.Join(e.Rules, ", ") + " (review them, then pass --accept RULE-ID)"
+}

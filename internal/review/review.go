@@ -1,0 +1,184 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Workspace modes (config.Workspace.Mode).
+const (
+	ModeClone     = "clone"
+	ModeDirect    = "direct"
+	ModeMountless = "mountless"
+)
+
+// Guest is the sandbox side of a clone/mountless review.
+type Guest interface {
+	// Run runs a POSIX shell script inside the sandbox as the agent user
+	// (working directory irrelevant) and returns its standard output.
+	Run(ctx context.Context, script string) ([]byte, error)
+	// MetaFS opens read access to the sandbox repository's .git directory
+	// (the caller closes it).
+	MetaFS(ctx context.Context) (MetaFS, func() error, error)
+}
+
+// Target is one sandbox to review.
+type Target struct {
+	Name     string
+	Mode     string
+	Repo     string   // host repository (clone/mountless: fetched into, applied to); direct: the live workspace
+	StateDir string   // the sandbox's state dir; review keeps its files in StateDir/review
+	Hide     []string // hide globs: never captured
+	Guest    Guest    // clone/mountless
+	// FetchURL is the git URL of the sandbox's workspace repository
+	// (default "NAME.airlock:/workspace"); FetchEnv is added to git fetch's
+	// environment (GIT_SSH_COMMAND="ssh -F $AIRLOCK_HOME/ssh/config").
+	FetchURL string
+	FetchEnv []string
+	// GuestRepo is the workspace path inside the sandbox (default /workspace).
+	GuestRepo string
+}
+
+// ErrNoBaseline: nothing recorded to compare with.
+var ErrNoBaseline = errors.New("no baseline recorded for this sandbox")
+
+// Result is one review.
+type Result struct {
+	Name     string
+	Mode     string
+	Base     string // base commit (clone/mountless) or tree (direct)
+	Snapshot string // snapshot commit (clone/mountless) or tree (direct)
+	Reports  []*Report
+	Notes    []string // things the reviewer should know (e.g. a baseline recorded late)
+}
+
+// Counts returns the number of findings per severity and of files.
+func (r *Result) Counts() (high, medium, info, files int) {
+	for _, rep := range r.Reports {
+		for _, f := range rep.Findings {
+			switch f.Severity {
+			case High:
+				high++
+			case Medium:
+				medium++
+			default:
+				info++
+			}
+		}
+	}
+	return high, medium, info, len(r.Reports)
+}
+
+// Unaccepted returns the high rule IDs not in accept, sorted.
+func (r *Result) Unaccepted(accept []string) []string {
+	ok := map[string]bool{}
+	for _, a := range accept {
+		ok[strings.ToUpper(strings.TrimSpace(a))] = true
+	}
+	set := map[string]bool{}
+	for _, rep := range r.Reports {
+		for _, f := range rep.Findings {
+			if f.Severity == High && !ok[f.Rule] {
+				set[f.Rule] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for id := range set {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// state is what review keeps per sandbox in StateDir/review/state.json.
+type state struct {
+	Base      string    `json:"base"`               // clone/mountless: base commit; direct: base tree
+	BaseAt    time.Time `json:"baseAt"`             // when the baseline was recorded
+	Snapshot  string    `json:"snapshot,omitempty"` // last reviewed snapshot commit / tree
+	MetaLocal bool      `json:"metaLocal,omitempty"`
+}
+
+func (t *Target) dir() string { return filepath.Join(t.StateDir, "review") }
+
+func (t *Target) loadState() (*state, error) {
+	var s state
+	if err := loadJSON(filepath.Join(t.dir(), "state.json"), &s); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return &s, nil
+		}
+		return nil, fmt.Errorf("read review state: %w", err)
+	}
+	return &s, nil
+}
+
+func (t *Target) saveState(s *state) error {
+	if err := os.MkdirAll(t.dir(), 0o700); err != nil {
+		return err
+	}
+	return saveJSON(filepath.Join(t.dir(), "state.json"), s)
+}
+
+func (t *Target) validate() error {
+	if !validName.MatchString(t.Name) {
+		return fmt.Errorf("invalid sandbox name %q", t.Name)
+	}
+	if t.StateDir == "" || t.Repo == "" {
+		return errors.New("review target needs a state dir and a host repository")
+	}
+	switch t.Mode {
+	case ModeClone, ModeMountless:
+		if t.Guest == nil {
+			return errors.New("review target needs the sandbox connection")
+		}
+	case ModeDirect:
+	default:
+		return fmt.Errorf("unknown workspace mode %q", t.Mode)
+	}
+	return nil
+}
+
+var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`)
+
+// Baseline records what review compares with, once per sandbox: direct
+// mode a tree of the live folder plus the code-bearing .git files; clone
+// and mountless mode a base snapshot commit made inside the sandbox plus
+// its .git files. Later calls do nothing (the first baseline stays).
+func Baseline(ctx context.Context, t *Target) error {
+	if err := t.validate(); err != nil {
+		return err
+	}
+	s, err := t.loadState()
+	if err != nil {
+		return err
+	}
+	if s.Base != "" {
+		return nil
+	}
+	if err := os.MkdirAll(t.dir(), 0o700); err != nil {
+		return err
+	}
+	if t.Mode == ModeDirect {
+		return directBaseline(ctx, t, s)
+	}
+	return guestBaseline(ctx, t, s)
+}
+
+// Review captures the sandbox's current state and scans what changed
+// since the baseline.
+func Review(ctx context.Context, t *Target) (*Result, error) {
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	if t.Mode == ModeDirect {
+		return directReview(ctx, t)
+	}
+	return guestReview(ctx, t)
+}
