@@ -77,7 +77,7 @@ func vmBoot(log func(string, ...any)) (*VMInit, error) {
 	if spec.Hostname != "" {
 		_ = unix.Sethostname([]byte(spec.Hostname))
 	}
-	log("booted in %v", time.Since(start).Round(time.Millisecond))
+	log("init steps took %v (uptime %s)", time.Since(start).Round(time.Millisecond), vmUptime())
 	return &spec, nil
 }
 
@@ -174,7 +174,7 @@ func vmGrowExt4(log func(string, ...any), dev, mnt string) {
 		return
 	}
 	want := size / uint64(st.Bsize)
-	if want <= st.Blocks+uint64(st.Blocks/50) { // already (about) full size
+	if want <= st.Blocks+st.Blocks/20 { // already (about) full size
 		return
 	}
 	mf, err := os.Open(mnt)
@@ -516,4 +516,14 @@ func vmPowerOff(log func(string, ...any), spec *VMInit) {
 		log("power off: %v", err)
 	}
 	select {}
+}
+
+// vmUptime is the guest's /proc/uptime seconds, for boot timing in the console log.
+func vmUptime() string {
+	b, _ := os.ReadFile("/proc/uptime")
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0] + "s"
 }

@@ -70,6 +70,7 @@ func vmServeSSH(logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(os.Stderr, "airlock-agent vmsshd: listening on :%d (uptime %s)\n", port, vmUptime())
 	return srv.Serve(l)
 }
 

@@ -271,6 +271,8 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 		return fmt.Errorf("sandbox %s: %w", id, vm.ErrRunning)
 	}
 	dir := b.dir(id)
+	t00 := time.Now()
+	defer func() { debugf("Start total %v", time.Since(t00)) }()
 	k, err := EnsureKernel(ctx, filepath.Join(b.home, "cache"), b.progress())
 	if err != nil {
 		return fmt.Errorf("start vm %s: %w", id, err)
@@ -303,7 +305,9 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	if !kvm {
 		note = "TCG: no working KVM on this host (software emulation, slower)"
 	}
+	t0 := time.Now()
 	pid, err := l.start(ctx)
+	debugf("qemu -daemonize returned after %v", time.Since(t0))
 	if err != nil {
 		return fmt.Errorf("start vm %s: %w", id, err)
 	}
@@ -322,6 +326,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 		}
 		return fmt.Errorf("start vm %s: %w; console: %s", id, err, tail(filepath.Join(dir, "console.log"), 5))
 	}
+	debugf("ssh banner after %v", time.Since(t0))
 	os.WriteFile(filepath.Join(dir, "booted"), nil, 0o600)
 	return nil
 }

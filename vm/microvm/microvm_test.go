@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -141,3 +142,5 @@ func sshRun(t testing.TB, b vm.Backend, id string, k keys, cmd string) (string, 
 	out, err := s.CombinedOutput(cmd)
 	return string(out), err
 }
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }

@@ -59,7 +59,10 @@ func (l *launch) args() []string {
 		"-pidfile", filepath.Join(l.Dir, "qemu.pid"),
 		"-daemonize",
 	}
-	cmdline := "console=ttyS0 loglevel=4 panic=-1 rdinit=/init"
+	cmdline := "console=ttyS0 panic=-1 rdinit=/init"
+	if os.Getenv("AIRLOCK_VM_DEBUG") == "" {
+		cmdline += " loglevel=4"
+	}
 	if l.KVM {
 		a = append(a, "-accel", "kvm", "-cpu", "host")
 	} else {

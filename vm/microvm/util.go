@@ -1,6 +1,7 @@
 package microvm
 
 import (
+	"fmt"
 	"os"
 	"strings"
 )
@@ -16,4 +17,11 @@ func tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// debugf prints boot timing when AIRLOCK_VM_DEBUG is set.
+func debugf(format string, a ...any) {
+	if os.Getenv("AIRLOCK_VM_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "microvm: "+format+"\n", a...)
+	}
 }
