@@ -1,0 +1,148 @@
+package egress
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+)
+
+// Verdicts in the decision log.
+const (
+	VerdictAllow = "allow"
+	VerdictDeny  = "deny"
+)
+
+// Entry is one decision in a sandbox's decision log (a JSON line in
+// egress.log in the sandbox's state dir).
+type Entry struct {
+	Time        time.Time `json:"time"`
+	Sandbox     string    `json:"sandbox,omitempty"`
+	Method      string    `json:"method,omitempty"` // CONNECT, GET, ...
+	Host        string    `json:"host"`
+	Port        int       `json:"port"`
+	Addr        string    `json:"addr,omitempty"` // the vetted address dialled
+	Rule        string    `json:"rule"`
+	Verdict     string    `json:"verdict"`
+	Reason      string    `json:"reason,omitempty"`
+	Bytes       int64     `json:"bytes"` // bytes relayed both ways (allowed connections)
+	Credential  string    `json:"credential,omitempty"`
+	Intercepted bool      `json:"intercepted,omitempty"`
+}
+
+// LogFile is the decision log's name inside a sandbox state dir.
+const LogFile = "egress.log"
+
+// maxLogSize is when the log rotates to egress.log.1 (one old file kept).
+const maxLogSize = 16 << 20
+
+// DecisionLog appends entries as JSON lines. Safe for concurrent use.
+type DecisionLog struct {
+	mu   sync.Mutex // guards f and size
+	path string
+	f    *os.File
+	size int64
+}
+
+// OpenDecisionLog opens (creating, mode 0600) the log at path for appending.
+func OpenDecisionLog(path string) (*DecisionLog, error) {
+	l := &DecisionLog{path: path}
+	if err := l.open(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *DecisionLog) open() error {
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	l.f, l.size = f, st.Size()
+	return nil
+}
+
+// Write appends one entry; errors are returned for the caller to log.
+func (l *DecisionLog) Write(e Entry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return errors.New("decision log closed")
+	}
+	if l.size+int64(len(b)) > maxLogSize {
+		l.f.Close()
+		_ = os.Rename(l.path, l.path+".1")
+		if err := l.open(); err != nil {
+			l.f = nil
+			return err
+		}
+	}
+	n, err := l.f.Write(b)
+	l.size += int64(n)
+	return err
+}
+
+// Close closes the file.
+func (l *DecisionLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+// ReadLog reads entries from path starting at byte offset, at most limit
+// (0 = no limit), and returns the offset to continue from. A missing file
+// reads as empty. If the log rotated (offset beyond its size) reading
+// restarts at 0. A partial last line is left for the next call.
+func ReadLog(path string, offset int64, limit int) ([]Entry, int64, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, offset, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, offset, err
+	}
+	if offset < 0 || offset > st.Size() {
+		offset = 0
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, offset, err
+	}
+	br := bufio.NewReader(f)
+	var out []Entry
+	for limit <= 0 || len(out) < limit {
+		line, err := br.ReadBytes('\n')
+		if err != nil { // EOF or partial line: stop before it
+			break
+		}
+		offset += int64(len(line))
+		var e Entry
+		if json.Unmarshal(line, &e) == nil {
+			out = append(out, e)
+		}
+	}
+	return out, offset, nil
+}
