@@ -1,25 +1,11 @@
-// Wire types of `airlock bridge`, mirroring bridge/protocol (Go). A Go test
-// (bridge/protocol/tsdrift_test.go) checks that every JSON field name of the Go
-// types appears here, so the two cannot drift silently.
+// Wire types of `airlock bridge`. protocol.gen.ts is generated from the Go
+// package bridge/protocol (a Go test fails when it is stale); this file adds
+// the method-name table the extension uses.
 
-export interface PortInfo {
-  name?: string;
-  guest: number;
-  host: number;
-  bind?: string;
-}
-
-export interface SandboxInfo {
-  name: string;
-  backend: string;
-  mode: string;
-  state: string;
-  ports?: PortInfo[];
-  sshHost?: string;
-  workspace?: string;
-  configPath?: string;
-  note?: string;
-}
+export * from './protocol.gen';
+import type { Port, Sandbox } from './protocol.gen';
+export type PortInfo = Port;
+export type SandboxInfo = Sandbox;
 
 export interface Flag {
   rule: string;

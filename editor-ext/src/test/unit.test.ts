@@ -87,7 +87,7 @@ test('an approval prompt dismissed without an answer is a denial', async () => {
 
 test('attach says exactly what to install when Remote-SSH is missing', async () => {
   const a = new Airlock({ AIRLOCK_HOME: '/nonexistent' });
-  a.sandboxes.set([{ name: 'demo', backend: 'namespace', mode: 'clone', state: 'running' }]);
+  a.sandboxes.set([{ name: 'demo', backend: 'namespace', mode: 'clone', state: 'running', configPath: '/w/sandbox.hcl', configSha256: 'x', sshHost: 'demo.airlock', ports: [] }]);
   rec.messages.length = 0;
   rec.executed.length = 0;
   await a.attach();
