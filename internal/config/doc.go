@@ -11,9 +11,14 @@
 // clock, and nothing runs a command. Paths are taken literally: "~" and
 // "$VAR" are not expanded; relative paths resolve against the directory of
 // the file. Secret values and keys never appear in the file: credentials
-// and signer keys are names in the host user's own stores. Function results
-// are size-limited so a small file cannot make the decoder allocate without
-// bound.
+// and signer keys are names in the host user's own stores.
+//
+// Decoding is bounded as well, so a hostile file cannot make `airlock plan`
+// or the bridge spin or allocate without limit: files are at most
+// MaxFileSize bytes; numbers stay within ±1e18 (cty prints every digit, so
+// "${1e9999999}" alone took over two minutes before this limit — the
+// fuzzer found it); there is no arithmetic and no for expression; function
+// results are at most 4 KiB. See limits.go.
 //
 // Every problem is reported, not only the first, as an hcl.Diagnostic with
 // a Summary, a full-sentence Detail and a Subject range. A *File is returned

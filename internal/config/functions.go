@@ -11,7 +11,7 @@ import (
 
 // maxFuncResult bounds the size of any string or collection a function
 // returns, so nested calls cannot grow a small file into a huge value.
-const maxFuncResult = 64 << 10
+const maxFuncResult = 4 << 10
 
 // Functions returns the functions sandbox.hcl expressions may call. All are
 // pure: none reads files, environment variables or the clock, and none runs
@@ -64,6 +64,9 @@ func bounded(name string, f function.Function) function.Function {
 			if valueSize(v) > maxFuncResult {
 				return cty.NilVal, fmt.Errorf("%s: result larger than %d bytes", name, maxFuncResult)
 			}
+			if !numbersInRange(v) {
+				return cty.NilVal, fmt.Errorf("%s: result is a number out of range", name)
+			}
 			return v, nil
 		},
 	}
@@ -94,6 +97,25 @@ func valueSize(v cty.Value) int {
 	}
 }
 
+// numbersInRange reports whether every number in v is in range.
+func numbersInRange(v cty.Value) bool {
+	if v.IsNull() || !v.IsKnown() {
+		return true
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.Number:
+		return numberValueInRange(v)
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType() || ty.IsMapType() || ty.IsObjectType():
+		for it := v.ElementIterator(); it.Next(); {
+			if _, e := it.Element(); !numbersInRange(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // bigWidth finds a width or precision of 4+ digits in a format verb: such a
 // verb would allocate before any result check could run.
 var bigWidth = regexp.MustCompile(`%[-+# 0]*(\[\d+\])?\*?\d*(\.\d*)?`)
@@ -106,6 +128,20 @@ func guardFormat(f function.Function) function.Function {
 			return f.ReturnTypeForValues(args)
 		},
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			for i, a := range args {
+				if i == 0 {
+					continue
+				}
+				// %d and %f turn strings into numbers and print every digit.
+				if a.IsKnown() && !a.IsNull() && a.Type() == cty.String {
+					if n, err := cty.ParseNumberVal(a.AsString()); err == nil && !numberValueInRange(n) {
+						return cty.NilVal, fmt.Errorf("format: argument is a number out of range")
+					}
+				}
+				if !numbersInRange(a) {
+					return cty.NilVal, fmt.Errorf("format: argument is a number out of range")
+				}
+			}
 			if len(args) > 0 && args[0].IsKnown() && !args[0].IsNull() && args[0].Type() == cty.String {
 				for _, verb := range bigWidth.FindAllString(args[0].AsString(), -1) {
 					if digitRun(verb) > 3 {

@@ -56,9 +56,21 @@ func Decode(filename string, src []byte, vars map[string]string) (*File, hcl.Dia
 		f.Dir = filepath.Dir(filename)
 	}
 
+	if len(src) > MaxFileSize {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Configuration file too large",
+			Detail:   fmt.Sprintf("%s is %d bytes; sandbox.hcl files are limited to %d bytes.", filename, len(src), MaxFileSize),
+		}}
+	}
 	hf, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, diags
+	}
+	// Refuse what could make evaluation slow or huge before evaluating.
+	if d := checkExpressions(hf.Body.(*hclsyntax.Body)); d.HasErrors() {
+		sortDiagnostics(d)
+		return nil, d
 	}
 	content, d := hf.Body.Content(fileSchema)
 	diags = append(diags, d...)
