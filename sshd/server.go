@@ -41,6 +41,14 @@ type Config struct {
 // (OpenSSH >= 6.2, npm ssh2, x/crypto, PuTTY >= 0.76) speaks AES-GCM.
 var serverCiphers = []string{"aes128-gcm@openssh.com", "aes256-gcm@openssh.com"}
 
+// serverVersion is the software version in our SSH identification string.
+// It starts with "OpenSSH_9" on purpose: npm ssh2 (open-remote-ssh, many
+// VS Code-like tools) refuses its openssh_* calls (streamlocal forwards)
+// unless the server's version looks like OpenSSH >= 5 ("strictVendor"), and
+// we implement those OpenSSH extensions. OpenSSH clients have no
+// compatibility quirks for 9.x servers, so this changes nothing else.
+const serverVersion = "OpenSSH_9.9_Airlock"
+
 // Server is an SSH server. Create it with New.
 type Server struct {
 	cfg  Config
@@ -93,7 +101,7 @@ func New(cfg Config) (*Server, error) {
 		s.keys = append(s.keys, k.Marshal())
 	}
 	s.srv = &ssh.Server{
-		Version:          "Airlock",
+		Version:          serverVersion,
 		HostSigners:      []ssh.Signer{cfg.HostKey},
 		PublicKeyHandler: s.publicKeyOK,
 		ServerConfigCallback: func(ssh.Context) *gossh.ServerConfig {
@@ -114,6 +122,7 @@ func New(cfg Config) (*Server, error) {
 			"cancel-tcpip-forward":                   s.request((*conn).handleCancelTCPIPForward),
 			"streamlocal-forward@openssh.com":        s.request((*conn).handleStreamlocalForward),
 			"cancel-streamlocal-forward@openssh.com": s.request((*conn).handleCancelStreamlocalForward),
+			"no-more-sessions@openssh.com":           s.request((*conn).handleNoMoreSessions),
 			// Any other global request (keepalive@openssh.com included) is
 			// answered with failure, which is what OpenSSH's sshd does and
 			// what clients' ServerAliveInterval expects.
