@@ -125,12 +125,24 @@ func guestBaseline(ctx context.Context, t *Target, s *state) error {
 		return err
 	}
 	s.Base, s.BaseAt = id, time.Now().UTC()
-	if err := t.saveState(s); err != nil {
+	return t.saveState(s)
+}
+
+// FetchBase brings the base snapshot recorded by Baseline into the host
+// repository, so a later deletion inside the sandbox cannot lose it.
+// Review retries when this has not happened.
+func FetchBase(ctx context.Context, t *Target) error {
+	if err := t.validate(); err != nil || t.Mode == ModeDirect {
 		return err
 	}
-	// Bring the base over now if we can; review retries if this fails.
-	_ = t.fetch(ctx, "+refs/airlock/base:"+t.ref("base"))
-	return nil
+	s, err := t.loadState()
+	if err != nil || s.Base == "" {
+		return err
+	}
+	if have, _ := t.revParse(ctx, t.ref("base")+"^{commit}"); have == s.Base {
+		return nil
+	}
+	return t.fetch(ctx, "+refs/airlock/base:"+t.ref("base"))
 }
 
 func (t *Target) guestMeta(ctx context.Context) (Meta, error) {

@@ -1,0 +1,95 @@
+package protocol
+
+// Review methods (feature "review"; bridge/review.go). editor-ext mirrors
+// these types in src/protocol.ts.
+const (
+	MethodReviewList   = "review.list"   // ReviewParams → ReviewResult (captures the sandbox's work now)
+	MethodReviewFile   = "review.file"   // ReviewFileParams → ReviewFileContent
+	MethodReviewApply  = "review.apply"  // ReviewApplyParams → ReviewApplyResult
+	MethodReviewRevert = "review.revert" // ReviewRevertParams → ReviewRevertResult
+)
+
+// ReviewParams names the sandbox to review.
+type ReviewParams struct {
+	Name string `json:"name"`
+}
+
+// Flag is one rule hit on a file.
+type Flag struct {
+	Rule     string `json:"rule"`             // e.g. "GIT-HOOK"
+	Severity string `json:"severity"`         // "high" | "medium" | "info"
+	Line     int    `json:"line,omitempty"`   // 1-based; 0 = the file as a whole
+	Reason   string `json:"reason"`           // one sentence
+	Detail   string `json:"detail,omitempty"` // what matched (key, value, target)
+}
+
+// ReviewFile is one changed path.
+type ReviewFile struct {
+	Path    string `json:"path"`              // repo-relative; .git internals as ".git/..."
+	Status  string `json:"status"`            // added | modified | deleted | mode | symlink
+	OldMode string `json:"oldMode,omitempty"` // git mode ("100644"); "" when absent
+	NewMode string `json:"newMode,omitempty"`
+	Flags   []Flag `json:"flags,omitempty"` // highest severity first
+}
+
+// ReviewSummary counts findings by severity.
+type ReviewSummary struct {
+	High   int `json:"high"`
+	Medium int `json:"medium"`
+	Info   int `json:"info"`
+	Files  int `json:"files"`
+}
+
+// ReviewResult is a fresh review of one sandbox.
+type ReviewResult struct {
+	Sandbox  string        `json:"sandbox"`
+	Mode     string        `json:"mode"`               // clone | direct | mountless
+	Base     string        `json:"base,omitempty"`     // base commit (clone/mountless) or tree (direct)
+	Snapshot string        `json:"snapshot,omitempty"` // reviewed snapshot commit / tree
+	Files    []ReviewFile  `json:"files"`
+	Summary  ReviewSummary `json:"summary"`
+	Notes    []string      `json:"notes,omitempty"`
+}
+
+// ReviewFileParams asks for one path's base and current content.
+type ReviewFileParams struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+}
+
+// ReviewFileContent is one path's two sides. Binary content is omitted
+// (Binary set); symlinks carry their target as content.
+type ReviewFileContent struct {
+	Path          string `json:"path"`
+	Base          string `json:"base"`
+	Current       string `json:"current"`
+	BaseExists    bool   `json:"baseExists"`
+	CurrentExists bool   `json:"currentExists"`
+	Binary        bool   `json:"binary,omitempty"`
+	OldMode       string `json:"oldMode,omitempty"`
+	NewMode       string `json:"newMode,omitempty"`
+}
+
+// ReviewApplyParams applies the last reviewed snapshot as a branch.
+type ReviewApplyParams struct {
+	Name   string   `json:"name"`
+	Branch string   `json:"branch,omitempty"` // default airlock/NAME
+	Accept []string `json:"accept,omitempty"` // high rule IDs the user accepted
+}
+
+// ReviewApplyResult names the branch created in the host repository.
+type ReviewApplyResult struct {
+	Branch string `json:"branch"`
+	Commit string `json:"commit"`
+}
+
+// ReviewRevertParams restores paths from the direct-mode baseline.
+type ReviewRevertParams struct {
+	Name  string   `json:"name"`
+	Paths []string `json:"paths"`
+}
+
+// ReviewRevertResult lists the paths restored.
+type ReviewRevertResult struct {
+	Reverted []string `json:"reverted"`
+}

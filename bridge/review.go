@@ -1,0 +1,351 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/pkg/sftp"
+
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/review"
+)
+
+// The review feature: review.list / review.file / review.apply /
+// review.revert, and the baseline recorded when a sandbox first starts.
+// The capture and scanning live in internal/review; this file adapts a
+// SandboxRef to a review.Target (the sandbox's SSH connection for exec and
+// SFTP, `git fetch` through `ssh -F $AIRLOCK_HOME/ssh/config`).
+
+func init() {
+	RegisterFeature(&Feature{
+		Name: "review",
+		Methods: map[string]Handler{
+			protocol.MethodReviewList:   reviewList,
+			protocol.MethodReviewFile:   reviewFile,
+			protocol.MethodReviewApply:  reviewApply,
+			protocol.MethodReviewRevert: reviewRevert,
+		},
+		Started: reviewStarted,
+	})
+}
+
+// reviewLocks serializes review operations per sandbox.
+var reviewLocks sync.Map // name → *sync.Mutex
+
+func lockReview(name string) func() {
+	m, _ := reviewLocks.LoadOrStore(name, &sync.Mutex{})
+	m.(*sync.Mutex).Lock()
+	return m.(*sync.Mutex).Unlock
+}
+
+// reviewTarget builds the review target for a sandbox.
+func reviewTarget(env Env, sb SandboxRef) (*review.Target, error) {
+	cfg := sb.Config()
+	if cfg == nil {
+		return nil, errors.New("sandbox has no config")
+	}
+	mode := cfg.Workspace.Mode
+	if mode == "" {
+		mode = review.ModeClone
+	}
+	repo := sb.WorkspaceDir()
+	if mode == review.ModeMountless {
+		repo = sb.ConfigDir()
+	}
+	hide := append(append([]string{}, config.DefaultHide...), cfg.Workspace.Hide...)
+	guestRepo := cfg.Workspace.Target
+	if guestRepo == "" {
+		guestRepo = "/workspace"
+	}
+	sshConfig := filepath.Join(env.Home(), "ssh", "config")
+	return &review.Target{
+		Name: sb.Name(), Mode: mode, Repo: repo, StateDir: sb.StateDir(), Hide: hide,
+		Guest: &sshGuest{sb: sb, gitDir: path.Join(guestRepo, ".git")}, GuestRepo: guestRepo,
+		FetchEnv: []string{"GIT_SSH_COMMAND=ssh -F " + shellQuote(sshConfig) + " -o BatchMode=yes"},
+	}, nil
+}
+
+// sshGuest runs scripts and reads .git over the bridge's SSH connection.
+type sshGuest struct {
+	sb     SandboxRef
+	gitDir string
+}
+
+const maxGuestOutput = 1 << 20
+
+// Run implements review.Guest: the script goes to `sh -s` on stdin.
+func (g *sshGuest) Run(ctx context.Context, script string) ([]byte, error) {
+	c, err := g.sb.SSH(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.NewSession()
+	if err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	defer s.Close()
+	var out, errb limitedBuffer
+	out.max, errb.max = maxGuestOutput, 4096
+	s.Stdin = strings.NewReader(script)
+	s.Stdout, s.Stderr = &out, &errb
+	done := make(chan error, 1)
+	go func() { done <- s.Run("sh -s") }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		s.Close()
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", err, strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
+}
+
+// MetaFS implements review.Guest with SFTP rooted at the guest's .git.
+func (g *sshGuest) MetaFS(ctx context.Context) (review.MetaFS, func() error, error) {
+	c, err := g.sb.SSH(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc, err := sftp.NewClient(c)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sftp: %w", err)
+	}
+	return sftpMeta{c: sc, root: g.gitDir}, sc.Close, nil
+}
+
+type sftpMeta struct {
+	c    *sftp.Client
+	root string
+}
+
+func (m sftpMeta) full(p string) string { return path.Join(m.root, p) }
+func (m sftpMeta) ReadDir(p string) ([]fs.FileInfo, error) {
+	if err := m.noLinkedParents(p); err != nil {
+		return nil, err
+	}
+	return m.c.ReadDir(m.full(p))
+}
+func (m sftpMeta) Lstat(p string) (fs.FileInfo, error) {
+	if err := m.noLinkedParents(p); err != nil {
+		return nil, err
+	}
+	return m.c.Lstat(m.full(p))
+}
+func (m sftpMeta) ReadLink(p string) (string, error) { return m.c.ReadLink(m.full(p)) }
+func (m sftpMeta) Open(p string) (io.ReadCloser, error) {
+	fi, err := m.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	return m.c.Open(m.full(p))
+}
+
+// noLinkedParents keeps reads inside the guest's .git: a directory on the
+// way that is a symlink is reported (as an entry), not followed.
+func (m sftpMeta) noLinkedParents(p string) error {
+	for d := path.Dir(p); d != "." && d != "/" && d != ""; d = path.Dir(d) {
+		fi, err := m.c.Lstat(m.full(d))
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symlink", d)
+		}
+	}
+	return nil
+}
+
+type limitedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.Len(); room > 0 {
+		if len(p) > room {
+			b.Buffer.Write(p[:room])
+		} else {
+			b.Buffer.Write(p)
+		}
+	}
+	return len(p), nil
+}
+
+// reviewStarted records the baseline the first time a sandbox starts and
+// fetches a clone-mode base into the host repo in the background.
+func reviewStarted(ctx context.Context, env Env, sb SandboxRef) error {
+	t, err := reviewTarget(env, sb)
+	if err != nil {
+		return err
+	}
+	unlock := lockReview(t.Name)
+	err = review.Baseline(ctx, t)
+	unlock()
+	if err != nil {
+		env.Logger().Error("review baseline failed", "sandbox", t.Name, "err", err)
+		return err
+	}
+	if t.Mode != review.ModeDirect {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			defer lockReview(t.Name)()
+			if err := review.FetchBase(ctx, t); err != nil {
+				env.Logger().Warn("review base fetch failed; review retries", "sandbox", t.Name, "err", err)
+			}
+		}()
+	}
+	return nil
+}
+
+func reviewSandbox(env Env, name string) (*review.Target, error) {
+	sb, err := env.Sandbox(name)
+	if err != nil {
+		return nil, &Error{Code: protocol.CodeNotFound, Message: fmt.Sprintf("no sandbox named %q", name)}
+	}
+	t, err := reviewTarget(env, sb)
+	if err != nil {
+		return nil, reviewErr(env, name, "review", err)
+	}
+	return t, nil
+}
+
+// reviewErr turns an internal error into a client-safe one (logged in full).
+func reviewErr(env Env, name, op string, err error) error {
+	var be *Error
+	if errors.As(err, &be) {
+		return err
+	}
+	env.Logger().Error("review failed", "sandbox", name, "method", op, "err", err)
+	var refused *review.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return &Error{Code: protocol.CodeDenied, Message: refused.Error()}
+	case errors.Is(err, review.ErrNoBaseline):
+		return &Error{Code: protocol.CodeInvalidState, Message: "no review baseline was recorded for this sandbox (it is recorded when the sandbox starts)"}
+	}
+	msg := strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, err.Error())
+	if len(msg) > 300 {
+		msg = msg[:300] + "..."
+	}
+	return &Error{Code: protocol.CodeFailed, Message: op + ": " + msg}
+}
+
+func reviewList(ctx context.Context, env Env, params json.RawMessage) (any, error) {
+	var p protocol.ReviewParams
+	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" {
+		return nil, &Error{Code: -32602, Message: "review.list needs {name}"}
+	}
+	t, err := reviewSandbox(env, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer lockReview(t.Name)()
+	res, err := review.Review(ctx, t)
+	if err != nil {
+		return nil, reviewErr(env, p.Name, "review", err)
+	}
+	out := ReviewResultToWire(res)
+	env.Logger().Info("review", "sandbox", p.Name, "high", out.Summary.High, "medium", out.Summary.Medium, "files", out.Summary.Files)
+	return out, nil
+}
+
+// ReviewResultToWire converts a review result to its wire form.
+func ReviewResultToWire(res *review.Result) *protocol.ReviewResult {
+	out := &protocol.ReviewResult{Sandbox: res.Name, Mode: res.Mode, Base: res.Base, Snapshot: res.Snapshot,
+		Files: []protocol.ReviewFile{}, Notes: res.Notes}
+	out.Summary.High, out.Summary.Medium, out.Summary.Info, out.Summary.Files = res.Counts()
+	for _, r := range res.Reports {
+		f := protocol.ReviewFile{Path: r.File.Path, Status: string(r.File.Status()),
+			OldMode: review.FormatMode(r.File.OldMode), NewMode: review.FormatMode(r.File.NewMode)}
+		for _, fl := range r.Findings {
+			f.Flags = append(f.Flags, protocol.Flag{Rule: fl.Rule, Severity: fl.Severity.String(), Line: fl.Line, Reason: fl.Reason, Detail: fl.Detail})
+		}
+		out.Files = append(out.Files, f)
+	}
+	return out
+}
+
+func reviewFile(ctx context.Context, env Env, params json.RawMessage) (any, error) {
+	var p protocol.ReviewFileParams
+	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" || p.Path == "" {
+		return nil, &Error{Code: -32602, Message: "review.file needs {name, path}"}
+	}
+	t, err := reviewSandbox(env, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer lockReview(t.Name)()
+	c, err := review.FileContent(ctx, t, p.Path)
+	if err != nil {
+		return nil, reviewErr(env, p.Name, "review.file", err)
+	}
+	out := &protocol.ReviewFileContent{Path: p.Path, BaseExists: c.BaseExists, CurrentExists: c.CurrentExists,
+		OldMode: review.FormatMode(c.BaseMode), NewMode: review.FormatMode(c.CurrentMode)}
+	if isText(c.Base) && isText(c.Current) {
+		out.Base, out.Current = string(c.Base), string(c.Current)
+	} else {
+		out.Binary = true
+	}
+	return out, nil
+}
+
+func isText(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }
+
+func reviewApply(ctx context.Context, env Env, params json.RawMessage) (any, error) {
+	var p protocol.ReviewApplyParams
+	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" {
+		return nil, &Error{Code: -32602, Message: "review.apply needs {name}"}
+	}
+	t, err := reviewSandbox(env, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer lockReview(t.Name)()
+	branch, commit, err := review.Apply(ctx, t, p.Branch, p.Accept)
+	if err != nil {
+		return nil, reviewErr(env, p.Name, "apply", err)
+	}
+	env.Logger().Info("review applied", "sandbox", p.Name, "decision", "apply", "branch", branch, "commit", commit, "accepted", strings.Join(p.Accept, ","))
+	return &protocol.ReviewApplyResult{Branch: branch, Commit: commit}, nil
+}
+
+func reviewRevert(ctx context.Context, env Env, params json.RawMessage) (any, error) {
+	var p protocol.ReviewRevertParams
+	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" || len(p.Paths) == 0 {
+		return nil, &Error{Code: -32602, Message: "review.revert needs {name, paths}"}
+	}
+	t, err := reviewSandbox(env, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer lockReview(t.Name)()
+	done, err := review.Revert(ctx, t, p.Paths)
+	if err != nil {
+		return nil, reviewErr(env, p.Name, "revert", err)
+	}
+	env.Logger().Info("review reverted", "sandbox", p.Name, "decision", "revert", "paths", strings.Join(done, ","))
+	return &protocol.ReviewRevertResult{Reverted: done}, nil
+}

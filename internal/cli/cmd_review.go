@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/review"
+)
+
+// ExitHighFlags is `airlock review`'s exit code when something high is flagged.
+const ExitHighFlags = 3
+
+func init() {
+	Register(&Command{Name: "review", Usage: "review NAME [--json]",
+		Summary: "list what the agent changed, with risk flags (exit 3 when something high is flagged)", Run: runReview})
+	Register(&Command{Name: "diff", Usage: "diff NAME [PATH]",
+		Summary: "unified diff of the agent's work, .git internals included", Run: runDiff})
+	Register(&Command{Name: "apply", Usage: "apply NAME [--branch B] [--accept RULE-ID]...",
+		Summary: "create branch airlock/NAME from the reviewed snapshot (no checkout, no hooks)", Run: runApply})
+	Register(&Command{Name: "revert", Usage: "revert NAME PATH...",
+		Summary: "direct mode: restore paths from the baseline (e.g. remove a planted hook)", Run: runRevert})
+}
+
+// parseInterspersed parses flags that may come before or after positional
+// arguments ("apply N --branch B") and returns the positionals.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, strings.ToUpper(s))
+		}
+	}
+	return nil
+}
+
+func runReview(e *Env, args []string) error {
+	fs := newFlags("review", e)
+	asJSON := fs.Bool("json", false, "print the review as JSON")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return Usagef("need exactly one sandbox name")
+	}
+	var res protocol.ReviewResult
+	if err := call(e, protocol.MethodReviewList, protocol.ReviewParams{Name: pos[0]}, &res); err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(&res); err != nil {
+			return err
+		}
+	} else {
+		printReview(e.Stdout, &res)
+	}
+	if res.Summary.High > 0 {
+		return &ExitError{Code: ExitHighFlags}
+	}
+	return nil
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// printReview writes the human form: one line per file, its flags
+// indented below, and a summary line.
+func printReview(w io.Writer, r *protocol.ReviewResult) {
+	fmt.Fprintf(w, "sandbox %s (%s mode): base %s, reviewed %s\n", r.Sandbox, r.Mode, short(r.Base), short(r.Snapshot))
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	for _, f := range r.Files {
+		mode := f.NewMode
+		if f.OldMode != "" && f.NewMode != "" && f.OldMode != f.NewMode {
+			mode = f.OldMode + "->" + f.NewMode
+		}
+		fmt.Fprintf(w, "%-8s %s  %s\n", f.Status, safeText(f.Path), mode)
+		for _, fl := range f.Flags {
+			loc := ""
+			if fl.Line > 0 {
+				loc = ":" + strconv.Itoa(fl.Line)
+			}
+			detail := ""
+			if fl.Detail != "" {
+				detail = " [" + safeText(fl.Detail) + "]"
+			}
+			fmt.Fprintf(w, "    %-6s %s%s  %s%s\n", strings.ToUpper(fl.Severity), fl.Rule, loc, fl.Reason, detail)
+		}
+	}
+	s := r.Summary
+	fmt.Fprintf(w, "%d files changed: %d high, %d medium, %d info\n", s.Files, s.High, s.Medium, s.Info)
+}
+
+// safeText keeps terminal control characters from sandbox-chosen paths
+// and values off the user's terminal.
+func safeText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+func runDiff(e *Env, args []string) error {
+	fs := newFlags("diff", e)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		return Usagef("need a sandbox name and at most one path")
+	}
+	name := pos[0]
+	var paths []string
+	if len(pos) == 2 {
+		paths = []string{pos[1]}
+	} else {
+		var res protocol.ReviewResult
+		if err := call(e, protocol.MethodReviewList, protocol.ReviewParams{Name: name}, &res); err != nil {
+			return err
+		}
+		for _, f := range res.Files {
+			paths = append(paths, f.Path)
+		}
+	}
+	c, err := connectBridge(e)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for _, p := range paths {
+		var fc protocol.ReviewFileContent
+		if err := rpcErr(c.Call(context.Background(), protocol.MethodReviewFile, protocol.ReviewFileParams{Name: name, Path: p}, &fc)); err != nil {
+			return err
+		}
+		var a, b []byte
+		if fc.BaseExists {
+			a = []byte(fc.Base)
+		}
+		if fc.CurrentExists {
+			b = []byte(fc.Current)
+		}
+		if fc.Binary {
+			a, b = []byte("\x00old"), []byte("\x00new")
+		}
+		d := review.UnifiedDiff(safeText(p), a, b, parseMode(fc.OldMode, fc.BaseExists), parseMode(fc.NewMode, fc.CurrentExists))
+		io.WriteString(e.Stdout, safeDiff(d))
+	}
+	return nil
+}
+
+// safeDiff strips escape characters from diff lines (content comes from
+// the sandbox) while keeping tabs and newlines.
+func safeDiff(s string) string {
+	return strings.Map(func(r rune) rune {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+func parseMode(s string, exists bool) uint32 {
+	if !exists {
+		return 0
+	}
+	m, err := strconv.ParseUint(s, 8, 32)
+	if err != nil || m == 0 {
+		return review.ModeFile
+	}
+	return uint32(m)
+}
+
+func runApply(e *Env, args []string) error {
+	fs := newFlags("apply", e)
+	branch := fs.String("branch", "", "branch to create (default airlock/NAME)")
+	var accept listFlag
+	fs.Var(&accept, "accept", "accept a high flag by rule ID (repeat, or comma-separated)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return Usagef("need exactly one sandbox name")
+	}
+	var res protocol.ReviewApplyResult
+	if err := call(e, protocol.MethodReviewApply, protocol.ReviewApplyParams{Name: pos[0], Branch: *branch, Accept: accept}, &res); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.Stdout, "created branch %s at %s (not checked out)\n", res.Branch, short(res.Commit))
+	return nil
+}
+
+func runRevert(e *Env, args []string) error {
+	fs := newFlags("revert", e)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return Usagef("need a sandbox name and at least one path")
+	}
+	var res protocol.ReviewRevertResult
+	if err := call(e, protocol.MethodReviewRevert, protocol.ReviewRevertParams{Name: pos[0], Paths: pos[1:]}, &res); err != nil {
+		return err
+	}
+	for _, p := range res.Reverted {
+		fmt.Fprintf(e.Stdout, "reverted %s\n", safeText(p))
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package review
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxDiffCells bounds the LCS table; larger middles are shown as one
+// replace hunk.
+const maxDiffCells = 4 << 20
+
+// UnifiedDiff renders a git-style unified diff of one path with 3 lines of
+// context. Nil a/b mean the file did not exist on that side.
+func UnifiedDiff(p string, a, b []byte, aMode, bMode uint32) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "diff --airlock a/%s b/%s\n", p, p)
+	switch {
+	case aMode == 0 && bMode != 0:
+		fmt.Fprintf(&sb, "new file mode %s\n", FormatMode(bMode))
+	case aMode != 0 && bMode == 0:
+		fmt.Fprintf(&sb, "deleted file mode %s\n", FormatMode(aMode))
+	case aMode != bMode:
+		fmt.Fprintf(&sb, "old mode %s\nnew mode %s\n", FormatMode(aMode), FormatMode(bMode))
+	}
+	if isBinary(a) || isBinary(b) {
+		if string(a) != string(b) {
+			sb.WriteString("Binary files differ\n")
+		}
+		return sb.String()
+	}
+	if string(a) == string(b) {
+		return sb.String()
+	}
+	from, to := "a/"+p, "b/"+p
+	if aMode == 0 {
+		from = "/dev/null"
+	}
+	if bMode == 0 {
+		to = "/dev/null"
+	}
+	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", from, to)
+	x, y := splitLines(a), splitLines(b)
+	ops := diffLines(x, y)
+	writeHunks(&sb, ops, x, y)
+	return sb.String()
+}
+
+func splitLines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	s := strings.SplitAfter(string(b), "\n")
+	if s[len(s)-1] == "" {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// op is one edit: ' ' keep, '-' delete x[i], '+' insert y[j].
+type op struct {
+	kind byte
+	i, j int
+}
+
+func diffLines(x, y []string) []op {
+	pre := 0
+	for pre < len(x) && pre < len(y) && x[pre] == y[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(x)-pre && suf < len(y)-pre && x[len(x)-1-suf] == y[len(y)-1-suf] {
+		suf++
+	}
+	var ops []op
+	for i := 0; i < pre; i++ {
+		ops = append(ops, op{' ', i, i})
+	}
+	mx, my := x[pre:len(x)-suf], y[pre:len(y)-suf]
+	n, m := len(mx), len(my)
+	if (n+1)*(m+1) > maxDiffCells {
+		for i := range mx {
+			ops = append(ops, op{'-', pre + i, -1})
+		}
+		for j := range my {
+			ops = append(ops, op{'+', -1, pre + j})
+		}
+	} else {
+		// lcs[i][j] = LCS length of mx[i:], my[j:]
+		lcs := make([][]int32, n+1)
+		for i := range lcs {
+			lcs[i] = make([]int32, m+1)
+		}
+		for i := n - 1; i >= 0; i-- {
+			for j := m - 1; j >= 0; j-- {
+				if mx[i] == my[j] {
+					lcs[i][j] = lcs[i+1][j+1] + 1
+				} else if lcs[i+1][j] >= lcs[i][j+1] {
+					lcs[i][j] = lcs[i+1][j]
+				} else {
+					lcs[i][j] = lcs[i][j+1]
+				}
+			}
+		}
+		i, j := 0, 0
+		for i < n || j < m {
+			switch {
+			case i < n && j < m && mx[i] == my[j]:
+				ops = append(ops, op{' ', pre + i, pre + j})
+				i, j = i+1, j+1
+			case j < m && (i == n || lcs[i][j+1] > lcs[i+1][j]):
+				ops = append(ops, op{'+', -1, pre + j})
+				j++
+			default:
+				ops = append(ops, op{'-', pre + i, -1})
+				i++
+			}
+		}
+	}
+	for k := 0; k < suf; k++ {
+		ops = append(ops, op{' ', len(x) - suf + k, len(y) - suf + k})
+	}
+	return ops
+}
+
+func writeHunks(sb *strings.Builder, ops []op, x, y []string) {
+	const ctx = 3
+	for k := 0; k < len(ops); {
+		if ops[k].kind == ' ' {
+			k++
+			continue
+		}
+		start := max(0, k-ctx)
+		end := k
+		for end < len(ops) {
+			if ops[end].kind != ' ' {
+				end++
+				continue
+			}
+			run := end
+			for run < len(ops) && ops[run].kind == ' ' {
+				run++
+			}
+			if run == len(ops) || run-end > 2*ctx {
+				end = min(run, end+ctx)
+				break
+			}
+			end = run
+		}
+		// Line numbers of the hunk.
+		xs, ys, xn, yn := -1, -1, 0, 0
+		for _, o := range ops[start:end] {
+			if o.kind != '+' {
+				if xs < 0 {
+					xs = o.i
+				}
+				xn++
+			}
+			if o.kind != '-' {
+				if ys < 0 {
+					ys = o.j
+				}
+				yn++
+			}
+		}
+		fmt.Fprintf(sb, "@@ -%s +%s @@\n", hunkRange(xs, xn, ops, start, true), hunkRange(ys, yn, ops, start, false))
+		for _, o := range ops[start:end] {
+			var line string
+			if o.kind == '+' {
+				line = y[o.j]
+			} else {
+				line = x[o.i]
+			}
+			sb.WriteByte(o.kind)
+			sb.WriteString(line)
+			if !strings.HasSuffix(line, "\n") {
+				sb.WriteString("\n\\ No newline at end of file\n")
+			}
+		}
+		k = end
+	}
+}
+
+func hunkRange(first, n int, ops []op, start int, old bool) string {
+	if n == 0 {
+		// Position after which lines are inserted (or removed).
+		pos := 0
+		for _, o := range ops[:start] {
+			if old && o.kind != '+' || !old && o.kind != '-' {
+				pos++
+			}
+		}
+		return fmt.Sprintf("%d,0", pos)
+	}
+	if n == 1 {
+		return fmt.Sprintf("%d", first+1)
+	}
+	return fmt.Sprintf("%d,%d", first+1, n)
+}

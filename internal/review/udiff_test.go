@@ -1,0 +1,45 @@
+package review
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Our unified diff must apply with GNU patch / git apply to give b.
+func TestUnifiedDiffApplies(t *testing.T) {
+	gitOrSkip(t)
+	cases := [][2]string{
+		{"a\nb\nc\n", "a\nB\nc\n"},
+		{"", "new\nfile\n"},
+		{"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n", "0\n1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n11\n12\n13\n"},
+		{"x\ny", "x\nz"},
+		{"same\n", "same\nmore\n"},
+		{strings.Repeat("l\n", 50), strings.Repeat("l\n", 20) + "mid\n" + strings.Repeat("l\n", 30)},
+	}
+	for i, c := range cases {
+		dir := t.TempDir()
+		runGit(t, dir, "init", "-q")
+		var aMode uint32 = ModeFile
+		if c[0] == "" {
+			aMode = 0
+		} else {
+			os.WriteFile(filepath.Join(dir, "f.txt"), []byte(c[0]), 0o644)
+		}
+		d := UnifiedDiff("f.txt", []byte(c[0]), []byte(c[1]), aMode, ModeFile)
+		d = strings.Replace(d, "diff --airlock", "diff --git", 1)
+		cmd := exec.Command("git", "apply", "-")
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(d)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("case %d: git apply: %v\n%s\n%s", i, err, out, d)
+			continue
+		}
+		got, _ := os.ReadFile(filepath.Join(dir, "f.txt"))
+		if string(got) != c[1] {
+			t.Errorf("case %d: got %q want %q\n%s", i, got, c[1], d)
+		}
+	}
+}
