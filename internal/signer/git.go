@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -34,7 +35,7 @@ var ErrNotGitObject = &Refusal{CodeInvalidParams, "only git commit and tag objec
 // parseGitObject checks obj is a commit or tag object without a signature
 // and returns its kind, the tree/object id and the committer/tagger line.
 func parseGitObject(obj []byte) (kind, ref, who string, err error) {
-	if len(obj) > 4<<20 {
+	if len(obj) > 4<<20 || bytes.IndexByte(obj, 0) >= 0 || !utf8.Valid(obj) && !bytes.Contains(obj, []byte("\nencoding ")) {
 		return "", "", "", ErrNotGitObject
 	}
 	s := string(obj)

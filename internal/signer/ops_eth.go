@@ -30,6 +30,12 @@ var decoders = map[string]decoder{
 	"airlock_hmac":         decodeHMAC,
 	"airlock_sign":         decodeSign,
 	"airlock_gitSign":      decodeGit,
+	"eth_sign": func(*Service, *Caller, json.RawMessage) (*Op, error) {
+		return nil, refusef(CodeUnsupported, "eth_sign signs a bare hash and is not offered; use personal_sign or eth_signTypedData_v4")
+	},
+	"eth_sendTransaction": func(*Service, *Caller, json.RawMessage) (*Op, error) {
+		return nil, refusef(CodeUnsupported, "this endpoint signs only; use eth_signTransaction and broadcast the result yourself")
+	},
 }
 
 var ethOps = []string{"eth_signTransaction", "personal_sign", "eth_signTypedData_v4"}

@@ -225,10 +225,6 @@ func (s *Service) Call(ctx context.Context, c *Caller, method string, params jso
 		}
 		n, _ := new(big.Int).SetString(id[2:], 16)
 		return n.String(), nil
-	case "eth_sign":
-		return nil, refusef(CodeUnsupported, "eth_sign signs a bare hash and is not offered; use personal_sign or eth_signTypedData_v4")
-	case "eth_sendTransaction", "eth_sendRawTransaction":
-		return nil, refusef(CodeUnsupported, "%s: this endpoint signs only; use eth_signTransaction and broadcast yourself", method)
 	}
 	dec, ok := decoders[method]
 	if !ok {
