@@ -49,6 +49,10 @@ type NSSpec struct {
 	// (/etc, Home, the workspace, the agent binary at AgentGuestPath) comes
 	// from Mounts.
 	State string `json:"state"`
+	// Root is an empty directory (a path in the init's mount namespace)
+	// the new root tmpfs is mounted on; "" = /tmp, fine when no bind
+	// source lives under it (the host passes descriptors, not paths).
+	Root string `json:"root,omitempty"`
 	// ReadyFD is a pipe the serve process writes "ok\n" to once the sshd
 	// accepts connections; an error line otherwise. SyncFD is a pipe the
 	// init reads until EOF before it starts, so the host can place it in a

@@ -20,6 +20,7 @@ import (
 //	sandbox.json    the spec (its presence makes the sandbox exist)
 //	spec.json       the init spec of the current/last start
 //	ssh/host_key    the guest sshd's host key; ssh/authorized_keys
+//	rootfs/         mount point of the guest's root (unprivileged mode)
 //	etc/            the guest's private, persistent /etc
 //	home/           the guest's persistent /home/agent
 //	workspace/      clone and mountless modes: the guest's /workspace
@@ -155,6 +156,7 @@ func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec) error 
 			}
 			return os.WriteFile(filepath.Join(dir, "ssh", "authorized_keys"), spec.AuthorizedKeys, 0o600)
 		}},
+		{"rootfs", func() error { return os.Mkdir(filepath.Join(dir, "rootfs"), 0o755) }},
 		{"etc", func() error { return makeEtc(filepath.Join(dir, "etc"), spec.ID) }},
 		{"home", func() error { return makeHome(filepath.Join(dir, "home")) }},
 		{"workspace", func() error { return prepareWorkspace(ctx, filepath.Join(dir, "workspace"), spec.Workspace) }},

@@ -15,8 +15,12 @@
 // only the private clone is shared. As host root, guest ids 0..65535 map to
 // host 100000.., so root inside is an unprivileged host id; the agent
 // (uid 1000) runs the sshd and every session with no_new_privs and no
-// capabilities. As an unprivileged host user only the agent's id exists
-// inside.
+// capabilities; PID 1 (root inside) caps nested user namespaces at 0. As an
+// unprivileged host user only the agent's id exists inside (the kernel
+// allows one mapped id without newuidmap): the init runs as that id with
+// ambient capabilities it drops before the sshd starts, there is no root
+// inside to become, /etc belongs to the agent, and nested user namespaces
+// stay allowed.
 //
 // This is weaker isolation than a microVM: the guest shares the host kernel.
 package namespace

@@ -155,7 +155,7 @@ func TestEscapeNetwork(t *testing.T) {
 }
 
 func TestEscapeBecomeRoot(t *testing.T) {
-	_, cl, _ := up(t, "root", nil)
+	b, cl, _ := up(t, "root", nil)
 	st := vmtest.MustExec(t, cl, "grep -E '^(Uid|Gid|CapEff|CapPrm|CapBnd|NoNewPrivs)' /proc/self/status")
 	for _, want := range []string{"CapEff:\t0000000000000000", "CapPrm:\t0000000000000000", "NoNewPrivs:\t1"} {
 		if !strings.Contains(st, want) {
@@ -163,17 +163,28 @@ func TestEscapeBecomeRoot(t *testing.T) {
 		}
 	}
 	shouldFail(t, cl, "sudo", "sudo -n id -u")
-	for _, su := range []string{"su -c 'id -u'", "/usr/bin/passwd -S root", "unshare -r id -u", "unshare -Ur true"} {
-		out, _, code := vmtest.Exec(t, cl, su+" </dev/null")
-		if code == 0 && strings.TrimSpace(out) == "0" {
+	if got := strings.TrimSpace(vmtest.MustExec(t, cl, "id -u; id -g")); got != "1000\n1000" {
+		t.Errorf("ids = %q", got)
+	}
+	for _, su := range []string{"su -c 'id -u'", "/usr/bin/passwd -S root"} {
+		if out, _, code := vmtest.Exec(t, cl, su+" </dev/null"); code == 0 && strings.TrimSpace(out) == "0" {
 			t.Errorf("%s gave uid 0", su)
+		}
+	}
+	if b.ids.single {
+		// Under an unprivileged host user the agent's id is the only one
+		// inside: there is no root to become, /etc is the agent's own and
+		// nested user namespaces stay allowed (documented in doc.go).
+		t.Log("single-id mapping: skipping the root-inside checks")
+		return
+	}
+	for _, cmd := range []string{"unshare -r id -u", "unshare -Ur true"} {
+		if out, _, code := vmtest.Exec(t, cl, cmd+" </dev/null"); code == 0 {
+			t.Errorf("%s: nested user namespace created (%q)", cmd, out)
 		}
 	}
 	shouldFail(t, cl, "write /etc/passwd", "echo 'x:x:0:0::/:/bin/sh' >> /etc/passwd")
 	shouldFail(t, cl, "signal PID 1", "kill -9 1")
-	if got := strings.TrimSpace(vmtest.MustExec(t, cl, "id -u; id -g")); got != "1000\n1000" {
-		t.Errorf("ids = %q", got)
-	}
 }
 
 func TestEscapeSurviveRemove(t *testing.T) {

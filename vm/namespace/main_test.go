@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/airlock-sandbox/airlock/vm"
@@ -18,6 +20,11 @@ import (
 var agentBin string
 
 func TestMain(m *testing.M) {
+	if p := os.Getenv("AIRLOCK_NSTEST_AGENT"); p != "" {
+		// Re-executed by TestUnprivileged: reuse the parent's binary.
+		agentBin = p
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "airlock-nstest-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -32,6 +39,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
+	os.Chmod(dir, 0o755) // TestUnprivileged runs the binary as another user
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -67,4 +75,37 @@ func options() vmtest.Options {
 
 func TestConformance(t *testing.T) {
 	vmtest.Run(t, func(t *testing.T) vm.Backend { return newBackend(t) }, options())
+}
+
+// TestUnprivileged runs the conformance suite and the mountless escape
+// checks again as an unprivileged host user (nobody): the backend then maps
+// only the agent's id to that user.
+func TestUnprivileged(t *testing.T) {
+	if os.Getenv("AIRLOCK_NSTEST_AGENT") != "" || os.Geteuid() != 0 {
+		t.Skip("needs root to switch to an unprivileged user")
+	}
+	if testing.Short() {
+		t.Skip("slow: re-runs the suite")
+	}
+	tmp, err := os.MkdirTemp("", "airlock-unpriv-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	os.Chmod(tmp, 0o777)
+	self := filepath.Join(tmp, "namespace.test")
+	if err := copyFile(os.Args[0], self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^(TestConformance|TestEscapeHostFiles|TestEscapeBecomeRoot|TestEscapeNetwork|TestEscapeSurviveRemove)$", "-test.v")
+	cmd.Env = append(os.Environ(), "AIRLOCK_NSTEST_AGENT="+agentBin, "TMPDIR="+tmp, "HOME="+tmp)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	out, err := cmd.CombinedOutput()
+	t.Logf("as uid 65534:\n%s", out)
+	if err != nil {
+		t.Fatalf("suite as an unprivileged user: %v", err)
+	}
+	if strings.Contains(string(out), "--- SKIP: TestConformance") {
+		t.Skip("namespaces unavailable to unprivileged users here")
+	}
 }

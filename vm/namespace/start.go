@@ -133,6 +133,7 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 			EtcBinds: etcBinds,
 			Mounts:   mounts,
 			SingleID: l.b.ids.single,
+			Root:     rootMount(l),
 			CloseFDs: []int{stateFD, exeFD},
 		},
 	}
@@ -165,9 +166,10 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 		l.notes = append(l.notes, note)
 	}
 	cmd := &exec.Cmd{
-		Path:        fmt.Sprintf("/proc/self/fd/%d", exeFD),
-		Args:        []string{"airlock-agent", "init", "--spec", fmt.Sprintf("/proc/self/fd/%d/spec.json", stateFD)},
-		Env:         []string{"PATH=/usr/bin:/bin"},
+		Path: fmt.Sprintf("/proc/self/fd/%d", exeFD),
+		Args: []string{"airlock-agent", "init", "--spec", fmt.Sprintf("/proc/self/fd/%d/spec.json", stateFD)},
+		// AIRLOCK_INIT_TRACE=1 makes the init log each step's duration to init.log.
+		Env:         []string{"PATH=/usr/bin:/bin", "AIRLOCK_INIT_TRACE=" + os.Getenv("AIRLOCK_INIT_TRACE")},
 		Dir:         "/",
 		Stdout:      logF,
 		Stderr:      logF,
@@ -234,4 +236,14 @@ func logTail(file string) string {
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	return lines[len(lines)-1]
+}
+
+// rootMount is where the init mounts the new root: under an unprivileged
+// user the bind sources are host paths (possibly under /tmp), so the state
+// dir's rootfs/; as root every source is a descriptor and /tmp will do.
+func rootMount(l *launch) string {
+	if l.b.ids.single {
+		return filepath.Join(l.dir, "rootfs")
+	}
+	return ""
 }
