@@ -31,16 +31,6 @@ type conn struct {
 	sc       *gossh.ServerConn
 	forwards map[string]net.Listener // "tcp host:port" or "unix path"
 	closed   bool
-	// noMoreSessions is set by no-more-sessions@openssh.com: later session
-	// channels are refused (OpenSSH's ssh -N sends it).
-	noMoreSessions bool
-}
-
-func (c *conn) handleNoMoreSessions(*gossh.Request) (bool, []byte) {
-	c.mu.Lock()
-	c.noMoreSessions = true
-	c.mu.Unlock()
-	return true, nil
 }
 
 // connCallback runs before the handshake for every accepted net.Conn.

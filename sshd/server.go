@@ -46,7 +46,9 @@ var serverCiphers = []string{"aes128-gcm@openssh.com", "aes256-gcm@openssh.com"}
 // VS Code-like tools) refuses its openssh_* calls (streamlocal forwards)
 // unless the server's version looks like OpenSSH >= 5 ("strictVendor"), and
 // we implement those OpenSSH extensions. OpenSSH clients have no
-// compatibility quirks for 9.x servers, so this changes nothing else.
+// compatibility quirks for 9.x servers; they do send
+// no-more-sessions@openssh.com to OpenSSH servers, which we answer with
+// failure (see conn.go).
 const serverVersion = "OpenSSH_9.9_Airlock"
 
 // Server is an SSH server. Create it with New.
@@ -122,10 +124,13 @@ func New(cfg Config) (*Server, error) {
 			"cancel-tcpip-forward":                   s.request((*conn).handleCancelTCPIPForward),
 			"streamlocal-forward@openssh.com":        s.request((*conn).handleStreamlocalForward),
 			"cancel-streamlocal-forward@openssh.com": s.request((*conn).handleCancelStreamlocalForward),
-			"no-more-sessions@openssh.com":           s.request((*conn).handleNoMoreSessions),
-			// Any other global request (keepalive@openssh.com included) is
-			// answered with failure, which is what OpenSSH's sshd does and
-			// what clients' ServerAliveInterval expects.
+			// Any other global request is answered with failure. For
+			// keepalive@openssh.com that is what OpenSSH's sshd does and what
+			// clients' ServerAliveInterval expects. no-more-sessions@openssh.com
+			// cannot be honoured: x/crypto delivers channel opens and global
+			// requests on separate queues, so "sessions opened after this
+			// request" is not observable, and ssh sends it right after opening
+			// its own session.
 		},
 		SubsystemHandlers: map[string]ssh.SubsystemHandler{},
 		ConnCallback:      s.connCallback,

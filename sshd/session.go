@@ -41,13 +41,6 @@ type ptyParams struct {
 }
 
 func (c *conn) handleSession(nc gossh.NewChannel) {
-	c.mu.Lock()
-	refuse := c.noMoreSessions
-	c.mu.Unlock()
-	if refuse {
-		nc.Reject(gossh.Prohibited, "no more sessions")
-		return
-	}
 	ch, reqs, err := nc.Accept()
 	if err != nil {
 		return
