@@ -22,7 +22,7 @@ import (
 
 func init() {
 	vm.Register("microvm", func(root string) (vm.Backend, error) {
-		return New(root, filepath.Dir(root)), nil
+		return New(root, homeOf(root)), nil
 	})
 }
 
@@ -51,6 +51,25 @@ type Backend struct {
 // New returns a backend keeping sandboxes under root and caches
 // (home/cache, home/images) under home ($AIRLOCK_HOME).
 func New(root, home string) *Backend { return &Backend{root: root, home: home} }
+
+// homeOf finds $AIRLOCK_HOME from a backend root: the bridge roots
+// backends at $AIRLOCK_HOME/vm/NAME; otherwise the root's parent.
+func homeOf(root string) string {
+	parent := filepath.Dir(root)
+	if filepath.Base(parent) == "vm" {
+		return filepath.Dir(parent)
+	}
+	return parent
+}
+
+// Accelerated reports whether guests run under KVM here (the bridge's
+// backend = "auto" picks microvm only then).
+func (b *Backend) Accelerated(ctx context.Context) error {
+	if !KVMUsable(ctx, b.home) {
+		return errors.New("guests do not boot under KVM here (TCG only)")
+	}
+	return nil
+}
 
 // Name implements vm.Backend.
 func (b *Backend) Name() string { return "microvm" }

@@ -206,6 +206,9 @@ func TestDirectMode(t *testing.T) {
 	if err := b.Start(ctx, "direct"); err != nil {
 		t.Fatal(err)
 	}
+	if out := mustRun(t, b, "direct", k, "cat /etc/airlock-test"); out != "hello\n" {
+		t.Errorf("Spec.Files: /etc/airlock-test = %q", out)
+	}
 	out, _ := sshRun(t, b, "direct", k, "cd /workspace; echo hi > fromguest; cat .env; echo; echo x >> .git/hooks/pre-commit && echo HOOKWRITE; touch .git/hooks/new && echo HOOKNEW; echo ok")
 	if got, _ := os.ReadFile(filepath.Join(ws, "fromguest")); string(got) != "hi\n" {
 		t.Errorf("guest write not on host: %q\n%s", got, out)
