@@ -170,6 +170,9 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	if c.MemoryMiB < 256 {
 		return fmt.Errorf("sandbox %s: memory below 256 MiB: %w", spec.ID, vm.ErrInvalidSpec)
 	}
+	if spec.Image != "" && !validImageName(spec.Image) {
+		return fmt.Errorf("image name %q: %w", spec.Image, vm.ErrInvalidSpec)
+	}
 	c.BaseImage = ImagePath(b.home, spec.Image)
 	if _, err := os.Stat(c.BaseImage); errors.Is(err, os.ErrNotExist) {
 		name := spec.Image

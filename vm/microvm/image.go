@@ -14,14 +14,14 @@ import (
 )
 
 // DefaultImage is the image a sandbox boots when its Spec names none.
-const DefaultImage = "default"
+const DefaultImage = "debian-bookworm"
 
 // Debian suite of the root images (matches the guest kernel's release).
 const suite = "bookworm"
 
 // ImageOptions describes a root image.
 type ImageOptions struct {
-	Name     string   // image name: [a-z0-9][a-z0-9-]*
+	Name     string   // image name: [a-z0-9][a-z0-9._-]*; "" = DefaultImage
 	Packages []string // packages on top of debootstrap's minbase
 	Node     bool     // add nodejs and npm
 	Mirror   string   // Debian mirror; "" = the one apt is configured with
@@ -31,7 +31,13 @@ type ImageOptions struct {
 // DefaultPackages is what an agent needs in the default image.
 var DefaultPackages = []string{"bash", "git", "curl", "ca-certificates", "python3", "procps", "less"}
 
-var imageNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+var imageNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+
+// validImageName: image names come from sandbox.hcl (untrusted) and become
+// a file name under home/images.
+func validImageName(name string) bool {
+	return imageNameRE.MatchString(name) && !strings.Contains(name, "..")
+}
 
 // ImagePath is where the named image lives under home.
 func ImagePath(home, name string) string {
@@ -52,8 +58,8 @@ func BuildImage(ctx context.Context, home string, opts ImageOptions, progress io
 	if opts.Name == "" {
 		opts.Name = DefaultImage
 	}
-	if !imageNameRE.MatchString(opts.Name) {
-		return "", fmt.Errorf("image name %q: want lowercase letters, digits and dashes", opts.Name)
+	if !validImageName(opts.Name) {
+		return "", fmt.Errorf("image name %q: want lowercase letters, digits, dots, dashes and underscores", opts.Name)
 	}
 	if os.Geteuid() != 0 {
 		return "", fmt.Errorf("build image %s: needs root (debootstrap)", opts.Name)
