@@ -194,7 +194,7 @@ func TestHostPatterns(t *testing.T) {
 			t.Errorf("MatchHost(%q, %q) = %v, want %v", c.pattern, c.host, got, c.want)
 		}
 	}
-	bad := []string{"", "*", "**", "*.com", "https://x.com", "a..b", "-a.com", "a.*.com", "x.com:0", "x.com:65536", "1.2.3.0/40", "fe80::1%eth0", "[1.2.3.4]:80", "a b", "x.com:http", "[::1", "::1:80:x"}
+	bad := []string{"", "*", "**", "*.com", "https://x.com", "a..b", "-a.com", "a.*.com", "x.com:0", "x.com:65536", "1.2.3.0/40", "fe80::1%eth0", "[1.2.3.4]:80", "a b", "x.com:http", "[::1", "::1:80:x", "10.0.0.0/8:443", "a_b.example.com", "host.123", "1.2.3", "x.com:080"}
 	for _, b := range bad {
 		if _, err := ParseHostPattern(b); err == nil {
 			t.Errorf("ParseHostPattern(%q) accepted", b)
@@ -335,6 +335,7 @@ func TestPlan(t *testing.T) {
 		`preset "balanced"`, "also allowed: 10.0.0.0/8, api.example.com, localhost:5432",
 		`your secret "tok", sent only to api.example.com`, "$TOKEN",
 		`allow "10.0.0.0/8" reaches a private`, `allow "localhost:5432" reaches a private`, "direct mode",
+		`mount "rw": shares /srv/data from outside the directory of this file`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("plan text lacks %q:\n%s", want, text)
@@ -348,7 +349,7 @@ func TestPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Plan
-	if err := json.Unmarshal(b, &back); err != nil || back.SHA256 != f.SHA256 || len(back.Sandboxes[0].Warnings) != 4 {
+	if err := json.Unmarshal(b, &back); err != nil || back.SHA256 != f.SHA256 || len(back.Sandboxes[0].Warnings) != 5 {
 		t.Errorf("plan JSON round trip: %v %s", err, b)
 	}
 }

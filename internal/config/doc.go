@@ -16,8 +16,7 @@
 // Decoding is bounded as well, so a hostile file cannot make `airlock plan`
 // or the bridge spin or allocate without limit: files are at most
 // MaxFileSize bytes; numbers stay within ±1e18 (cty prints every digit, so
-// "${1e9999999}" alone took over two minutes before this limit — the
-// fuzzer found it); there is no arithmetic and no for expression; function
+// "${1e9999999}" alone took over two minutes before this limit); there is no arithmetic and no for expression; function
 // results are at most 4 KiB. See limits.go.
 //
 // Every problem is reported, not only the first, as an hcl.Diagnostic with

@@ -78,6 +78,9 @@ func ParseHostPattern(s string) (HostPattern, error) {
 		p.Port = port
 	}
 	if strings.Contains(host, "/") {
+		if p.Port != 0 {
+			return p, errors.New("a CIDR cannot have a port")
+		}
 		pre, err := netip.ParsePrefix(host)
 		if err != nil || pre.Addr().Zone() != "" {
 			return p, errors.New("it is not a valid CIDR such as \"10.0.0.0/8\"")
@@ -129,7 +132,11 @@ func checkDNSName(name string) error {
 	if len(name) > 253 {
 		return errors.New("the host name is longer than 253 characters")
 	}
-	for _, label := range strings.Split(name, ".") {
+	labels := strings.Split(name, ".")
+	if last := labels[len(labels)-1]; strings.Trim(last, "0123456789") == "" || strings.HasPrefix(last, "0x") {
+		return errors.New("its last label is numeric; write an IP address instead")
+	}
+	for _, label := range labels {
 		if label == "" {
 			return errors.New("the host name has an empty label (\"..\" or a leading \".\")")
 		}
@@ -141,7 +148,7 @@ func checkDNSName(name string) error {
 		}
 		for i := 0; i < len(label); i++ {
 			c := label[i]
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
 				return fmt.Errorf("the host name contains %q", string(rune(c)))
 			}
 		}

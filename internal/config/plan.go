@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -98,12 +99,21 @@ var PresetDescriptions = map[string]string{
 func BuildPlan(f *File) *Plan {
 	p := &Plan{File: f.Path, SHA256: f.SHA256, Sandboxes: []SandboxPlan{}}
 	for _, sb := range f.Sandboxes {
-		p.Sandboxes = append(p.Sandboxes, buildSandboxPlan(sb))
+		p.Sandboxes = append(p.Sandboxes, buildSandboxPlan(f, sb))
 	}
 	return p
 }
 
-func buildSandboxPlan(sb *Sandbox) SandboxPlan {
+// outside reports whether p is outside dir (both absolute and clean).
+func outside(p, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err != nil || rel == ".." || strings.HasPrefix(rel, "../")
+}
+
+func buildSandboxPlan(f *File, sb *Sandbox) SandboxPlan {
 	sp := SandboxPlan{
 		Name: sb.Name, Backend: sb.Backend, CPUs: sb.CPUs, Memory: sb.Memory, Disk: sb.Disk,
 		Image: sb.Image, User: sb.User, EnvNames: sortedKeys(sb.Env),
@@ -114,11 +124,17 @@ func buildSandboxPlan(sb *Sandbox) SandboxPlan {
 		Mode: ws.Mode, HostPath: ws.AbsPath, Target: ws.Target, ReadWrite: ws.Mode == "direct",
 		Hide: ws.Hide, Protect: ws.Protect,
 	}
+	if ws.Mode != "mountless" && outside(ws.AbsPath, f.Dir) {
+		sp.Warnings = append(sp.Warnings, fmt.Sprintf("workspace: %s is outside the directory of this file (%s)", ws.AbsPath, f.Dir))
+	}
 	if ws.Mode == "direct" {
 		sp.Warnings = append(sp.Warnings, fmt.Sprintf("workspace: the agent can change files in %s directly (direct mode)", ws.AbsPath))
 	}
 	for _, m := range sb.Mounts {
 		sp.Mounts = append(sp.Mounts, MountPlan{Name: m.Name, HostPath: m.AbsSource, Target: m.Target, ReadOnly: m.ReadOnly})
+		if outside(m.AbsSource, f.Dir) {
+			sp.Warnings = append(sp.Warnings, fmt.Sprintf("mount %q: shares %s from outside the directory of this file", m.Name, m.AbsSource))
+		}
 		if !m.ReadOnly {
 			sp.Warnings = append(sp.Warnings, fmt.Sprintf("mount %q: the agent can change files in %s (read-write host mount)", m.Name, m.AbsSource))
 		}
