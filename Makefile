@@ -16,7 +16,7 @@ build:
 # TCG, git), and the editor extension's tests.
 test: build
 	$(GO) test -count=1 -timeout 60m ./...
-	@if [ -f editor-ext/package.json ]; then $(MAKE) -C editor-ext test; fi
+	$(MAKE) -C editor-ext test e2e
 
 # Quick loop: skips the long integration tests (microVM boot, code-server).
 test-short:

@@ -8,16 +8,16 @@ set -euo pipefail
 cd "$(dirname "$0")"
 if [ -f node_modules/code-server/.airlock-installed ]; then exit 0; fi
 npm install -g node-gyp@12.4.0 >/dev/null 2>&1 || true
-npm install --no-audit --no-fund --unsafe-perm --ignore-scripts
+npm ci --no-audit --no-fund --ignore-scripts
 vs=node_modules/code-server/lib/vscode
-( cd "$vs" && npm install --no-audit --no-fund --unsafe-perm --omit=dev --ignore-scripts )
+( cd "$vs" && npm install --no-audit --no-fund --omit=dev --ignore-scripts )
 mkdir -p "$vs/node_modules/@vscode/ripgrep/bin"
 cp "$(command -v rg)" "$vs/node_modules/@vscode/ripgrep/bin/rg"
-( cd "$vs" && npm rebuild --unsafe-perm >/dev/null 2>&1 || npm rebuild --unsafe-perm )
+( cd "$vs" && npm rebuild >/dev/null 2>&1 || npm rebuild )
 [ -e "$vs/node_modules.asar" ] || ln -s node_modules "$vs/node_modules.asar"
 mkdir -p "$vs/bin/remote-cli" "$vs/bin/helpers"
 [ -e "$vs/bin/remote-cli/code-server" ] || ln -s ../../../../out/node/entry.js "$vs/bin/remote-cli/code-server" 2>/dev/null || true
 [ -e "$vs/bin/helpers/browser.sh" ] || ln -s ../../../../out/node/entry.js "$vs/bin/helpers/browser.sh" 2>/dev/null || true
-( cd "$vs/extensions" && npm install --no-audit --no-fund --unsafe-perm --omit=dev )
-npm rebuild argon2 --build-from-source --unsafe-perm
+( cd "$vs/extensions" && npm install --no-audit --no-fund --omit=dev )
+npm rebuild argon2 --build-from-source
 touch node_modules/code-server/.airlock-installed

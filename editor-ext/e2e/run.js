@@ -96,7 +96,7 @@ async function main() {
     await browser.close();
     cs.stop();
     try { airlock('rm', 'demo'); } catch {}
-    try { sh(path.join(BIN, 'airlock'), ['bridge', '--stop'], { env }); } catch {}
+    try { sh(path.join(BIN, 'airlock'), ['bridge', '-stop'], { env }); } catch {}
   }
   console.log('editor e2e: ok');
 }
