@@ -191,7 +191,7 @@ func (b *Backend) stop(ctx context.Context, id string) error {
 	}
 	os.Remove(filepath.Join(dir, pidFile))
 	os.Remove(filepath.Join(dir, "ssh.sock"))
-	removeCgroup(id)
+	removeCgroup(dir)
 	return nil
 }
 

@@ -4,6 +4,8 @@ package namespace
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -100,9 +102,24 @@ func (cg *cgroup) setupV2(id string, cpus int, mem int64) error {
 	return nil
 }
 
+// v1Parent is where v1 groups go: under the caller's own group of that
+// controller, so sandboxes stay inside whatever limits the bridge has.
+func v1Parent(controller string) string {
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			f := strings.SplitN(line, ":", 3)
+			if len(f) == 3 && hasWord(strings.ReplaceAll(f[1], ",", " "), controller) {
+				return filepath.Join(cgroupRoot, controller, f[2], "airlock")
+			}
+		}
+	}
+	return filepath.Join(cgroupRoot, controller, "airlock")
+}
+
 func (cg *cgroup) setupV1(id string, cpus int, mem int64) error {
 	if mem > 0 {
-		dir := filepath.Join(cgroupRoot, "memory", "airlock", id)
+		dir := filepath.Join(v1Parent("memory"), id)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
@@ -112,7 +129,7 @@ func (cg *cgroup) setupV1(id string, cpus int, mem int64) error {
 		}
 	}
 	if cpus > 0 {
-		dir := filepath.Join(cgroupRoot, "cpu", "airlock", id)
+		dir := filepath.Join(v1Parent("cpu"), id)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
@@ -143,14 +160,37 @@ func (cg *cgroup) remove() {
 	}
 }
 
-// removeCgroup removes whatever groups a sandbox had (they must be empty).
-func removeCgroup(id string) {
-	if root, err := v2Mount(); err == nil {
-		os.Remove(filepath.Join(root, "airlock", id))
+// cgroupName is unique per state dir: two $AIRLOCK_HOMEs may both have a
+// sandbox "demo".
+func cgroupName(id, stateDir string) string {
+	sum := sha256.Sum256([]byte(stateDir))
+	return id + "-" + hex.EncodeToString(sum[:4])
+}
+
+// cgroupFile in the state dir lists the groups of the running sandbox, so
+// that a restarted bridge (perhaps in another group) removes the right ones.
+const cgroupFile = "cgroups"
+
+func (cg *cgroup) save(dir string) error {
+	if len(cg.dirs) == 0 {
+		return nil
 	}
-	for _, c := range []string{"memory", "cpu"} {
-		os.Remove(filepath.Join(cgroupRoot, c, "airlock", id))
+	return os.WriteFile(filepath.Join(dir, cgroupFile), []byte(strings.Join(cg.dirs, "\n")+"\n"), 0o600)
+}
+
+// removeCgroup removes the groups a stopped sandbox had (they are empty
+// once its init is gone).
+func removeCgroup(dir string) {
+	data, err := os.ReadFile(filepath.Join(dir, cgroupFile))
+	if err != nil {
+		return
 	}
+	for _, d := range strings.Fields(string(data)) {
+		if strings.HasPrefix(d, cgroupRoot+"/") && strings.Contains(d, "/airlock/") {
+			os.Remove(d)
+		}
+	}
+	os.Remove(filepath.Join(dir, cgroupFile))
 }
 
 func hasWord(s, w string) bool {

@@ -45,7 +45,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	}
 	os.Remove(filepath.Join(dir, pidFile))
 	os.Remove(filepath.Join(dir, "ssh.sock"))
-	removeCgroup(id)
+	removeCgroup(dir)
 
 	l := &launch{b: b, dir: dir, spec: &r.Spec}
 	defer l.closeChildFiles()
@@ -161,7 +161,7 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	defer logF.Close()
 	fmt.Fprintf(logF, "--- start %s\n", time.Now().UTC().Format(time.RFC3339Nano))
 
-	cg, note := setupCgroup(spec.ID, spec.CPUs, spec.MemoryBytes)
+	cg, note := setupCgroup(cgroupName(spec.ID, l.dir), spec.CPUs, spec.MemoryBytes)
 	if note != "" {
 		l.notes = append(l.notes, note)
 	}
@@ -194,6 +194,9 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 		if err := writePidFile(l.dir, p); err != nil {
 			return fail(err)
 		}
+	}
+	if err := cg.save(l.dir); err != nil {
+		return fail(err)
 	}
 	if err := cg.place(p.PID); err != nil {
 		l.notes = append(l.notes, "cgroup limits not applied: "+err.Error())
