@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"math/big"
+	"sort"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
@@ -216,6 +217,8 @@ func (s *Service) Call(ctx context.Context, c *Caller, method string, params jso
 	switch method {
 	case "eth_accounts", "eth_requestAccounts":
 		return c.accounts(), nil
+	case "airlock_keys":
+		return c.publicKeys(), nil
 	case "eth_chainId":
 		return c.chainID()
 	case "net_version":
@@ -248,6 +251,18 @@ func (s *Service) Call(ctx context.Context, c *Caller, method string, params jso
 	op.Sandbox = c.Sandbox
 	op.Method = method
 	return s.chain.Sign(ctx, op)
+}
+
+// publicKeys lists the sandbox's keys: public parts only.
+func (c *Caller) publicKeys() []PublicInfo {
+	out := make([]PublicInfo, 0, len(c.keys))
+	for name, pi := range c.keys {
+		pi.Name = name
+		pi.Fingerprint = ""
+		out = append(out, pi)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // keySigner is the innermost layer: the only code that decrypts and uses keys.

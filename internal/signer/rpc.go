@@ -1,0 +1,198 @@
+package signer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
+)
+
+// The endpoint: HTTP JSON-RPC 2.0 on one connection the bridge accepted
+// inside a sandbox (tcp 127.0.0.1:8550 or /run/airlock/signer.sock). The
+// connection is the identity: ServeConn is told which sandbox it belongs to.
+
+// MaxBody bounds one HTTP request body (a batch included).
+const MaxBody = 1 << 20
+
+// maxBatch bounds the number of calls in one batch.
+const maxBatch = 64
+
+// ServeConn serves HTTP JSON-RPC on conn for sandbox until the peer closes it
+// or ctx ends. cfg is the sandbox's approved signer block.
+func (s *Service) ServeConn(ctx context.Context, sandbox string, cfg *config.Signer, conn net.Conn) {
+	c, err := s.NewCaller(sandbox, cfg)
+	var h http.Handler
+	if err != nil {
+		s.Log.Warn("signer not usable for sandbox", "sandbox", sandbox, "err", err)
+		h = s.handler(nil, refusef(CodeUnauthorized, "the signer is not configured for this sandbox (a key it names is missing from the host key store)"))
+	} else {
+		h = s.handler(c, nil)
+	}
+	l := newConnListener(conn)
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       10 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ConnState: func(_ net.Conn, st http.ConnState) {
+			if st == http.StateClosed || st == http.StateHijacked {
+				l.Close()
+			}
+		},
+		ErrorLog: nil,
+	}
+	stop := context.AfterFunc(ctx, func() { srv.Close() })
+	defer stop()
+	_ = srv.Serve(l)
+}
+
+// Handler returns the JSON-RPC handler for one caller (tests serve it on a
+// loopback listener).
+func (s *Service) Handler(c *Caller) http.Handler { return s.handler(c, nil) }
+
+type rpcRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+func (s *Service) handler(c *Caller, unusable *Refusal) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			http.Error(w, "JSON-RPC 2.0 over POST", http.StatusMethodNotAllowed)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+		if err != nil {
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if len(body) > MaxBody {
+			writeJSON(w, rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{-32600, "request too large"}})
+			return
+		}
+		trim := bytes.TrimSpace(body)
+		if len(trim) > 0 && trim[0] == '[' {
+			var batch []json.RawMessage
+			if err := json.Unmarshal(trim, &batch); err != nil || len(batch) == 0 || len(batch) > maxBatch {
+				writeJSON(w, rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{-32600, "invalid batch"}})
+				return
+			}
+			out := make([]rpcResponse, 0, len(batch))
+			for _, m := range batch {
+				if resp, ok := s.one(r.Context(), c, unusable, m); ok {
+					out = append(out, resp)
+				}
+			}
+			if len(out) == 0 {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			writeJSON(w, out)
+			return
+		}
+		resp, ok := s.one(r.Context(), c, unusable, trim)
+		if !ok {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		writeJSON(w, resp)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	b, _ := json.Marshal(v)
+	w.Write(b)
+}
+
+// one serves a single call; ok is false for a notification (no reply, and
+// nothing is signed for it: a signature nobody receives is never made).
+func (s *Service) one(ctx context.Context, c *Caller, unusable *Refusal, raw json.RawMessage) (rpcResponse, bool) {
+	var req rpcRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{-32700, "parse error"}}, true
+	}
+	if len(req.ID) == 0 {
+		return rpcResponse{}, false
+	}
+	resp := rpcResponse{JSONRPC: "2.0", ID: req.ID}
+	if req.JSONRPC != "2.0" || req.Method == "" {
+		resp.Error = &rpcError{-32600, "invalid request"}
+		return resp, true
+	}
+	if len(req.Params) == 0 || string(req.Params) == "null" {
+		req.Params = json.RawMessage("[]")
+	}
+	if unusable != nil {
+		resp.Error = &rpcError{unusable.Code, unusable.Reason}
+		return resp, true
+	}
+	res, err := s.Call(ctx, c, req.Method, req.Params)
+	if err != nil {
+		var r *Refusal
+		if !errors.As(err, &r) {
+			s.Log.Error("signer call", "sandbox", c.Sandbox, "method", req.Method, "err", err)
+			r = ErrSigningFailed
+		}
+		resp.Error = &rpcError{r.Code, r.Reason}
+		return resp, true
+	}
+	if res == nil {
+		res = json.RawMessage("null")
+	}
+	resp.Result = res
+	return resp, true
+}
+
+// connListener yields one connection, then blocks until closed.
+type connListener struct {
+	conn   net.Conn
+	once   sync.Once
+	closed chan struct{}
+	mu     sync.Mutex
+	used   bool
+}
+
+func newConnListener(c net.Conn) *connListener {
+	return &connListener{conn: c, closed: make(chan struct{})}
+}
+
+func (l *connListener) Accept() (net.Conn, error) {
+	l.mu.Lock()
+	if !l.used {
+		l.used = true
+		l.mu.Unlock()
+		return l.conn, nil
+	}
+	l.mu.Unlock()
+	<-l.closed
+	return nil, net.ErrClosed
+}
+
+func (l *connListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *connListener) Addr() net.Addr { return l.conn.LocalAddr() }
