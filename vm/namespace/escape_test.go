@@ -351,3 +351,50 @@ func TestMountlessIsEmpty(t *testing.T) {
 }
 
 func fileUID(fi os.FileInfo) uint32 { return fi.Sys().(*syscall.Stat_t).Uid }
+
+func TestEscapeDirectMissingHooks(t *testing.T) {
+	repo := hostRepo(t)
+	if err := os.RemoveAll(filepath.Join(repo, ".git", "hooks")); err != nil {
+		t.Fatal(err)
+	}
+	_, cl, _ := up(t, "nohooks", func(s *vm.Spec) {
+		s.Workspace = vm.Workspace{HostPath: repo, Mode: vm.ModeDirect, Target: "/workspace",
+			Protect: []string{".git/hooks", ".git/config"}}
+	})
+	vmtest.MustExec(t, cl, "echo ok > /workspace/ok") // positive control
+	shouldFail(t, cl, "create the missing hooks dir", "mkdir -p /workspace/.git/hooks && echo '#!/bin/sh' > /workspace/.git/hooks/pre-commit")
+	if ents, _ := os.ReadDir(filepath.Join(repo, ".git", "hooks")); len(ents) != 0 {
+		t.Errorf("hooks appeared on the host: %v", ents)
+	}
+}
+
+func TestFilesAndMounts(t *testing.T) {
+	ro := t.TempDir()
+	rw := t.TempDir()
+	os.Chmod(filepath.Dir(ro), 0o755)
+	os.Chmod(ro, 0o755)
+	os.WriteFile(filepath.Join(ro, "data.txt"), []byte("shared\n"), 0o644)
+	_, cl, _ := up(t, "files2", func(s *vm.Spec) {
+		s.Files = []vm.File{
+			{Path: "/etc/gitconfig", Mode: 0o644, Data: []byte("[user]\n\tname = agent\n")},
+			{Path: "/run/airlock/ca.pem", Mode: 0o644, Data: []byte("CA\n")},
+			{Path: "/home/agent/.config/airlock/x", Mode: 0o600, Data: []byte("mine\n")},
+		}
+		s.Mounts = []vm.Mount{
+			{Name: "ro", Source: ro, Target: "/mnt/ro", ReadOnly: true},
+			{Name: "rw", Source: rw, Target: "/mnt/rw"},
+		}
+	})
+	got := vmtest.MustExec(t, cl, "git config --system user.name; cat /run/airlock/ca.pem /home/agent/.config/airlock/x; stat -c '%U %a' /etc/gitconfig /home/agent/.config/airlock/x")
+	if got != "agent\nCA\nmine\nroot 644\nagent 600\n" {
+		t.Errorf("files inside = %q", got)
+	}
+	shouldFail(t, cl, "change a file placed in /etc", "echo x >> /etc/gitconfig")
+	if got := vmtest.MustExec(t, cl, "cat /mnt/ro/data.txt; echo w > /mnt/rw/out"); got != "shared\n" {
+		t.Errorf("ro mount = %q", got)
+	}
+	shouldFail(t, cl, "write a read-only mount", "echo x > /mnt/ro/new")
+	if data, err := os.ReadFile(filepath.Join(rw, "out")); err != nil || string(data) != "w\n" {
+		t.Errorf("rw mount write not on host: %q %v", data, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/airlock-sandbox/airlock/internal/agent"
@@ -59,7 +60,11 @@ func (l *launch) mountPlan(ctx context.Context) ([]agent.NSMount, error) {
 			}
 		}
 		for _, p := range w.Protect {
-			ms = append(ms, agent.NSMount{Kind: agent.MountRebindRO, Target: path.Join(w.Target, path.Clean(p))})
+			p = path.Clean(p)
+			if err := placeholder(w.HostPath, p); err != nil {
+				l.notes = append(l.notes, fmt.Sprintf("protect %s: %v", p, err))
+			}
+			ms = append(ms, agent.NSMount{Kind: agent.MountRebindRO, Target: path.Join(w.Target, p)})
 		}
 		hidden, err := matchHidden(w.HostPath, w.Hide)
 		if err != nil {
@@ -159,4 +164,47 @@ func (l *launch) idmapUserns(ctx context.Context, uid, gid int) (int, func(), er
 		return -1, nil, err
 	}
 	return uns, func() { unix.Close(uns); stop() }, nil
+}
+
+// placeholder creates a missing protect path on the host (an empty
+// directory, or an empty file for names like "config" or "x.y") when its
+// parent exists, so that it can be mounted read-only: otherwise the agent
+// could create .git/hooks itself. The parent must be a real directory
+// inside the workspace (no symlinks on the way).
+func placeholder(root, rel string) error {
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if _, err := os.Lstat(p); err == nil || !os.IsNotExist(err) {
+		return err
+	}
+	parent := filepath.Dir(p)
+	real, err := filepath.EvalSymlinks(parent)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil // no .git at all: nothing to protect yet
+		}
+		return err
+	}
+	rootReal, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return err
+	}
+	if real != filepath.Join(rootReal, filepath.Dir(filepath.FromSlash(rel))) {
+		return fmt.Errorf("parent of %s is a symlink", rel)
+	}
+	fi, err := os.Stat(parent)
+	if err != nil {
+		return err
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	base := path.Base(rel)
+	if base == "config" || strings.Contains(strings.TrimPrefix(base, "."), ".") {
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		f.Close()
+	} else if err := os.Mkdir(p, 0o755); err != nil {
+		return err
+	}
+	return os.Lchown(p, int(st.Uid), int(st.Gid))
 }
