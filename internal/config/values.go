@@ -210,6 +210,14 @@ func (d *decoder) strMap(attrs hcl.Attributes, name string, diags *hcl.Diagnosti
 				continue
 			}
 			if ks, err := convert.Convert(k, cty.String); err == nil && !ks.IsNull() {
+				if prev, dup := keyRanges[ks.AsString()]; dup {
+					*diags = append(*diags, &hcl.Diagnostic{
+						Severity: hcl.DiagError,
+						Summary:  "Duplicate map key",
+						Detail:   fmt.Sprintf("%q is already set in %s at %s; only one value would be kept.", ks.AsString(), name, prev),
+						Subject:  p.Key.Range().Ptr(),
+					})
+				}
 				keyRanges[ks.AsString()] = p.Key.Range()
 				valRanges[ks.AsString()] = p.Value.Range()
 			}

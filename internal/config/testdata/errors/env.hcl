@@ -5,6 +5,7 @@ sandbox "a" {
     AIRLOCK_HOME = "/tmp"             # ERROR: Reserved environment variable
     "1BAD"       = "x"                # ERROR: Invalid environment variable name
     LD_PRELOAD   = "/tmp/x.so"        # ERROR: Reserved environment variable
+    GOOD         = "again"            # ERROR: Duplicate map key
   }
 }
 
