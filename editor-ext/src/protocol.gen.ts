@@ -8,6 +8,147 @@ export const CodeDenied = -32003;
 export const CodeFailed = -32004;
 export const CodeNeedApproval = -32005;
 
+// --- egress.go ---
+export const MethodPolicyList = "policy.list";
+export const MethodPolicyLog = "policy.log";
+export const NotifyEgressDenied = "egress.denied";
+// PolicyParams names a sandbox.
+export interface PolicyParams {
+  name: string;
+}
+// PolicyRule is one effective egress rule.
+export interface PolicyRule {
+  action: string; // "allow" | "deny"
+  pattern: string; // normalised (IDNs in punycode)
+  kind: string; // host | one-label | any-depth | any-host | ip | cidr
+  port?: number; // 0 = any port
+  source: string; // "preset balanced", a sandbox.hcl path, "host settings FILE", "credential NAME"
+}
+// PolicyCredential is one credential bound to the sandbox (never its value).
+export interface PolicyCredential {
+  name: string;
+  secret: string; // host secret store entry
+  secretSet: boolean; // whether the host store has it now
+  hosts: string[];
+  env?: string; // env var holding the placeholder inside
+  place: string; // e.g. "header Authorization (Bearer %s)", "query key"
+}
+// PolicyListResult is a sandbox's effective egress policy.
+export interface PolicyListResult {
+  sandbox: string;
+  preset: string;
+  rules: PolicyRule[];
+  credentials: PolicyCredential[];
+  always: string[];
+}
+// PolicyLogParams reads a sandbox's decision log from Offset (0 = start);
+// Limit 0 means the server's default (1000).
+export interface PolicyLogParams {
+  name: string;
+  offset?: number;
+  limit?: number;
+}
+// EgressDecision is one decision of a sandbox's egress proxy.
+export interface EgressDecision {
+  time: string;
+  sandbox: string;
+  method?: string;
+  host: string;
+  port: number;
+  addr?: string; // vetted address dialled
+  rule: string;
+  verdict: string; // "allow" | "deny"
+  reason?: string;
+  bytes: number;
+  credential?: string; // credentials injected
+  intercepted?: boolean;
+}
+// PolicyLogResult is a page of decisions; pass Next as the next Offset.
+export interface PolicyLogResult {
+  entries: EgressDecision[];
+  next: number;
+}
+
+// --- review.go ---
+export const MethodReviewList = "review.list";
+export const MethodReviewFile = "review.file";
+export const MethodReviewApply = "review.apply";
+export const MethodReviewRevert = "review.revert";
+// ReviewParams names the sandbox to review.
+export interface ReviewParams {
+  name: string;
+}
+// Flag is one rule hit on a file.
+export interface Flag {
+  rule: string; // e.g. "GIT-HOOK"
+  severity: string; // "high" | "medium" | "info"
+  line?: number; // 1-based; 0 = the file as a whole
+  reason: string; // one sentence
+  detail?: string; // what matched (key, value, target)
+}
+// ReviewFile is one changed path.
+export interface ReviewFile {
+  path: string; // repo-relative; .git internals as ".git/..."
+  status: string; // added | modified | deleted | mode | symlink
+  oldMode?: string; // git mode ("100644"); "" when absent
+  newMode?: string;
+  flags?: Flag[]; // highest severity first
+}
+// ReviewSummary counts findings by severity.
+export interface ReviewSummary {
+  high: number;
+  medium: number;
+  info: number;
+  files: number;
+}
+// ReviewResult is a fresh review of one sandbox.
+export interface ReviewResult {
+  sandbox: string;
+  mode: string; // clone | direct | mountless
+  base?: string; // base commit (clone/mountless) or tree (direct)
+  snapshot?: string; // reviewed snapshot commit / tree
+  files: ReviewFile[];
+  summary: ReviewSummary;
+  notes?: string[];
+}
+// ReviewFileParams asks for one path's base and current content.
+export interface ReviewFileParams {
+  name: string;
+  path: string;
+}
+// ReviewFileContent is one path's two sides. Binary content is omitted
+// (Binary set); symlinks carry their target as content.
+export interface ReviewFileContent {
+  path: string;
+  base: string;
+  current: string;
+  baseExists: boolean;
+  currentExists: boolean;
+  binary?: boolean;
+  oldMode?: string;
+  newMode?: string;
+}
+// ReviewApplyParams applies the last reviewed snapshot as a branch.
+export interface ReviewApplyParams {
+  name: string;
+  branch?: string; // default airlock/NAME
+  accept?: string[]; // high rule IDs the user accepted
+}
+// ReviewApplyResult names the branch created in the host repository.
+export interface ReviewApplyResult {
+  branch: string;
+  commit: string;
+}
+// ReviewRevertParams restores paths from the direct-mode baseline.
+export interface ReviewRevertParams {
+  name: string;
+  paths: string[];
+}
+// ReviewRevertResult lists the paths restored.
+export interface ReviewRevertResult {
+  reverted: string[];
+}
+
 // --- sandbox.go ---
 export const MethodUp = "sandbox.up";
 export const MethodList = "sandbox.list";

@@ -403,3 +403,6 @@ func writeResponse(w io.Writer, resp *http.Response, clientClose bool, scrub map
 	}
 	return keep
 }
+
+// CA is the sandbox CA used for interception (nil when none was configured).
+func (p *Proxy) CA() *CA { return p.ca }

@@ -1,11 +1,15 @@
 package egress
 
 import (
+	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2/hclsimple"
 )
@@ -15,12 +19,73 @@ import (
 //
 //	allow = ["git.internal.example", "10.1.2.3"]
 //	deny  = ["**.doubleclick.net"]
+//	hosts = { "git.internal.example" = "10.1.2.3" }  # static answers, like /etc/hosts
+//	roots = "/etc/corp/ca.pem"                        # extra roots for verifying servers
 //
 // They apply to every sandbox, in addition to its preset and sandbox.hcl.
+// Static host answers are still vetted like DNS answers (a private address
+// needs an explicit IP/CIDR allow rule).
 type HostSettings struct {
-	Allow []string `hcl:"allow,optional"`
-	Deny  []string `hcl:"deny,optional"`
-	Path  string   // file the settings came from ("" when none exists)
+	Allow []string          `hcl:"allow,optional"`
+	Deny  []string          `hcl:"deny,optional"`
+	Hosts map[string]string `hcl:"hosts,optional"` // name → comma-separated IPs
+	Roots string            `hcl:"roots,optional"` // PEM file of extra trusted roots
+	Path  string            // file the settings came from ("" when none exists)
+}
+
+// Resolver returns a resolver answering Hosts statically and everything
+// else through next.
+func (hs *HostSettings) Resolver(next Resolver) (Resolver, error) {
+	if hs == nil || len(hs.Hosts) == 0 {
+		return next, nil
+	}
+	m := map[string][]netip.Addr{}
+	for name, ips := range hs.Hosts {
+		n, err := normalizeName(name)
+		if err != nil {
+			return nil, fmt.Errorf("host settings: hosts %q: %w", name, err)
+		}
+		for _, ip := range strings.Split(ips, ",") {
+			a, err := netip.ParseAddr(strings.TrimSpace(ip))
+			if err != nil {
+				return nil, fmt.Errorf("host settings: hosts %q: bad address %q", name, ip)
+			}
+			m[n] = append(m[n], a)
+		}
+	}
+	return staticResolver{m: m, next: next}, nil
+}
+
+type staticResolver struct {
+	m    map[string][]netip.Addr
+	next Resolver
+}
+
+func (r staticResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if a, ok := r.m[host]; ok {
+		return append([]netip.Addr(nil), a...), nil
+	}
+	return r.next.LookupNetIP(ctx, network, host)
+}
+
+// RootCAs returns the system roots plus Roots (nil when Roots is unset, which
+// means the system roots).
+func (hs *HostSettings) RootCAs() (*x509.CertPool, error) {
+	if hs == nil || hs.Roots == "" {
+		return nil, nil
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	b, err := os.ReadFile(hs.Roots)
+	if err != nil {
+		return nil, fmt.Errorf("host settings: roots: %w", err)
+	}
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("host settings: roots: no certificates in %s", hs.Roots)
+	}
+	return pool, nil
 }
 
 // LoadHostSettings reads egress.hcl or egress.json from home. A missing
@@ -36,6 +101,9 @@ func LoadHostSettings(home string) (*HostSettings, error) {
 			return nil, fmt.Errorf("read host egress settings: %w", err)
 		}
 		hs.Path = path
+		if hs.Roots != "" && !filepath.IsAbs(hs.Roots) {
+			hs.Roots = filepath.Join(home, hs.Roots)
+		}
 		return &hs, nil
 	}
 	return &HostSettings{}, nil

@@ -1,0 +1,327 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/egress"
+	"github.com/airlock-sandbox/airlock/internal/secrets"
+	"github.com/airlock-sandbox/airlock/vm"
+)
+
+// The egress feature: each sandbox's only way out is its proxy in
+// internal/egress, reached from inside at 127.0.0.1:3128 over a remote
+// forward on the bridge's SSH connection (the connection is the sandbox's
+// identity). Prepare points the guest's tools at it, gives the guest the
+// sandbox CA certificate (the key stays in the state dir) and one
+// placeholder per credential; policy.list and policy.log serve
+// `airlock policy ls|log`; every refusal is also an egress.denied
+// notification.
+
+// Guest paths and the proxy address inside every sandbox.
+const (
+	egressProxyAddr = "127.0.0.1:3128"
+	egressProxyURL  = "http://" + egressProxyAddr
+	guestCACert     = "/etc/airlock/egress-ca.pem"
+	guestCABundle   = "/etc/airlock/ca-bundle.pem"
+	guestNodeHook   = "/etc/airlock/node-proxy.cjs"
+)
+
+// hostBundles are where Linux distributions keep the system CA bundle.
+var hostBundles = []string{"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"}
+
+func init() {
+	RegisterFeature(&Feature{
+		Name: "egress",
+		Methods: map[string]Handler{
+			protocol.MethodPolicyList: egressPolicyList,
+			protocol.MethodPolicyLog:  egressPolicyLog,
+		},
+		Prepare: egressPrepare,
+		Removed: egressRemoved,
+		GuestServices: []GuestService{{
+			Name: "egress proxy", Network: "tcp", Addr: egressProxyAddr, Serve: egressServe,
+		}},
+	})
+}
+
+// egressState is one sandbox's built proxy, rebuilt when its approved
+// config changes.
+type egressState struct {
+	cfg   *config.Sandbox
+	proxy *egress.Proxy
+	log   *egress.DecisionLog
+	creds []*egress.Credential
+}
+
+var (
+	egressMu    sync.Mutex // guards egressState
+	egressByBox = map[string]*egressState{}
+)
+
+// egressFor returns the sandbox's proxy, building it on first use.
+func egressFor(env Env, sb SandboxRef) (*egressState, error) {
+	egressMu.Lock()
+	defer egressMu.Unlock()
+	if st, ok := egressByBox[sb.Name()]; ok && st.cfg == sb.Config() {
+		return st, nil
+	}
+	st, err := buildEgress(env, sb)
+	if err != nil {
+		return nil, err
+	}
+	if old, ok := egressByBox[sb.Name()]; ok {
+		old.log.Close()
+	}
+	egressByBox[sb.Name()] = st
+	return st, nil
+}
+
+func buildEgress(env Env, sb SandboxRef) (*egressState, error) {
+	cfg := sb.Config()
+	if cfg == nil {
+		return nil, errors.New("sandbox has no config")
+	}
+	hs, err := egress.LoadHostSettings(env.Home())
+	if err != nil {
+		return nil, err
+	}
+	var hosts []egress.CredentialHosts
+	var names []string
+	for _, c := range cfg.Credentials {
+		hosts = append(hosts, egress.CredentialHosts{Name: c.Name, Hosts: c.Hosts})
+		names = append(names, c.Name)
+	}
+	pol, err := egress.BuildPolicy(egress.Network{Preset: cfg.Network.Preset, Allow: cfg.Network.Allow,
+		Deny: cfg.Network.Deny, Source: filepath.Join(sb.ConfigDir(), "sandbox.hcl")}, hosts, hs)
+	if err != nil {
+		return nil, err
+	}
+	phs, err := egress.LoadOrCreatePlaceholders(sb.StateDir(), names)
+	if err != nil {
+		return nil, err
+	}
+	var creds []*egress.Credential
+	for _, c := range cfg.Credentials {
+		creds = append(creds, &egress.Credential{Name: c.Name, Secret: c.Secret, Hosts: c.Hosts, Header: c.Header,
+			Format: c.Format, Query: c.Query, Env: c.Env, Placeholder: phs[c.Name]})
+	}
+	ca, err := egress.LoadOrCreateCA(sb.StateDir(), sb.Name(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resolver, err := hs.Resolver(net.DefaultResolver)
+	if err != nil {
+		return nil, err
+	}
+	roots, err := hs.RootCAs()
+	if err != nil {
+		return nil, err
+	}
+	dlog, err := egress.OpenDecisionLog(filepath.Join(sb.StateDir(), egress.LogFile))
+	if err != nil {
+		return nil, err
+	}
+	p, err := egress.New(egress.Config{
+		Sandbox: sb.Name(), Policy: pol, Resolver: resolver, Credentials: creds,
+		Secrets: secrets.Open(env.Home()), CA: ca, RootCAs: roots, Log: dlog, Logger: env.Logger(),
+		OnDeny: func(e egress.Entry) { env.Notify(protocol.NotifyEgressDenied, toDecision(e)) },
+	})
+	if err != nil {
+		dlog.Close()
+		return nil, err
+	}
+	return &egressState{cfg: cfg, proxy: p, log: dlog, creds: creds}, nil
+}
+
+func toDecision(e egress.Entry) protocol.EgressDecision {
+	return protocol.EgressDecision{Time: e.Time, Sandbox: e.Sandbox, Method: e.Method, Host: e.Host, Port: e.Port,
+		Addr: e.Addr, Rule: e.Rule, Verdict: e.Verdict, Reason: e.Reason, Bytes: e.Bytes,
+		Credential: e.Credential, Intercepted: e.Intercepted}
+}
+
+// egressPrepare builds the proxy (so a bad rule fails `up` with a clear
+// message), then adds the proxy env, the CA files and the placeholders. A
+// credential whose secret is not set only warns: requests using it get a
+// 403 naming the missing secret.
+func egressPrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error {
+	egressMu.Lock()
+	if old, ok := egressByBox[sb.Name()]; ok { // rebuild: host settings may have changed
+		old.log.Close()
+		delete(egressByBox, sb.Name())
+	}
+	egressMu.Unlock()
+	st, err := egressFor(env, sb)
+	if err != nil {
+		return &Error{Code: protocol.CodeFailed, Message: "egress: " + egressOneLine(err.Error())}
+	}
+	store := secrets.Open(env.Home())
+	if spec.Env == nil {
+		spec.Env = map[string]string{}
+	}
+	for k, v := range egressEnv() {
+		spec.Env[k] = v
+	}
+	if prev := spec.Env["NODE_OPTIONS"]; prev != "" {
+		spec.Env["NODE_OPTIONS"] = prev + " --require " + guestNodeHook
+	} else {
+		spec.Env["NODE_OPTIONS"] = "--require " + guestNodeHook
+	}
+	for _, c := range st.creds {
+		if c.Env != "" {
+			spec.Env[c.Env] = c.Placeholder
+		}
+		if !store.Has(c.Secret) {
+			env.Logger().Warn("egress: credential secret is not set; requests using it will be refused",
+				"sandbox", sb.Name(), "credential", c.Name, "secret", c.Secret)
+		}
+	}
+	caPEM := st.proxyCA()
+	bundle := append(systemBundle(env), '\n')
+	bundle = append(bundle, caPEM...)
+	spec.Files = append(spec.Files,
+		vm.File{Path: guestCACert, Mode: 0o644, Data: caPEM},
+		vm.File{Path: guestCABundle, Mode: 0o644, Data: bundle},
+		vm.File{Path: guestNodeHook, Mode: 0o644, Data: []byte(egress.NodeProxyHook)},
+	)
+	return nil
+}
+
+func (st *egressState) proxyCA() []byte { return st.proxy.CA().CertPEM() }
+
+// egressEnv is what every session inside sees.
+func egressEnv() map[string]string {
+	m := map[string]string{
+		"NO_PROXY": "localhost,127.0.0.1,::1", "no_proxy": "localhost,127.0.0.1,::1",
+		"SSL_CERT_FILE": guestCABundle, "GIT_SSL_CAINFO": guestCABundle, "REQUESTS_CA_BUNDLE": guestCABundle,
+		"CURL_CA_BUNDLE": guestCABundle, "PIP_CERT": guestCABundle, "NODE_EXTRA_CA_CERTS": guestCACert,
+	}
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
+		"npm_config_proxy", "npm_config_https_proxy", "PIP_PROXY"} {
+		m[k] = egressProxyURL
+	}
+	return m
+}
+
+func systemBundle(env Env) []byte {
+	for _, p := range hostBundles {
+		if b, err := os.ReadFile(p); err == nil && len(b) > 0 {
+			return b
+		}
+	}
+	env.Logger().Warn("egress: no system CA bundle found on the host; the sandbox bundle holds only the sandbox CA")
+	return nil
+}
+
+// egressServe serves one connection from inside the sandbox.
+func egressServe(ctx context.Context, env Env, sb SandboxRef, conn net.Conn) {
+	st, err := egressFor(env, sb)
+	if err != nil {
+		env.Logger().Error("egress: proxy unavailable", "sandbox", sb.Name(), "err", err)
+		body := "airlock egress: the proxy for this sandbox is unavailable (see the bridge log on the host)\n"
+		fmt.Fprintf(conn, "HTTP/1.1 503 Service Unavailable\r\nX-Airlock-Denied: egress-unavailable\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+		conn.Close()
+		return
+	}
+	st.proxy.ServeConn(ctx, conn)
+}
+
+func egressRemoved(ctx context.Context, env Env, name string) error {
+	egressMu.Lock()
+	defer egressMu.Unlock()
+	if st, ok := egressByBox[name]; ok {
+		st.log.Close()
+		delete(egressByBox, name)
+	}
+	return nil
+}
+
+func egressSandbox(env Env, raw json.RawMessage, params any, name func() string) (SandboxRef, error) {
+	if err := json.Unmarshal(raw, params); err != nil {
+		return nil, &Error{Code: -32602, Message: "invalid params"}
+	}
+	sb, err := env.Sandbox(name())
+	if err != nil {
+		return nil, &Error{Code: protocol.CodeNotFound, Message: fmt.Sprintf("no sandbox named %q", name())}
+	}
+	return sb, nil
+}
+
+// alwaysRules describes the fixed part of every policy.
+var alwaysRules = []string{
+	"deny rules beat allow rules, wherever they come from",
+	"anything no allow rule matches is refused (default-deny)",
+	"names are resolved on the host; an address that is loopback, private, link-local (169.254.169.254), CGNAT, ULA, IPv4-mapped, unspecified, multicast or reserved is refused unless an explicit IP/CIDR allow rule names it",
+	"the proxy dials the address it vetted; the Host of a request must match what is dialled",
+	"no DNS, UDP or ICMP leaves the sandbox; tools that ignore the proxy fail",
+}
+
+func egressPolicyList(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
+	var p protocol.PolicyParams
+	sb, err := egressSandbox(env, raw, &p, func() string { return p.Name })
+	if err != nil {
+		return nil, err
+	}
+	st, err := egressFor(env, sb)
+	if err != nil {
+		return nil, &Error{Code: protocol.CodeFailed, Message: "egress: " + egressOneLine(err.Error())}
+	}
+	pol := st.proxy.Policy()
+	res := protocol.PolicyListResult{Sandbox: sb.Name(), Preset: pol.Preset, Rules: []protocol.PolicyRule{},
+		Credentials: []protocol.PolicyCredential{}, Always: alwaysRules}
+	for _, r := range pol.Rules() {
+		res.Rules = append(res.Rules, protocol.PolicyRule{Action: string(r.Action), Pattern: r.Pattern, Kind: string(r.Kind), Port: r.Port, Source: r.Source})
+	}
+	store := secrets.Open(env.Home())
+	for _, c := range st.creds {
+		place := "header " + orDefault(c.Header, "Authorization") + " (" + orDefault(c.Format, "%s") + ")"
+		if c.Header == "" && c.Query != "" {
+			place = "query parameter " + c.Query
+		}
+		res.Credentials = append(res.Credentials, protocol.PolicyCredential{Name: c.Name, Secret: c.Secret,
+			SecretSet: store.Has(c.Secret), Hosts: c.Hosts, Env: c.Env, Place: place})
+	}
+	return res, nil
+}
+
+func egressPolicyLog(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
+	var p protocol.PolicyLogParams
+	sb, err := egressSandbox(env, raw, &p, func() string { return p.Name })
+	if err != nil {
+		return nil, err
+	}
+	limit := p.Limit
+	if limit <= 0 || limit > 10000 {
+		limit = 1000
+	}
+	entries, next, err := egress.ReadLog(filepath.Join(sb.StateDir(), egress.LogFile), p.Offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	res := protocol.PolicyLogResult{Entries: []protocol.EgressDecision{}, Next: next}
+	for _, e := range entries {
+		res.Entries = append(res.Entries, toDecision(e))
+	}
+	return res, nil
+}
+
+func egressOneLine(s string) string {
+	sc := bufio.NewScanner(strings.NewReader(s))
+	var parts []string
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
