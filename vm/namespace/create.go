@@ -23,6 +23,7 @@ import (
 //	rootfs/         mount point of the guest's root (unprivileged mode)
 //	etc/            the guest's private, persistent /etc
 //	home/           the guest's persistent /home/agent
+//	var/            the guest's persistent /var (var/tmp is 1777)
 //	workspace/      clone and mountless modes: the guest's /workspace
 //	ssh.sock        the guest sshd's socket while running
 //	init.pid        "PID STARTTIME" of the running init
@@ -159,6 +160,14 @@ func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec) error 
 		{"rootfs", func() error { return os.Mkdir(filepath.Join(dir, "rootfs"), 0o755) }},
 		{"etc", func() error { return makeEtc(filepath.Join(dir, "etc"), spec.ID) }},
 		{"home", func() error { return makeHome(filepath.Join(dir, "home")) }},
+		{"var", func() error {
+			for _, d := range []string{"var", "var/tmp", "var/cache", "var/lib", "var/log"} {
+				if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+					return err
+				}
+			}
+			return os.Chmod(filepath.Join(dir, "var/tmp"), 0o1777)
+		}},
 		{"workspace", func() error { return prepareWorkspace(ctx, filepath.Join(dir, "workspace"), spec.Workspace) }},
 		{"ownership", func() error {
 			// The init (guest root) must reach the state dir and own /etc;
@@ -167,8 +176,10 @@ func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec) error 
 			if err := os.Lchown(dir, rootUID, rootGID); err != nil {
 				return err
 			}
-			if err := chownTree(filepath.Join(dir, "etc"), rootUID, rootGID); err != nil {
-				return err
+			for _, d := range []string{"etc", "var"} {
+				if err := chownTree(filepath.Join(dir, d), rootUID, rootGID); err != nil {
+					return err
+				}
 			}
 			if err := chownTree(filepath.Join(dir, "home"), agUID, agGID); err != nil {
 				return err

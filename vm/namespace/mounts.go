@@ -40,6 +40,9 @@ func (l *launch) mountPlan(ctx context.Context) ([]agent.NSMount, error) {
 	if err := add(filepath.Join(l.dir, "home"), guestHome, false, false, false); err != nil {
 		return nil, err
 	}
+	if err := add(filepath.Join(l.dir, "var"), "/var", false, false, false); err != nil {
+		return nil, err
+	}
 	if err := add(l.spec.AgentBinary, agent.AgentGuestPath, true, true, false); err != nil {
 		return nil, err
 	}

@@ -154,7 +154,11 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	if err := os.Lchown(specPath, l.b.ids.hostUID(0), l.b.ids.hostGID(0)); err != nil && os.Geteuid() == 0 {
 		return proc{}, "", err
 	}
-	logF, err := os.OpenFile(filepath.Join(l.dir, "init.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logPath := filepath.Join(l.dir, "init.log")
+	if fi, err := os.Stat(logPath); err == nil && fi.Size() > 1<<20 {
+		os.Rename(logPath, logPath+".1") // keep one old log
+	}
+	logF, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return proc{}, "", err
 	}

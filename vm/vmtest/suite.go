@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airlock-sandbox/airlock/vm"
+	"golang.org/x/crypto/ssh"
 )
 
 // Run is the conformance suite every vm.Backend passes. newBackend returns
@@ -60,6 +61,7 @@ func lifecycle(t *testing.T, b vm.Backend, o Options) {
 	if got := MustExec(t, cl, `echo "$AIRLOCK_TEST $HOME $(pwd)"`); !strings.HasPrefix(got, "1 /home/agent") {
 		t.Fatalf("env/home = %q, want AIRLOCK_TEST=1 and HOME=/home/agent", got)
 	}
+	ptyCheck(t, cl)
 	if err := b.Start(sctx, spec.ID); !errors.Is(err, vm.ErrRunning) {
 		t.Fatalf("second start: %v, want ErrRunning", err)
 	}
@@ -211,5 +213,23 @@ func failedStart(t *testing.T, b vm.Backend, o Options) {
 	}
 	if err := b.Remove(ctx, spec.ID); err != nil {
 		t.Fatalf("remove after failed start: %v", err)
+	}
+}
+
+// ptyCheck runs `tty` in a session with a PTY (what ssh -t and VS Code's
+// terminal use).
+func ptyCheck(t *testing.T, cl *ssh.Client) {
+	t.Helper()
+	s, err := cl.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.RequestPty("xterm", 24, 80, ssh.TerminalModes{}); err != nil {
+		t.Fatalf("pty request: %v", err)
+	}
+	out, err := s.Output("tty")
+	if err != nil || !strings.HasPrefix(strings.TrimSpace(string(out)), "/dev/pts/") {
+		t.Fatalf("tty in a pty session = %q, %v", out, err)
 	}
 }
