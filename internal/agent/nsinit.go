@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -58,6 +59,7 @@ func runInit(args []string) int {
 	// capability set) is per thread: keep PID 1 on one thread and fork the
 	// serve process from it.
 	runtime.LockOSThread()
+	traceMark("init entered")
 	ready := -1
 	err := nsInit(*specPath, &ready)
 	if err != nil {
@@ -124,7 +126,7 @@ func nsInit(specPath string, ready *int) error {
 		return err
 	}
 	cmd := exec.Command(AgentGuestPath, "init", "--serve")
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + s.Home}
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + s.Home, "AIRLOCK_INIT_TRACE=" + os.Getenv("AIRLOCK_INIT_TRACE")}
 	cmd.Dir = "/"
 	cmd.Stdin = pr
 	cmd.Stdout = os.Stderr
@@ -141,9 +143,11 @@ func nsInit(specPath string, ready *int) error {
 	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, unix.SIGCHLD, unix.SIGTERM, unix.SIGINT, unix.SIGHUP)
+	traceMark("serve exec")
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start sshd: %w", err)
 	}
+	traceMark("serve started")
 	pr.Close()
 	pw.Write(specJSON)
 	pw.Close()
@@ -214,7 +218,9 @@ func nsServe() error {
 		return fmt.Errorf("listener: %w", err)
 	}
 	ready := os.NewFile(4, "ready")
+	traceMark("serve entered")
 	srv, err := newSSHServer(&s)
+	traceMark("sshd built")
 	if err != nil {
 		fmt.Fprintf(ready, "error: %v\n", err)
 		return err
@@ -224,4 +230,12 @@ func nsServe() error {
 		ready.Close()
 	}
 	return srv.Serve(ln)
+}
+
+// traceMark logs a wall-clock mark when AIRLOCK_INIT_TRACE is set (the host
+// passes it through), to see where start-up time goes.
+func traceMark(what string) {
+	if os.Getenv("AIRLOCK_INIT_TRACE") != "" {
+		fmt.Fprintf(os.Stderr, "trace %d %s\n", time.Now().UnixMicro(), what)
+	}
 }

@@ -180,10 +180,12 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 		ExtraFiles:  l.files,
 		SysProcAttr: l.b.sysProcAttr(),
 	}
+	traceHost(logF, "host exec")
 	if err := cmd.Start(); err != nil {
 		cg.remove()
 		return proc{}, "", fmt.Errorf("exec init: %w", err)
 	}
+	traceHost(logF, "host exec returned")
 	l.closeChildFiles()
 	go cmd.Wait() // reap it if it dies while we are its parent
 	p, err := procOf(cmd.Process.Pid)
@@ -223,7 +225,16 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	case <-ctx.Done():
 		return fail(fmt.Errorf("%w: %v", vm.ErrStartTimeout, ctx.Err()))
 	}
+	traceHost(logF, "host ready")
 	return p, strings.Join(l.notes, "; "), nil
+}
+
+// traceHost adds a wall-clock mark to init.log when AIRLOCK_INIT_TRACE is
+// set; the init and the sshd add theirs (see agent.traceMark).
+func traceHost(w *os.File, what string) {
+	if os.Getenv("AIRLOCK_INIT_TRACE") != "" {
+		fmt.Fprintf(w, "trace %d %s\n", time.Now().UnixMicro(), what)
+	}
 }
 
 func envList(m map[string]string) []string {
