@@ -157,7 +157,7 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 		if err := d.start(ctx, sb); err != nil {
 			return nil, err
 		}
-		return protocol.UpResult{Sandbox: d.info(ctx, sb)}, nil
+		return protocol.UpResult{Sandbox: d.info(ctx, sb), Warnings: sb.warnings()}, nil
 	}
 	backend := sbc.Backend
 	if p.Backend != "" {
@@ -175,6 +175,7 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 	if warn != "" {
 		res.Warnings = append(res.Warnings, warn)
 	}
+	res.Warnings = append(res.Warnings, sb.warnings()...)
 	return res, nil
 }
 

@@ -43,6 +43,7 @@ type session struct {
 	proxy  net.Listener
 	ports  map[string]net.Listener // by port name
 	wg     sync.WaitGroup
+	warns  []string // guest services that could not be opened (shown by up/start)
 }
 
 func (sb *sandbox) state() *sandboxState {
@@ -175,9 +176,7 @@ func (sb *sandbox) attach(ctx context.Context) (err error) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if err := sb.openGuestServices(s, c); err != nil {
-		return err
-	}
+	s.warns = sb.openGuestServices(s, c)
 	if err := sb.openProxy(s); err != nil {
 		return failf(protocol.CodeFailed, err, "could not open the SSH endpoint of sandbox %s", sb.name)
 	}
@@ -238,10 +237,9 @@ func (sb *sandbox) watch(s *session, c *ssh.Client) {
 			}
 			nc, err := sb.ssh(s.ctx)
 			if err == nil {
-				if err = sb.openGuestServices(s, nc); err == nil {
-					c = nc
-					break
-				}
+				sb.openGuestServices(s, nc)
+				c = nc
+				break
 			}
 			sb.d.log.Warn("reconnect failed", "sandbox", sb.name, "err", err)
 			if backoff < 2*time.Second {
@@ -252,8 +250,10 @@ func (sb *sandbox) watch(s *session, c *ssh.Client) {
 }
 
 // openGuestServices opens every feature's guest listeners inside the guest
-// over c and serves accepted connections on the host.
-func (sb *sandbox) openGuestServices(s *session, c *ssh.Client) error {
+// over c and serves accepted connections on the host. A service that cannot
+// be opened is logged and returned as a warning line: the sandbox then
+// simply has no path to that service (fails closed), the rest still works.
+func (sb *sandbox) openGuestServices(s *session, c *ssh.Client) (warns []string) {
 	for _, f := range Features() {
 		for _, gs := range f.GuestServices {
 			var l net.Listener
@@ -267,7 +267,9 @@ func (sb *sandbox) openGuestServices(s *session, c *ssh.Client) error {
 				err = fmt.Errorf("unknown network %q", gs.Network)
 			}
 			if err != nil {
-				return failf(protocol.CodeFailed, err, "could not open %s (%s %s) inside sandbox %s", gs.Name, gs.Network, gs.Addr, sb.name)
+				sb.d.log.Error("guest service failed", "sandbox", sb.name, "feature", f.Name, "service", gs.Name, "addr", gs.Addr, "err", err)
+				warns = append(warns, fmt.Sprintf("warning: %s (%s %s) is unavailable inside sandbox %s", gs.Name, gs.Network, gs.Addr, sb.name))
+				continue
 			}
 			sb.d.log.Info("guest service open", "sandbox", sb.name, "service", gs.Name, "addr", gs.Addr)
 			s.wg.Add(1)
@@ -284,7 +286,17 @@ func (sb *sandbox) openGuestServices(s *session, c *ssh.Client) error {
 			}(gs, l)
 		}
 	}
-	return nil
+	return warns
+}
+
+// warnings returns the current session's warning lines.
+func (sb *sandbox) warnings() []string {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.sess == nil {
+		return nil
+	}
+	return append([]string(nil), sb.sess.warns...)
 }
 
 // openProxy listens on sandboxes/NAME/ssh.sock; each connection becomes a
