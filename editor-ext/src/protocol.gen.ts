@@ -259,3 +259,68 @@ export interface ChangedParams {
   state: string;
   removed?: boolean;
 }
+
+// --- signer.go ---
+export const MethodApprovalsList = "approvals.list";
+export const MethodApprovalsDecide = "approvals.decide";
+export const NotifyApprovalRequested = "approval.requested";
+export const DecisionApprove = "approve";
+export const DecisionDeny = "deny";
+// Approval is one pending signing request: only what the signer decoded
+// itself, never a description supplied by the agent.
+export interface Approval {
+  id: string;
+  digest: string; // hex SHA-256 the decision binds to
+  sandbox: string;
+  method: string; // JSON-RPC method, e.g. "eth_signTransaction"
+  operation: string; // policy operation, e.g. "eth_signTransaction", "jwt", "git"
+  policy: string;
+  key: string;
+  chainId?: string; // decimal
+  from?: string;
+  to?: string; // "" with Create: contract creation
+  create?: boolean;
+  value?: string; // wei, decimal
+  selector?: string;
+  domain?: TypedDomain;
+  summary: string; // one line built by the bridge from the fields above
+  created: string; // RFC 3339
+  deadline: string; // RFC 3339; no answer by then = deny
+  details: ApprovalDetails;
+}
+// TypedDomain is an EIP-712 domain as the signer decoded it.
+export interface TypedDomain {
+  name?: string;
+  version?: string;
+  chainId?: string;
+  verifyingContract?: string;
+}
+// ApprovalDetails are the remaining decoded fields (empty when not relevant).
+export interface ApprovalDetails {
+  txType?: number;
+  nonce?: number;
+  dataLen?: number;
+  message?: string; // EIP-191 text (hex if not printable), truncated
+  primaryType?: string;
+  purpose?: string;
+  issuer?: string;
+  audience?: string;
+  subject?: string;
+  claims?: string[];
+  lifetime?: string;
+  gitType?: string;
+  gitRef?: string;
+  gitWho?: string;
+  payloadSha256?: string;
+}
+// ApprovalsListResult lists pending approvals, oldest first.
+export interface ApprovalsListResult {
+  approvals: Approval[];
+}
+// ApprovalDecideParams answers one pending approval. Digest, when set, must
+// equal the pending request's digest.
+export interface ApprovalDecideParams {
+  id: string;
+  decision: string; // DecisionApprove | DecisionDeny
+  digest?: string;
+}

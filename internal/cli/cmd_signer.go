@@ -13,11 +13,13 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/signer"
 )
 
 // `airlock key ...` and `airlock audit verify` work on files under
-// $AIRLOCK_HOME directly; approvals go through the bridge (cmd_approvals.go).
+// $AIRLOCK_HOME directly; `airlock approvals|approve|deny` go through the
+// bridge, which holds the pending requests.
 
 func init() {
 	Register(&Command{
@@ -25,6 +27,24 @@ func init() {
 		Usage:   "key new|import|ls|rm NAME",
 		Summary: "manage signing keys (encrypted at rest; never enter a sandbox)",
 		Run:     runKey,
+	})
+	Register(&Command{
+		Name:    "approvals",
+		Usage:   "approvals [--json]",
+		Summary: "list signing requests waiting for your decision",
+		Run:     runApprovals,
+	})
+	Register(&Command{
+		Name:    "approve",
+		Usage:   "approve ID [--digest HEX]",
+		Summary: "approve a pending signing request",
+		Run:     func(e *Env, args []string) error { return decide(e, "approve", args) },
+	})
+	Register(&Command{
+		Name:    "deny",
+		Usage:   "deny ID",
+		Summary: "deny a pending signing request",
+		Run:     func(e *Env, args []string) error { return decide(e, "deny", args) },
 	})
 	Register(&Command{
 		Name:    "audit",
@@ -241,5 +261,53 @@ func runAudit(e *Env, args []string) error {
 		return fmt.Errorf("audit verify: %w", err)
 	}
 	fmt.Fprintf(e.Stdout, "ok: %d entries, chain intact\n", n)
+	return nil
+}
+
+func runApprovals(e *Env, args []string) error {
+	fs := flag.NewFlagSet("approvals", flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return Usagef("%v", err)
+	}
+	if fs.NArg() != 0 {
+		return Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	var res protocol.ApprovalsListResult
+	if err := call(e, protocol.MethodApprovalsList, struct{}{}, &res); err != nil {
+		return err
+	}
+	if res.Approvals == nil {
+		res.Approvals = []protocol.Approval{}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res.Approvals)
+	}
+	if len(res.Approvals) == 0 {
+		fmt.Fprintln(e.Stdout, "no pending approvals")
+		return nil
+	}
+	for _, a := range res.Approvals {
+		fmt.Fprintf(e.Stdout, "%s  until %s\n  %s\n  digest %s\n", a.ID, a.Deadline, a.Summary, a.Digest)
+	}
+	return nil
+}
+
+func decide(e *Env, decision string, args []string) error {
+	fs := flag.NewFlagSet(decision, flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	digest := fs.String("digest", "", "only if the request's digest is HEX")
+	id, err := parseNamed(fs, args)
+	if err != nil {
+		return Usagef("want exactly one approval ID")
+	}
+	p := protocol.ApprovalDecideParams{ID: id, Decision: decision, Digest: *digest}
+	if err := call(e, protocol.MethodApprovalsDecide, p, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.Stdout, "%s: %s\n", id, map[string]string{"approve": "approved", "deny": "denied"}[decision])
 	return nil
 }

@@ -1,0 +1,82 @@
+package protocol
+
+// Signer methods (feature "signer"; bridge/signer.go). The signing endpoint
+// itself is not on the bridge socket: it is a guest service inside each
+// sandbox. These are the host user's side: pending approvals.
+const (
+	MethodApprovalsList   = "approvals.list"   // {} → ApprovalsListResult
+	MethodApprovalsDecide = "approvals.decide" // ApprovalDecideParams → {}
+
+	// NotifyApprovalRequested carries an Approval when the signer starts
+	// waiting for a human.
+	NotifyApprovalRequested = "approval.requested"
+)
+
+// Decisions for ApprovalDecideParams.Decision.
+const (
+	DecisionApprove = "approve"
+	DecisionDeny    = "deny"
+)
+
+// Approval is one pending signing request: only what the signer decoded
+// itself, never a description supplied by the agent.
+type Approval struct {
+	ID        string          `json:"id"`
+	Digest    string          `json:"digest"` // hex SHA-256 the decision binds to
+	Sandbox   string          `json:"sandbox"`
+	Method    string          `json:"method"`    // JSON-RPC method, e.g. "eth_signTransaction"
+	Operation string          `json:"operation"` // policy operation, e.g. "eth_signTransaction", "jwt", "git"
+	Policy    string          `json:"policy"`
+	Key       string          `json:"key"`
+	ChainID   string          `json:"chainId,omitempty"` // decimal
+	From      string          `json:"from,omitempty"`
+	To        string          `json:"to,omitempty"` // "" with Create: contract creation
+	Create    bool            `json:"create,omitempty"`
+	Value     string          `json:"value,omitempty"` // wei, decimal
+	Selector  string          `json:"selector,omitempty"`
+	Domain    *TypedDomain    `json:"domain,omitempty"`
+	Summary   string          `json:"summary"`  // one line built by the bridge from the fields above
+	Created   string          `json:"created"`  // RFC 3339
+	Deadline  string          `json:"deadline"` // RFC 3339; no answer by then = deny
+	Details   ApprovalDetails `json:"details"`
+}
+
+// TypedDomain is an EIP-712 domain as the signer decoded it.
+type TypedDomain struct {
+	Name              string `json:"name,omitempty"`
+	Version           string `json:"version,omitempty"`
+	ChainID           string `json:"chainId,omitempty"`
+	VerifyingContract string `json:"verifyingContract,omitempty"`
+}
+
+// ApprovalDetails are the remaining decoded fields (empty when not relevant).
+type ApprovalDetails struct {
+	TxType      int      `json:"txType,omitempty"`
+	Nonce       uint64   `json:"nonce,omitempty"`
+	DataLen     int      `json:"dataLen,omitempty"`
+	Message     string   `json:"message,omitempty"` // EIP-191 text (hex if not printable), truncated
+	PrimaryType string   `json:"primaryType,omitempty"`
+	Purpose     string   `json:"purpose,omitempty"`
+	Issuer      string   `json:"issuer,omitempty"`
+	Audience    string   `json:"audience,omitempty"`
+	Subject     string   `json:"subject,omitempty"`
+	Claims      []string `json:"claims,omitempty"`
+	Lifetime    string   `json:"lifetime,omitempty"`
+	GitType     string   `json:"gitType,omitempty"`
+	GitRef      string   `json:"gitRef,omitempty"`
+	GitWho      string   `json:"gitWho,omitempty"`
+	PayloadHash string   `json:"payloadSha256,omitempty"`
+}
+
+// ApprovalsListResult lists pending approvals, oldest first.
+type ApprovalsListResult struct {
+	Approvals []Approval `json:"approvals"`
+}
+
+// ApprovalDecideParams answers one pending approval. Digest, when set, must
+// equal the pending request's digest.
+type ApprovalDecideParams struct {
+	ID       string `json:"id"`
+	Decision string `json:"decision"` // DecisionApprove | DecisionDeny
+	Digest   string `json:"digest,omitempty"`
+}

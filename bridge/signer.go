@@ -1,0 +1,277 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/signer"
+	"github.com/airlock-sandbox/airlock/vm"
+)
+
+// The signer feature: the signing endpoint inside every sandbox (tcp
+// 127.0.0.1:8550 and unix /run/airlock/signer.sock, each connection served
+// as HTTP JSON-RPC by internal/signer for the sandbox it arrived from), git
+// signing config placed in the guest, and the host user's approval methods.
+// Keys are decrypted only here, with the passphrase the bridge was started
+// with (AIRLOCK_PASSPHRASE, removed from the bridge's environment on first
+// use so no child process inherits it).
+
+// Guest paths the signer feature owns.
+const (
+	SignerTCPAddr     = "127.0.0.1:8550"
+	SignerSocketPath  = "/run/airlock/signer.sock"
+	signerGitProgram  = "/run/airlock/gitsign"
+	signerAllowedPath = "/etc/airlock/allowed_signers"
+)
+
+func init() {
+	RegisterFeature(&Feature{
+		Name: "signer",
+		Methods: map[string]Handler{
+			protocol.MethodApprovalsList:   approvalsList,
+			protocol.MethodApprovalsDecide: approvalsDecide,
+		},
+		Prepare: signerPrepare,
+		GuestServices: []GuestService{
+			{Name: "signer-tcp", Network: "tcp", Addr: SignerTCPAddr, Serve: signerServe},
+			{Name: "signer-unix", Network: "unix", Addr: SignerSocketPath, Serve: signerServe},
+		},
+	})
+}
+
+type signerState struct {
+	svc   *signer.Service
+	queue *signer.Queue
+	err   error
+}
+
+var (
+	signerMu   sync.Mutex
+	signers    = map[string]*signerState{} // by $AIRLOCK_HOME
+	passOnce   sync.Once
+	passphrase []byte
+)
+
+// bridgePassphrase takes AIRLOCK_PASSPHRASE out of the environment once.
+func bridgePassphrase() []byte {
+	passOnce.Do(func() {
+		if p := os.Getenv("AIRLOCK_PASSPHRASE"); p != "" {
+			passphrase = []byte(p)
+			os.Unsetenv("AIRLOCK_PASSPHRASE")
+		}
+	})
+	return passphrase
+}
+
+// signerFor returns the signer service of this daemon, opening the audit
+// log on first use.
+func signerFor(env Env) *signerState {
+	signerMu.Lock()
+	defer signerMu.Unlock()
+	home := env.Home()
+	if st, ok := signers[home]; ok && st.err == nil {
+		return st
+	}
+	pass := bridgePassphrase()
+	st := &signerState{}
+	audit, err := signer.OpenAudit(signer.AuditPath(home), nil)
+	if err != nil {
+		env.Logger().Error("signer audit log unavailable; signing disabled", "err", err)
+		st.err = err
+		signers[home] = st
+		return st
+	}
+	st.queue = &signer.Queue{Notify: func(r signer.ApprovalRequest) {
+		env.Notify(protocol.NotifyApprovalRequested, approvalWire(r))
+	}}
+	st.svc = &signer.Service{
+		Store: &signer.Store{Dir: filepath.Join(home, "keys"), Passphrase: func() ([]byte, error) {
+			if len(pass) == 0 {
+				return nil, errors.New("the bridge has no key store passphrase (start it with AIRLOCK_PASSPHRASE set)")
+			}
+			return pass, nil
+		}},
+		Audit:    audit,
+		Approver: st.queue,
+		Log:      env.Logger().With("feature", "signer"),
+	}
+	st.svc.Init()
+	signers[home] = st
+	return st
+}
+
+func signerServe(ctx context.Context, env Env, sb SandboxRef, conn net.Conn) {
+	defer conn.Close()
+	st := signerFor(env)
+	if st.err != nil {
+		return // fail closed: no audit log, no endpoint
+	}
+	var cfg *config.Signer
+	if c := sb.Config(); c != nil {
+		cfg = c.Signer
+	}
+	st.svc.ServeConn(ctx, sb.Name(), cfg, conn)
+}
+
+// signerPrepare places git's signing config in the guest when a policy
+// allows "git" with an ed25519 or p256 key: git commit -S then asks the host
+// through `airlock-agent gitsign`; only the public key is written inside.
+func signerPrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error {
+	cfg := sb.Config()
+	if cfg == nil || cfg.Signer == nil {
+		return nil
+	}
+	if spec.Env == nil {
+		spec.Env = map[string]string{}
+	}
+	spec.Env["AIRLOCK_SIGNER"] = "http://" + SignerTCPAddr
+	spec.Env["AIRLOCK_SIGNER_SOCK"] = SignerSocketPath
+	line, err := gitSigningKey(env.Home(), cfg.Signer)
+	if err != nil {
+		return err
+	}
+	if line == "" {
+		return nil
+	}
+	gitconfig := "# Written by airlock (signer feature): `git commit -S` and `git tag -s`\n" +
+		"# are signed on the host; the private key never enters the sandbox.\n" +
+		"[gpg]\n\tformat = ssh\n" +
+		"[gpg \"ssh\"]\n\tprogram = " + signerGitProgram + "\n\tallowedSignersFile = " + signerAllowedPath + "\n" +
+		"[user]\n\tsigningkey = key::" + line + "\n"
+	spec.Files = append(spec.Files,
+		vm.File{Path: "/etc/gitconfig", Mode: 0o644, Data: []byte(gitconfig)},
+		vm.File{Path: signerGitProgram, Mode: 0o755, Data: []byte("#!/bin/sh\nexec /run/airlock/bin/airlock-agent gitsign \"$@\"\n")},
+		vm.File{Path: signerAllowedPath, Mode: 0o644, Data: []byte("* namespaces=\"git\" " + line + "\n")},
+	)
+	return nil
+}
+
+// gitSigningKey is the authorized_keys line of the key the first "git"
+// policy names, "" when none does.
+func gitSigningKey(home string, s *config.Signer) (string, error) {
+	for _, p := range s.Policies {
+		isGit := false
+		for _, o := range p.Operations {
+			isGit = isGit || o == "git"
+		}
+		if !isGit {
+			continue
+		}
+		for _, k := range s.Keys {
+			if k.Name != p.Key {
+				continue
+			}
+			ref := k.Ref
+			if ref == "" {
+				ref = k.Name
+			}
+			pi, err := (&signer.Store{Dir: filepath.Join(home, "keys")}).Info(ref)
+			if err != nil {
+				return "", &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("signer key %q (store key %q): %v; create it with `airlock key new %s --type ed25519`", k.Name, ref, err, ref)}
+			}
+			if pi.SSH == "" {
+				return "", &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("signer key %q is %s; git signing needs ed25519 or p256", k.Name, pi.Type)}
+			}
+			// Drop the comment: only "type base64" goes into the guest.
+			f := strings.Fields(pi.SSH)
+			return f[0] + " " + f[1], nil
+		}
+	}
+	return "", nil
+}
+
+func approvalWire(r signer.ApprovalRequest) protocol.Approval {
+	d := r.Decoded
+	a := protocol.Approval{
+		ID: r.ID, Digest: r.Digest, Sandbox: d.Sandbox, Method: d.Method, Operation: d.Operation, Policy: r.Policy,
+		Key: d.Key, ChainID: d.ChainID, From: d.From, To: d.To, Create: d.Create, Value: d.Value, Selector: d.Selector,
+		Created: r.Created.UTC().Format(time.RFC3339), Deadline: r.Expires.UTC().Format(time.RFC3339),
+		Details: protocol.ApprovalDetails{TxType: d.TxType, Nonce: d.Nonce, DataLen: d.DataLen, Message: d.Message,
+			PrimaryType: d.PrimaryType, Purpose: d.Purpose, Issuer: d.Issuer, Audience: d.Audience, Subject: d.Subject,
+			Claims: d.Claims, Lifetime: d.Lifetime, GitType: d.GitType, GitRef: d.GitRef, GitWho: d.GitWho, PayloadHash: d.Payload},
+	}
+	if d.Domain != nil {
+		a.Domain = &protocol.TypedDomain{Name: d.Domain.Name, Version: d.Domain.Version, ChainID: d.Domain.ChainID, VerifyingContract: d.Domain.VerifyingContract}
+	}
+	a.Summary = approvalSummary(a)
+	return a
+}
+
+func approvalSummary(a protocol.Approval) string {
+	s := a.Sandbox + ": " + a.Method
+	switch {
+	case a.Operation == "eth_signTransaction" && a.Create:
+		s += fmt.Sprintf(" create contract value=%s wei chain=%s", a.Value, a.ChainID)
+	case a.Operation == "eth_signTransaction":
+		s += fmt.Sprintf(" to=%s value=%s wei chain=%s", a.To, a.Value, a.ChainID)
+		if a.Selector != "" {
+			s += " selector=" + a.Selector
+		}
+	case a.Domain != nil:
+		s += fmt.Sprintf(" %s domain=%q chain=%s contract=%s", a.Details.PrimaryType, a.Domain.Name, a.Domain.ChainID, a.Domain.VerifyingContract)
+	case a.Operation == "personal_sign":
+		m := a.Details.Message
+		if len(m) > 60 {
+			m = m[:60] + "…"
+		}
+		s += fmt.Sprintf(" message=%q", m)
+	case a.Operation == "jwt":
+		s += fmt.Sprintf(" aud=%s sub=%s lifetime=%s", a.Details.Audience, a.Details.Subject, a.Details.Lifetime)
+	case a.Operation == "git":
+		s += fmt.Sprintf(" %s %s by %s", a.Details.GitType, a.Details.GitRef, a.Details.GitWho)
+	case a.Details.Purpose != "":
+		s += " purpose=" + a.Details.Purpose
+	}
+	return s + " key=" + a.Key
+}
+
+func approvalsList(ctx context.Context, env Env, _ json.RawMessage) (any, error) {
+	st := signerFor(env)
+	res := protocol.ApprovalsListResult{Approvals: []protocol.Approval{}}
+	if st.err != nil {
+		return res, nil
+	}
+	for _, r := range st.queue.Pending() {
+		res.Approvals = append(res.Approvals, approvalWire(r))
+	}
+	return res, nil
+}
+
+func approvalsDecide(ctx context.Context, env Env, params json.RawMessage) (any, error) {
+	var p protocol.ApprovalDecideParams
+	if err := json.Unmarshal(params, &p); err != nil || p.ID == "" {
+		return nil, &Error{Code: protocol.CodeFailed, Message: "approvals.decide wants {id, decision}"}
+	}
+	var allow bool
+	switch p.Decision {
+	case protocol.DecisionApprove:
+		allow = true
+	case protocol.DecisionDeny:
+	default:
+		return nil, &Error{Code: protocol.CodeFailed, Message: `decision must be "approve" or "deny"`}
+	}
+	st := signerFor(env)
+	if st.err != nil {
+		return nil, &Error{Code: protocol.CodeNotFound, Message: "no pending approval " + p.ID}
+	}
+	switch err := st.queue.Decide(p.ID, p.Digest, allow); {
+	case errors.Is(err, signer.ErrNoSuchApproval):
+		return nil, &Error{Code: protocol.CodeNotFound, Message: "no pending approval " + p.ID + " (answered, timed out or never existed)"}
+	case errors.Is(err, signer.ErrDigestMismatch):
+		return nil, &Error{Code: protocol.CodeInvalidState, Message: "approval " + p.ID + " is for a different request digest"}
+	case err != nil:
+		return nil, err
+	}
+	env.Logger().Info("approval decided", "id", p.ID, "decision", p.Decision)
+	return struct{}{}, nil
+}
