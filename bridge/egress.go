@@ -96,14 +96,12 @@ func buildEgress(env Env, sb SandboxRef) (*egressState, error) {
 	if err != nil {
 		return nil, err
 	}
-	var hosts []egress.CredentialHosts
 	var names []string
 	for _, c := range cfg.Credentials {
-		hosts = append(hosts, egress.CredentialHosts{Name: c.Name, Hosts: c.Hosts})
 		names = append(names, c.Name)
 	}
 	pol, err := egress.BuildPolicy(egress.Network{Preset: cfg.Network.Preset, Allow: cfg.Network.Allow,
-		Deny: cfg.Network.Deny, Source: filepath.Join(sb.ConfigDir(), "sandbox.hcl")}, hosts, hs)
+		Deny: cfg.Network.Deny, Source: filepath.Join(sb.ConfigDir(), "sandbox.hcl")}, hs)
 	if err != nil {
 		return nil, err
 	}

@@ -155,8 +155,7 @@ func TestBuildPolicySources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := BuildPolicy(Network{Preset: "balanced", Allow: []string{"extra.test"}, Deny: []string{"github.com"}, Source: "/repo/sandbox.hcl"},
-		[]CredentialHosts{{Name: "gh", Hosts: []string{"api.github.com"}}}, hs)
+	p, err := BuildPolicy(Network{Preset: "balanced", Allow: []string{"extra.test"}, Deny: []string{"github.com"}, Source: "/repo/sandbox.hcl"}, hs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +170,7 @@ func TestBuildPolicySources(t *testing.T) {
 		"allow git.corp.test":  "host settings " + filepath.Join(home, "egress.hcl"),
 		"allow extra.test":     "/repo/sandbox.hcl",
 		"deny github.com":      "/repo/sandbox.hcl",
-		"allow api.github.com": "credential gh",
+		"allow api.github.com": "preset balanced",
 		"allow pypi.org":       "preset balanced",
 	} {
 		if src[k] != want {
@@ -182,10 +181,10 @@ func TestBuildPolicySources(t *testing.T) {
 	if deny == nil || deny.Source != "/repo/sandbox.hcl" {
 		t.Errorf("github.com: deny = %v, want the sandbox.hcl deny to beat the preset allow", deny)
 	}
-	if _, err := BuildPolicy(Network{Preset: "wide-open"}, nil, nil); err == nil {
+	if _, err := BuildPolicy(Network{Preset: "wide-open"}, nil); err == nil {
 		t.Error("unknown preset accepted")
 	}
-	if _, err := BuildPolicy(Network{Allow: []string{"http://x"}}, nil, nil); err == nil {
+	if _, err := BuildPolicy(Network{Allow: []string{"http://x"}}, nil); err == nil {
 		t.Error("bad pattern accepted")
 	}
 }

@@ -118,18 +118,12 @@ type Network struct {
 	Source string // the sandbox.hcl path, reported as the rules' source
 }
 
-// CredentialHosts names a credential and the host patterns it is bound to.
-type CredentialHosts struct {
-	Name  string
-	Hosts []string
-}
-
 // BuildPolicy assembles a sandbox's effective policy: host settings first,
-// then the sandbox.hcl network block, then one allow rule per credential
-// host binding (the user approved those in the plan), then the preset. Deny
-// beats allow wherever a rule comes from; the order only decides which rule
-// is reported when several match.
-func BuildPolicy(nw Network, creds []CredentialHosts, hs *HostSettings) (*Policy, error) {
+// then the sandbox.hcl network block, then the preset. Deny beats allow
+// wherever a rule comes from; the order only decides which rule is reported
+// when several match. Credential bindings open nothing by themselves: their
+// hosts must be allowed here too (sandbox.hcl.example says so).
+func BuildPolicy(nw Network, hs *HostSettings) (*Policy, error) {
 	var rules []*Rule
 	var errs []error
 	add := func(action Action, pats []string, source string) {
@@ -156,9 +150,6 @@ func BuildPolicy(nw Network, creds []CredentialHosts, hs *HostSettings) (*Policy
 	}
 	add(Deny, nw.Deny, configFile)
 	add(Allow, nw.Allow, configFile)
-	for _, c := range creds {
-		add(Allow, c.Hosts, "credential "+c.Name)
-	}
 	preset := nw.Preset
 	if preset == "" {
 		preset = PresetBalanced
