@@ -57,7 +57,7 @@ var (
 func (b *Backend) Available(ctx context.Context) error {
 	availOnce.Do(func() {
 		cmd := exec.Command("/bin/true")
-		cmd.SysProcAttr = b.sysProcAttr()
+		cmd.SysProcAttr = sysProcAttr(b.ids)
 		if err := cmd.Run(); err != nil {
 			availErr = fmt.Errorf("namespace backend: cannot create user/mount/pid/net namespaces here (%v): %w", err, vm.ErrUnavailable)
 		}
@@ -88,7 +88,8 @@ func (b *Backend) lock(id string) func() {
 type record struct {
 	Spec    vm.Spec `json:"spec"`
 	Started bool    `json:"started"`
-	Note    string  `json:"note,omitempty"` // from the last start: limits not applied, ...
+	Note    string  `json:"note,omitempty"`    // from the last start: limits not applied, ...
+	IDBase  int     `json:"id_base,omitempty"` // host id of guest root (root-run backend)
 }
 
 const recordFile = "sandbox.json"

@@ -31,7 +31,7 @@ func BenchmarkLifecycle(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
 		cmd := exec.Command("/bin/true")
-		cmd.SysProcAttr = be.sysProcAttr()
+		cmd.SysProcAttr = sysProcAttr(be.ids)
 		if err := cmd.Run(); err != nil {
 			b.Fatal(err)
 		}

@@ -132,18 +132,19 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}()
-	if err := b.prepare(ctx, dir, &spec); err != nil {
+	ids := b.idsFor(dir)
+	if err := b.prepare(ctx, dir, &spec, ids); err != nil {
 		return fmt.Errorf("create sandbox %s: %w", spec.ID, err)
 	}
-	if err := b.save(spec.ID, &record{Spec: spec}); err != nil {
+	if err := b.save(spec.ID, &record{Spec: spec, IDBase: ids.base}); err != nil {
 		return fmt.Errorf("create sandbox %s: %w", spec.ID, err)
 	}
 	return nil
 }
 
-func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec) error {
-	rootUID, rootGID := b.ids.hostUID(0), b.ids.hostGID(0)
-	agUID, agGID := b.ids.hostUID(agentUID), b.ids.hostGID(agentGID)
+func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec, ids idMap) error {
+	rootUID, rootGID := ids.hostUID(0), ids.hostGID(0)
+	agUID, agGID := ids.hostUID(agentUID), ids.hostGID(agentGID)
 	steps := []struct {
 		name string
 		fn   func() error

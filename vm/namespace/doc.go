@@ -13,7 +13,8 @@
 // opens (the workspace in direct mode, extra mounts); in clone mode the
 // host repository is read by host-side git with hooks and fsmonitor off and
 // only the private clone is shared. As host root, guest ids 0..65535 map to
-// host 100000.., so root inside is an unprivileged host id; the agent
+// a host range of the sandbox's own (see ids.go), so root inside is an
+// unprivileged host id and sandboxes do not share ids; the agent
 // (uid 1000) runs the sshd and every session with no_new_privs and no
 // capabilities; PID 1 (root inside) caps nested user namespaces at 0. As an
 // unprivileged host user only the agent's id exists inside (the kernel

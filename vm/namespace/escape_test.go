@@ -398,3 +398,23 @@ func TestFilesAndMounts(t *testing.T) {
 		t.Errorf("rw mount write not on host: %q %v", data, err)
 	}
 }
+
+// TestEscapeSeparateIDs: two sandboxes' agents are different host users
+// (a 1 in 8192 hash collision would make this fail).
+func TestEscapeSeparateIDs(t *testing.T) {
+	b1, cl1, s1 := up(t, "ida", nil)
+	if b1.ids.single {
+		t.Skip("single-id mapping: every sandbox is the host user")
+	}
+	_, cl2, s2 := up(t, "idb", nil)
+	vmtest.MustExec(t, cl1, "touch /home/agent/a")
+	vmtest.MustExec(t, cl2, "touch /home/agent/b")
+	f1, err1 := os.Stat(filepath.Join(s1.StateDir, "home", "a"))
+	f2, err2 := os.Stat(filepath.Join(s2.StateDir, "home", "b"))
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if fileUID(f1) == fileUID(f2) || fileUID(f1) < 65536 || fileUID(f2) < 65536 {
+		t.Errorf("agents share or use low host uids: %d, %d", fileUID(f1), fileUID(f2))
+	}
+}

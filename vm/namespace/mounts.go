@@ -101,7 +101,7 @@ func (l *launch) hostTree(ctx context.Context, src, target string, ro, file, idm
 	if file == fi.IsDir() {
 		return agent.NSMount{}, fmt.Errorf("%s: unexpected file type", src)
 	}
-	if l.b.ids.single {
+	if l.ids.single {
 		return agent.NSMount{Kind: agent.MountBind, Source: src, Target: target, ReadOnly: ro, File: file}, nil
 	}
 	tree, err := unix.OpenTree(unix.AT_FDCWD, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
@@ -149,8 +149,8 @@ func (l *launch) idmapUserns(ctx context.Context, uid, gid int) (int, func(), er
 		ExtraFiles: []*os.File{exe},
 		SysProcAttr: &syscall.SysProcAttr{
 			Cloneflags:  syscall.CLONE_NEWUSER,
-			UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: l.b.ids.hostUID(agentUID), Size: 1}},
-			GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: l.b.ids.hostGID(agentGID), Size: 1}},
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: l.ids.hostUID(agentUID), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: l.ids.hostGID(agentGID), Size: 1}},
 		},
 	}
 	hold, err := cmd.StdinPipe()

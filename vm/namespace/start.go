@@ -47,7 +47,14 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	os.Remove(filepath.Join(dir, "ssh.sock"))
 	removeCgroup(dir)
 
-	l := &launch{b: b, dir: dir, spec: &r.Spec}
+	ids := b.ids
+	if !ids.single {
+		ids = idMap{base: r.IDBase}
+		if r.IDBase == 0 {
+			ids.base = rangeBase
+		}
+	}
+	l := &launch{b: b, ids: ids, dir: dir, spec: &r.Spec}
 	defer l.closeChildFiles()
 	p, note, err := l.run(ctx)
 	if err != nil {
@@ -67,6 +74,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 // notes collected on the way.
 type launch struct {
 	b     *Backend
+	ids   idMap
 	dir   string
 	spec  *vm.Spec
 	files []*os.File // the init's fds 3, 4, ...
@@ -132,7 +140,7 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 			SyncFD:   syncFD,
 			EtcBinds: etcBinds,
 			Mounts:   mounts,
-			SingleID: l.b.ids.single,
+			SingleID: l.ids.single,
 			Root:     rootMount(l),
 			CloseFDs: []int{stateFD, exeFD},
 		},
@@ -151,7 +159,7 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	if err := os.WriteFile(specPath, data, 0o600); err != nil {
 		return proc{}, "", err
 	}
-	if err := os.Lchown(specPath, l.b.ids.hostUID(0), l.b.ids.hostGID(0)); err != nil && os.Geteuid() == 0 {
+	if err := os.Lchown(specPath, l.ids.hostUID(0), l.ids.hostGID(0)); err != nil && os.Geteuid() == 0 {
 		return proc{}, "", err
 	}
 	logPath := filepath.Join(l.dir, "init.log")
@@ -178,7 +186,7 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 		Stdout:      logF,
 		Stderr:      logF,
 		ExtraFiles:  l.files,
-		SysProcAttr: l.b.sysProcAttr(),
+		SysProcAttr: sysProcAttr(l.ids),
 	}
 	traceHost(logF, "host exec")
 	if err := cmd.Start(); err != nil {
@@ -260,7 +268,7 @@ func logTail(file string) string {
 // user the bind sources are host paths (possibly under /tmp), so the state
 // dir's rootfs/; as root every source is a descriptor and /tmp will do.
 func rootMount(l *launch) string {
-	if l.b.ids.single {
+	if l.ids.single {
 		return filepath.Join(l.dir, "rootfs")
 	}
 	return ""
