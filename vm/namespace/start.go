@@ -51,7 +51,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	if !ids.single {
 		ids = idMap{base: r.IDBase}
 		if r.IDBase == 0 {
-			ids.base = rangeBase
+			ids.base = 100000 // created before per-sandbox ranges
 		}
 	}
 	l := &launch{b: b, ids: ids, dir: dir, spec: &r.Spec}
