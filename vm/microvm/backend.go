@@ -45,7 +45,24 @@ type Backend struct {
 	// build on first use). Nil discards them.
 	Progress io.Writer
 
-	mu sync.Mutex // serialises lifecycle calls (they are rare and slow)
+	mu    sync.Mutex             // guards locks
+	locks map[string]*sync.Mutex // per sandbox: serialises its lifecycle calls (boots are slow; others proceed)
+}
+
+// lock takes the sandbox's lifecycle lock and returns its unlock.
+func (b *Backend) lock(id string) func() {
+	b.mu.Lock()
+	if b.locks == nil {
+		b.locks = map[string]*sync.Mutex{}
+	}
+	l := b.locks[id]
+	if l == nil {
+		l = new(sync.Mutex)
+		b.locks[id] = l
+	}
+	b.mu.Unlock()
+	l.Lock()
+	return l.Unlock
 }
 
 // New returns a backend keeping sandboxes under root and caches
@@ -140,11 +157,10 @@ func (b *Backend) running(id string) (*runInfo, bool) {
 
 // Create implements vm.Backend.
 func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	if !idRE.MatchString(spec.ID) {
 		return fmt.Errorf("sandbox id %q: %w", spec.ID, vm.ErrInvalidSpec)
 	}
+	defer b.lock(spec.ID)()
 	if len(spec.HostKeyPEM) == 0 || len(spec.AuthorizedKeys) == 0 || spec.AgentBinary == "" {
 		return fmt.Errorf("sandbox %s: host key, authorized keys and agent binary are required: %w", spec.ID, vm.ErrInvalidSpec)
 	}
@@ -283,8 +299,7 @@ func (b *Backend) progress() io.Writer {
 
 // Start implements vm.Backend.
 func (b *Backend) Start(ctx context.Context, id string) (err error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer b.lock(id)()
 	c, err := b.loadConfig(id)
 	if err != nil {
 		return err
@@ -378,8 +393,7 @@ func waitGone(r *runInfo, d time.Duration) bool {
 // disks on a "poweroff" over the control port; QMP quit and SIGKILL are
 // the fallbacks.
 func (b *Backend) Stop(ctx context.Context, id string) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer b.lock(id)()
 	if _, err := b.loadConfig(id); err != nil {
 		return err
 	}
@@ -406,8 +420,7 @@ func (b *Backend) Stop(ctx context.Context, id string) error {
 
 // Remove implements vm.Backend.
 func (b *Backend) Remove(ctx context.Context, id string) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer b.lock(id)()
 	if _, err := b.loadConfig(id); err != nil {
 		return err
 	}
