@@ -306,10 +306,12 @@ func TestEscapeDirectMode(t *testing.T) {
 	repo := hostRepo(t)
 	config, _ := os.ReadFile(filepath.Join(repo, ".git", "config"))
 	hooks := hashTree(t, filepath.Join(repo, ".git", "hooks"))
+	os.WriteFile(filepath.Join(repo, "src", "deps.lock"), []byte("pinned\n"), 0o644)
 	_, cl, _ := up(t, "direct", func(s *vm.Spec) {
 		s.Workspace = vm.Workspace{HostPath: repo, Mode: vm.ModeDirect, Target: "/workspace", Hide: hide,
-			Protect: []string{".git/hooks", ".git/config"}}
+			Protect: []string{".git/hooks", ".git/config", "*.lock"}}
 	})
+	shouldFail(t, cl, "write a protect glob match", "echo x >> /workspace/src/deps.lock")
 	// Positive control: the share is live and writable; new files belong
 	// to the folder's owner on the host.
 	vmtest.MustExec(t, cl, "echo from-agent > /workspace/new.txt && echo more >> /workspace/README && mkdir -p /workspace/src/x")

@@ -53,20 +53,34 @@ func (l *launch) mountPlan(ctx context.Context) ([]agent.NSMount, error) {
 		}
 		// Protect paths: read-only, and every directory above them pinned
 		// (a mount point cannot be renamed or removed, so `.git` cannot be
-		// swapped for one with fresh hooks).
-		pinned := map[string]bool{}
+		// swapped for one with fresh hooks). Literal paths are protected
+		// even when missing (placeholder); glob patterns cover what
+		// matches at start.
+		var protect, globs []string
 		for _, p := range w.Protect {
-			p = path.Clean(p)
+			p = strings.TrimSuffix(path.Clean(p), "/")
+			if strings.ContainsAny(p, "*?[\\") {
+				globs = append(globs, p)
+				continue
+			}
+			if err := placeholder(w.HostPath, p); err != nil {
+				l.notes = append(l.notes, fmt.Sprintf("protect %s: %v", p, err))
+			}
+			protect = append(protect, p)
+		}
+		matched, err := matchHidden(w.HostPath, globs)
+		if err != nil {
+			return nil, fmt.Errorf("protect: %w", err)
+		}
+		protect = append(protect, matched...)
+		pinned := map[string]bool{}
+		for _, p := range protect {
 			for a := path.Dir(p); a != "." && !pinned[a]; a = path.Dir(a) {
 				pinned[a] = true
 				ms = append(ms, agent.NSMount{Kind: agent.MountPin, Target: path.Join(w.Target, a)})
 			}
 		}
-		for _, p := range w.Protect {
-			p = path.Clean(p)
-			if err := placeholder(w.HostPath, p); err != nil {
-				l.notes = append(l.notes, fmt.Sprintf("protect %s: %v", p, err))
-			}
+		for _, p := range protect {
 			ms = append(ms, agent.NSMount{Kind: agent.MountRebindRO, Target: path.Join(w.Target, p)})
 		}
 		hidden, err := matchHidden(w.HostPath, w.Hide)

@@ -149,7 +149,8 @@ func copyTree(src, dst string, hide []string) error {
 }
 
 // matchHidden walks dir and returns the paths (relative, slash-separated)
-// matching a hide glob; a matching directory is returned whole.
+// matching one of the globs; a matching directory is returned whole. .git
+// is not searched (literal protect paths cover it).
 func matchHidden(dir string, hide []string) ([]string, error) {
 	if len(hide) == 0 {
 		return nil, nil
@@ -181,10 +182,12 @@ func matchHidden(dir string, hide []string) ([]string, error) {
 	return out, err
 }
 
-// hiddenPath reports whether rel matches one of the globs. A glob without a
+// hiddenPath reports whether rel matches one of the globs, with the
+// semantics of config.MatchGlob (a test holds them equal): a glob without a
 // slash matches a name at any depth (".env", "*.pem"); one with a slash
 // matches the whole path from the workspace root ("config/secrets/*",
-// "**/id_*"); "**" matches any number of directories.
+// "**/id_*"); "**" matches any number of directories. Callers walk
+// top-down and stop at a matching directory, which covers what is below.
 func hiddenPath(rel string, globs []string) bool {
 	for _, g := range globs {
 		g = strings.TrimSuffix(strings.TrimPrefix(g, "/"), "/")
