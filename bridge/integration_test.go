@@ -323,3 +323,9 @@ func TestPortForward(t *testing.T) {
 		t.Fatalf("ports: %s", out)
 	}
 }
+
+func execIn(dir, name string, args ...string) ([]byte, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	return cmd.CombinedOutput()
+}

@@ -263,16 +263,20 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 			return nil, featureError(ft.Name, "prepare", err)
 		}
 	}
+	t0 := time.Now()
 	if err := be.Create(ctx, spec); err != nil {
 		return nil, backendError(name, "create", err)
 	}
 	created = true
+	t1 := time.Now()
 	if err := be.Start(ctx, name); err != nil {
 		return nil, backendError(name, "start", err)
 	}
+	t2 := time.Now()
 	if err := sb.attach(ctx); err != nil {
 		return nil, err
 	}
+	t3 := time.Now()
 	for _, ft := range Features() {
 		if ft.Started == nil {
 			continue
@@ -284,7 +288,9 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 	sb.mu.Lock()
 	sb.busy = ""
 	sb.mu.Unlock()
-	d.log.Info("sandbox up", "sandbox", name, "backend", beName, "mode", st.Mode)
+	d.log.Info("sandbox up", "sandbox", name, "backend", beName, "mode", st.Mode,
+		"create", t1.Sub(t0).Round(time.Millisecond), "start", t2.Sub(t1).Round(time.Millisecond),
+		"attach", t3.Sub(t2).Round(time.Millisecond), "features", time.Since(t3).Round(time.Millisecond))
 	d.Notify(protocol.NotifyChanged, protocol.ChangedParams{Name: name, State: protocol.StateRunning})
 	return sb, nil
 }

@@ -51,7 +51,9 @@ func (d *Daemon) rpcStart(ctx context.Context, _ Env, raw json.RawMessage) (any,
 func (d *Daemon) start(ctx context.Context, sb *sandbox) error {
 	sb.op.Lock()
 	defer sb.op.Unlock()
+	t0 := time.Now()
 	err := sb.be.Start(ctx, sb.name)
+	t1 := time.Now()
 	if errors.Is(err, vm.ErrRunning) {
 		sb.mu.Lock()
 		attached := sb.sess != nil
@@ -67,7 +69,7 @@ func (d *Daemon) start(ctx context.Context, sb *sandbox) error {
 	if err := sb.attach(ctx); err != nil {
 		return err
 	}
-	d.log.Info("sandbox started", "sandbox", sb.name)
+	d.log.Info("sandbox started", "sandbox", sb.name, "start", t1.Sub(t0).Round(time.Millisecond), "attach", time.Since(t1).Round(time.Millisecond))
 	d.Notify(protocol.NotifyChanged, protocol.ChangedParams{Name: sb.name, State: protocol.StateRunning})
 	return nil
 }

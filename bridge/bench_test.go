@@ -1,0 +1,71 @@
+package bridge_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/airlock-sandbox/airlock/bridge/bridgetest"
+)
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func p90(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)*9/10]
+}
+
+// BenchmarkLifecycle measures, end to end through the CLI and the bridge
+// with the namespace backend (n=20 each): `airlock up` until it returns (SSH
+// ready), `airlock stop`, `airlock start`, against the anchor `airlock ls`
+// (CLI process start + one bridge round trip) measured in the same run.
+func BenchmarkLifecycle(b *testing.B) {
+	const n = 20
+	h := bridgetest.New(b)
+	for _, mode := range []string{"direct", "clone", "mountless"} {
+		repo := b.TempDir()
+		gitInit(b, repo)
+		file := filepath.Join(repo, "sandbox.hcl")
+		os.WriteFile(file, []byte(fmt.Sprintf("sandbox \"bench\" {\n  backend = \"namespace\"\n  workspace {\n    mode = %q\n  }\n}\n", mode)), 0o644)
+		run := func(args ...string) time.Duration {
+			t0 := time.Now()
+			if _, e, code := h.Airlock(b, args...); code != 0 {
+				b.Fatalf("airlock %v: %s", args, e)
+			}
+			return time.Since(t0)
+		}
+		var anchor, up, stop, start []time.Duration
+		for i := 0; i < n; i++ {
+			anchor = append(anchor, run("ls"))
+			up = append(up, run("up", "--yes", "-f", file))
+			stop = append(stop, run("stop", "bench"))
+			start = append(start, run("start", "bench"))
+			run("rm", "bench")
+		}
+		a := median(anchor)
+		b.Logf("%-9s n=%d anchor `airlock ls` p50 %v | up→SSH-ready p50 %v p90 %v (%.1fx) | stop p50 %v (%.1fx) | start p50 %v p90 %v (%.1fx)",
+			mode, n, a.Round(time.Millisecond), median(up).Round(time.Millisecond), p90(up).Round(time.Millisecond), float64(median(up))/float64(a),
+			median(stop).Round(time.Millisecond), float64(median(stop))/float64(a),
+			median(start).Round(time.Millisecond), p90(start).Round(time.Millisecond), float64(median(start))/float64(a))
+		b.ReportMetric(float64(median(up).Microseconds())/1000, mode+"-up-p50-ms")
+		b.ReportMetric(float64(median(start).Microseconds())/1000, mode+"-start-p50-ms")
+	}
+}
+
+func gitInit(tb testing.TB, dir string) {
+	tb.Helper()
+	os.WriteFile(filepath.Join(dir, "README"), []byte("bench\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "README"}, {"-c", "user.email=b@example.com", "-c", "user.name=b", "commit", "-q", "-m", "x"}} {
+		if out, err := execIn(dir, "git", args...); err != nil {
+			tb.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+}
