@@ -152,6 +152,7 @@ func (p *Proxy) intercept(ctx context.Context, client net.Conn, up net.Conn, t T
 		}
 	}()
 	cbr := bufio.NewReaderSize(srv, maxHead)
+	served := 0 // requests relayed on the current upstream connection
 	for ctx.Err() == nil {
 		_ = client.SetReadDeadline(time.Now().Add(p.idle))
 		req, h, d := readRequest(cbr)
@@ -191,13 +192,19 @@ func (p *Proxy) intercept(ctx context.Context, client net.Conn, up net.Conn, t T
 			p.refuse(srv, e, &denial{status: http.StatusBadGateway, rule: e.Rule, reason: "could not open a verified TLS connection to the server"})
 			return
 		}
-		if upTLS == nil { // the previous response closed the upstream connection
+		redial := func() error { // to the same vetted address, never a new lookup
 			raw, err := p.dial(ctx, "tcp", addr)
 			if err == nil {
 				cu, upTLS, upBR, err = dialUp(raw)
 			}
 			if err != nil {
 				p.logger.Warn("egress: upstream redial", "sandbox", p.sandbox, "host", t.Host(), "err", err)
+			}
+			return err
+		}
+		reused := upTLS != nil && served > 0
+		if upTLS == nil { // the previous response closed the upstream connection
+			if redial() != nil {
 				p.refuse(srv, e, &denial{status: http.StatusBadGateway, rule: e.Rule, reason: "cannot connect to the server"})
 				return
 			}
@@ -205,18 +212,27 @@ func (p *Proxy) intercept(ctx context.Context, client net.Conn, up net.Conn, t T
 		before := cu.n.Load()
 		clientClose := req.Close
 		resp, err := roundTrip(upTLS, upBR, req)
+		if err != nil && reused && req.ContentLength == 0 && len(req.TransferEncoding) == 0 {
+			// The server closed an idle kept-alive connection: retry once.
+			upTLS.Close()
+			if redial() == nil {
+				before = cu.n.Load()
+				resp, err = roundTrip(upTLS, upBR, req)
+			}
+		}
 		if err != nil {
 			p.logger.Info("egress: upstream", "sandbox", p.sandbox, "host", t.Host(), "err", err)
 			p.refuse(srv, e, &denial{status: http.StatusBadGateway, rule: e.Rule, reason: "the upstream server did not answer"})
 			return
 		}
 		upClose := resp.Close
+		served++
 		keep := writeResponse(srv, resp, clientClose, scrub)
 		e.Verdict, e.Bytes = VerdictAllow, cu.n.Load()-before
 		p.record(e)
 		if upClose || !keep {
 			upTLS.Close()
-			upTLS = nil
+			upTLS, served = nil, 0
 		}
 		if !keep {
 			return

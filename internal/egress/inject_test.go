@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 const (
@@ -207,5 +208,28 @@ func TestCAKeyStaysPrivate(t *testing.T) {
 	again, err := LoadOrCreateCA(dir, "sb", nil)
 	if err != nil || !again.Certificate().Equal(ca.Certificate()) {
 		t.Fatalf("CA not reloaded: %v", err)
+	}
+}
+
+// The server drops an idle kept-alive upstream connection; the next request
+// on the client's intercepted connection is retried on a fresh one (to the
+// same vetted address, without a new lookup).
+func TestInterceptUpstreamIdleClose(t *testing.T) {
+	e, rec, _ := injectEnv(t)
+	srv := e.upstreamTLS(t, rec.handler(), "api.test")
+	srv.Config.IdleTimeout = 30 * time.Millisecond
+	port := portOf(t, srv.URL)
+	c := e.client(e.sandboxRoots())
+	for i := 0; i < 3; i++ {
+		resp := do(t, c, "GET", "https://api.test:"+port+"/", map[string]string{"Authorization": phA})
+		io.Copy(io.Discard, resp.Body) // so the client keeps its connection
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("request %d: status %d", i, resp.StatusCode)
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+	if n := e.resolver.calls["api.test"]; n != 1 {
+		t.Fatalf("%d lookups for one client connection, want 1", n)
 	}
 }
