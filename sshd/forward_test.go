@@ -403,3 +403,51 @@ func TestManyChannelsNoLeak(t *testing.T) {
 	cl.Close()
 	waitNoLeak(t, g0, f0)
 }
+
+// Sessions of every kind (exec with stdin left open, pty, sftp) leave no
+// goroutine or fd behind once the client is gone.
+func TestSessionsNoLeak(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.Shell = "/bin/sh" })
+	time.Sleep(100 * time.Millisecond)
+	g0, f0 := resources()
+	cl := ts.client(t)
+	var wg sync.WaitGroup
+	for i := 0; i < 30; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			s, err := cl.NewSession()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer s.Close()
+			if i%3 == 0 {
+				s.RequestPty("xterm", 24, 80, nil)
+			}
+			if _, err := s.StdinPipe(); err != nil { // never closed
+				t.Error(err)
+			}
+			if out, err := s.Output(fmt.Sprintf("echo %d", i)); err != nil || strings.TrimSpace(string(out)) != strconv.Itoa(i) {
+				t.Errorf("session %d: %q %v", i, out, err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	for i := 0; i < 3; i++ {
+		s, err := cl.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RequestSubsystem("sftp"); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	// A session whose client disappears while its command runs.
+	s, _ := cl.NewSession()
+	s.Start("sleep 1")
+	cl.Close()
+	time.Sleep(1500 * time.Millisecond)
+	waitNoLeak(t, g0, f0)
+}
