@@ -28,6 +28,14 @@ import (
 // DefaultSignerSocket is where the bridge opens the signer inside a sandbox.
 const DefaultSignerSocket = "/run/airlock/signer.sock"
 
+// DefaultSignerTCP is the same endpoint on loopback TCP.
+const DefaultSignerTCP = "127.0.0.1:8550"
+
+// unreachableError means the endpoint could not be connected to.
+type unreachableError struct{ err error }
+
+func (u *unreachableError) Error() string { return u.err.Error() }
+
 func init() {
 	Register(&Subcommand{Name: "gitsign", Summary: "git gpg.ssh.program: signs commits and tags via the host signer", Run: runGitSign})
 }
@@ -109,8 +117,13 @@ func gitSign(keyFile, file string) (string, error) {
 	var res struct {
 		Signature string `json:"signature"`
 	}
-	err = signerCall(sock, "airlock_gitSign", map[string]string{
-		"namespace": "git", "public_key": line, "data": base64.StdEncoding.EncodeToString(data)}, &res)
+	params := map[string]string{"namespace": "git", "public_key": line, "data": base64.StdEncoding.EncodeToString(data)}
+	err = signerCall("unix", sock, "airlock_gitSign", params, &res)
+	var ue *unreachableError
+	if errors.As(err, &ue) {
+		// The same endpoint on loopback TCP (both are opened by the bridge).
+		err = signerCall("tcp", DefaultSignerTCP, "airlock_gitSign", params, &res)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -120,20 +133,28 @@ func gitSign(keyFile, file string) (string, error) {
 	return res.Signature, nil
 }
 
-// signerCall makes one JSON-RPC 2.0 call over HTTP on a unix socket.
-func signerCall(sock, method string, params, result any) error {
+// signerCall makes one JSON-RPC 2.0 call over HTTP on network/addr.
+func signerCall(network, addr, method string, params, result any) error {
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": []any{params}})
 	client := &http.Client{
 		// Long enough for a human to answer an approval prompt.
 		Timeout: 5 * time.Minute,
 		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
-			return d.DialContext(ctx, "unix", sock)
+			c, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, &unreachableError{err}
+			}
+			return c, nil
 		}},
 	}
 	resp, err := client.Post("http://signer/", "application/json", bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("reach the signer at %s: %w", sock, err)
+		var ue *unreachableError
+		if errors.As(err, &ue) {
+			return ue
+		}
+		return fmt.Errorf("signer at %s: %w", addr, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
