@@ -1,7 +1,6 @@
 package sshd
 
 import (
-	"context"
 	"log/slog"
 	"net"
 	"sync"
@@ -150,5 +149,3 @@ func (s *Server) request(h func(*conn, *gossh.Request) (bool, []byte)) ssh.Reque
 		return h(c, req)
 	}
 }
-
-func (c *conn) context() context.Context { return c.ctx }

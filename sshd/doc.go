@@ -22,4 +22,15 @@
 // (default: local forwards only to loopback, remote-forward listeners only on
 // loopback or unix sockets); agent forwarding is off unless enabled. Errors
 // sent to clients are fixed, safe strings; causes go to the Logger.
+//
+// Processes: commands run as `$SHELL -c CMD`, a shell request starts a login
+// shell; without a PTY each process gets its own session (setsid) and pipes,
+// and is not killed when the channel or connection closes, so background
+// servers (VS Code's) survive; PTY sessions are hung up when they end. When
+// the server runs as root and Config.User is another account, every process
+// (and the SFTP server, re-executed from /proc/self/exe with argv[0]
+// "airlock-sshd-sftp") switches to that account's uid, gid and groups.
+//
+// The identification string claims "OpenSSH_9.9_Airlock" so that npm ssh2
+// allows its OpenSSH extension calls (see serverVersion).
 package sshd

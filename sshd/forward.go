@@ -30,7 +30,7 @@ func (c *conn) allowed(r ForwardRequest) bool {
 		c.log.Info("forward", "rule", r.Kind.String(), "dest", dest, "decision", "deny", "reason", err)
 		return false
 	}
-	c.log.Debug("forward", "rule", r.Kind.String(), "dest", dest, "decision", "allow")
+	c.log.Info("forward", "rule", r.Kind.String(), "dest", dest, "decision", "allow")
 	return true
 }
 
@@ -289,11 +289,17 @@ func (c *conn) acceptForwards(l net.Listener, open func(net.Conn) (string, []byt
 	for {
 		nc, err := l.Accept()
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return
 			}
-			return
+			// EMFILE and friends: back off instead of dropping the forward.
+			c.log.Info("remote forward accept failed", "err", err)
+			select {
+			case <-c.ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
 		}
 		go func() {
 			sc := c.sshConn()
