@@ -275,8 +275,17 @@ func makeDev(dev string, singleID bool) error {
 }
 
 // applyMount performs one spec mount under root (before pivot_root).
+// Targets may lie in agent-controlled trees (the workspace), and before
+// pivot_root a symlink there would resolve against the host's root: no
+// component of a target may be a symlink.
 func applyMount(root string, m NSMount) error {
 	dst := root + m.Target
+	if err := noSymlinks(root, m.Target); err != nil {
+		if m.Kind == MountMask {
+			return nil // nothing to mask where a link points; the link itself is no file
+		}
+		return err
+	}
 	switch m.Kind {
 	case MountBind:
 		return bindMount(m.Source, dst, m.ReadOnly, !m.File)
@@ -413,4 +422,24 @@ func writeGuestFile(f InitFile, agentOwned bool, uid, gid int) error {
 		}
 	}
 	return file.Chmod(os.FileMode(mode))
+}
+
+// noSymlinks fails if any existing component of target (below root) is a
+// symlink.
+func noSymlinks(root, target string) error {
+	p := root
+	for _, c := range strings.Split(strings.Trim(target, "/"), "/") {
+		p += "/" + c
+		fi, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symlink", strings.TrimPrefix(p, root))
+		}
+	}
+	return nil
 }

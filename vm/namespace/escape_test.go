@@ -3,6 +3,7 @@
 package namespace
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -418,5 +419,51 @@ func TestEscapeSeparateIDs(t *testing.T) {
 	}
 	if fileUID(f1) == fileUID(f2) || fileUID(f1) < 65536 || fileUID(f2) < 65536 {
 		t.Errorf("agents share or use low host uids: %d, %d", fileUID(f1), fileUID(f2))
+	}
+}
+
+// TestReapsOrphans: PID 1 reaps orphans (a daemonised child whose parent
+// exited), so they do not pile up as zombies.
+func TestReapsOrphans(t *testing.T) {
+	_, cl, _ := up(t, "reap", nil)
+	vmtest.MustExec(t, cl, "for i in 1 2 3 4 5; do setsid bash -c 'sleep 0.1 & exit'; done; sleep 1")
+	out := vmtest.MustExec(t, cl, `for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; echo; done | awk '{print $3}' | sort | uniq -c`)
+	if strings.Contains(out, " Z") {
+		t.Errorf("zombies inside the sandbox:\n%s", out)
+	}
+	if !strings.Contains(out, " S") && !strings.Contains(out, " R") {
+		t.Errorf("positive control: no live processes listed:\n%s", out)
+	}
+}
+
+// TestEscapeDirectSymlinkedGit: a .git that is a symlink (say, planted by
+// an agent in a folder that had none) makes the start fail closed rather
+// than leave hooks writable or resolve the link on the host side.
+func TestEscapeDirectSymlinkedGit(t *testing.T) {
+	repo := hostRepo(t)
+	real := filepath.Join(filepath.Dir(repo), "elsewhere")
+	if err := os.Rename(filepath.Join(repo, ".git"), real); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(repo, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	b := newBackend(t)
+	o := options()
+	spec, _ := vmtest.NewSpec(t, b, "gitlink", o)
+	spec.Workspace = vm.Workspace{HostPath: repo, Mode: vm.ModeDirect, Target: "/workspace", Protect: []string{".git/hooks", ".git/config"}}
+	if err := b.Create(t.Context(), spec); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Remove(context.Background(), spec.ID) })
+	err := b.Start(t.Context(), spec.ID)
+	if err == nil {
+		t.Fatal("start with a symlinked .git succeeded")
+	}
+	if !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("start error = %v, want it to name the symlink", err)
+	}
+	if testing.Verbose() {
+		t.Log(err)
 	}
 }
