@@ -61,8 +61,8 @@ func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace) error {
 			os.Remove(to) // deleted in the host working tree
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			return err
+		if err := mkdirNoFollow(dst, path.Dir(rel)); err != nil {
+			return fmt.Errorf("copy %s: %w", rel, err)
 		}
 		if err := copyEntry(src, to); err != nil {
 			return fmt.Errorf("copy %s: %w", rel, err)
@@ -244,4 +244,33 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 		return err
 	}
 	return out.Close()
+}
+
+// mkdirNoFollow makes dir (relative) below root as real directories: a
+// component that is a symlink or a file in the clone (committed content
+// the host working tree has since replaced) is removed first, so a copy
+// never follows a link out of the clone.
+func mkdirNoFollow(root, dir string) error {
+	if dir == "." || dir == "" {
+		return nil
+	}
+	p := root
+	for _, c := range strings.Split(dir, "/") {
+		p = filepath.Join(p, c)
+		fi, err := os.Lstat(p)
+		switch {
+		case err == nil && fi.IsDir():
+			continue
+		case err == nil:
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		case !errors.Is(err, os.ErrNotExist):
+			return err
+		}
+		if err := os.Mkdir(p, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }
