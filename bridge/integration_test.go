@@ -147,7 +147,7 @@ func backendPID(t *testing.T, h *bridgetest.Harness, name string) int {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(h.Home(), "vm", "namespace", name, "init.pid"))
 	if err != nil {
-		return 0 // backend-specific; assertGone still checks everything else
+		t.Fatalf("no init pid for %s: %v", name, err)
 	}
 	var pid int
 	fmt.Sscan(string(b), &pid)
