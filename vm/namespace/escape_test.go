@@ -96,6 +96,16 @@ func TestEscapeHostFiles(t *testing.T) {
 	if _, err := os.Stat(spec.StateDir); err != nil {
 		t.Fatal(err)
 	}
+	// The cgroup namespace hides where the bridge sits in the host's tree.
+	if own, err := os.ReadFile("/proc/self/cgroup"); err == nil {
+		inside := vmtest.MustExec(t, cl, "cat /proc/self/cgroup")
+		for _, line := range strings.Split(strings.TrimSpace(string(own)), "\n") {
+			f := strings.SplitN(line, ":", 3)
+			if len(f) == 3 && len(f[2]) > 1 && strings.Contains(inside, f[2]) {
+				t.Errorf("host cgroup path %s visible inside:\n%s", f[2], inside)
+			}
+		}
+	}
 	// /usr is the host's, read-only.
 	shouldFail(t, cl, "write /usr", "touch /usr/bin/airlock-escape")
 	shouldFail(t, cl, "write /", "mkdir /escape")

@@ -59,12 +59,12 @@ func (m idMap) hostGID(g int) int {
 }
 
 // sysProcAttr is how the sandbox init is started: new user, mount, PID,
-// network, UTS and IPC namespaces, its own session (it outlives the
+// network, UTS, IPC and cgroup namespaces, its own session (it outlives the
 // bridge), and the id mapping above.
 func sysProcAttr(ids idMap) *syscall.SysProcAttr {
 	a := &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
-			syscall.CLONE_NEWNET | syscall.CLONE_NEWUTS | syscall.CLONE_NEWIPC,
+			syscall.CLONE_NEWNET | syscall.CLONE_NEWUTS | syscall.CLONE_NEWIPC | syscall.CLONE_NEWCGROUP,
 		Setsid: true,
 	}
 	if ids.single {
