@@ -84,6 +84,7 @@ func TestSFTPBatch(t *testing.T) {
 }
 
 func TestRsync(t *testing.T) {
+	skipShort(t)
 	needTool(t, "rsync")
 	ts := startServer(t, nil)
 	dir := t.TempDir()
@@ -103,6 +104,7 @@ func TestRsync(t *testing.T) {
 }
 
 func TestGitOverSSH(t *testing.T) {
+	skipShort(t)
 	needTool(t, "git")
 	ts := startServer(t, nil)
 	dir := t.TempDir()
@@ -134,6 +136,7 @@ func TestGitOverSSH(t *testing.T) {
 }
 
 func TestSSHFS(t *testing.T) {
+	skipShort(t)
 	needTool(t, "sshfs")
 	fusermount := needTool(t, "fusermount3")
 	if _, err := os.Stat("/dev/fuse"); err != nil {

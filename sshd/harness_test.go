@@ -222,3 +222,11 @@ func httpServer(t testing.TB) string {
 	t.Cleanup(func() { srv.Close() })
 	return l.Addr().String()
 }
+
+// skipShort skips long real-client tests under `go test -short`.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("long real-client test; runs without -short (make test)")
+	}
+}

@@ -15,6 +15,7 @@ import (
 // TestSSH2OpenRemoteSSH replays open-remote-ssh's steps with the npm ssh2
 // client (testdata/node; CI runs `npm ci` there).
 func TestSSH2OpenRemoteSSH(t *testing.T) {
+	skipShort(t)
 	node := needTool(t, "node")
 	if _, err := os.Stat("testdata/node/node_modules/ssh2"); err != nil {
 		t.Skip("npm ssh2 not installed: run `npm ci` in sshd/testdata/node")

@@ -163,6 +163,7 @@ func (c *vscodeClient) requests(t *testing.T, n, conc int) {
 // must survive the client being killed, and many connections through the
 // SOCKS port, before and after reconnecting.
 func TestVSCodeRemoteSSHFlow(t *testing.T) {
+	skipShort(t)
 	needTool(t, "ssh")
 	needTool(t, "node")
 	ts := startServer(t, nil)
