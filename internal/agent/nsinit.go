@@ -95,17 +95,10 @@ func nsInit(specPath string, ready *int) error {
 		io.Copy(io.Discard, f)
 		f.Close()
 	}
-	ln, err := buildRoot(s)
+	// The sshd's socket in the state dir: the host's only way in.
+	lf, err := listenState(ns.State + "/ssh.sock")
 	if err != nil {
-		return err
-	}
-	lf, err := ln.File()
-	if err != nil {
-		return fmt.Errorf("listener fd: %w", err)
-	}
-	ln.Close()
-	for _, fd := range ns.CloseFDs {
-		unix.Close(fd)
+		return fmt.Errorf("open sshd socket: %w", err)
 	}
 
 	// From here on nothing gains privileges by exec (setuid binaries,
@@ -117,15 +110,15 @@ func nsInit(specPath string, ready *int) error {
 		return fmt.Errorf("clear ambient capabilities: %w", err)
 	}
 
-	specJSON, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
+	// The serve process starts now, as the agent, and waits for its spec
+	// on stdin while we build the root: its start-up overlaps ours, and
+	// pivot_root moves its root and cwd along with ours.
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(AgentGuestPath, "init", "--serve")
+	defer pw.Close()
+	cmd := exec.Command("/proc/self/exe", "init", "--serve")
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + s.Home, "AIRLOCK_INIT_TRACE=" + os.Getenv("AIRLOCK_INIT_TRACE")}
 	cmd.Dir = "/"
 	cmd.Stdin = pr
@@ -149,9 +142,20 @@ func nsInit(specPath string, ready *int) error {
 	}
 	traceMark("serve started")
 	pr.Close()
+	lf.Close()
+
+	if err := buildRoot(s); err != nil {
+		return err
+	}
+	for _, fd := range ns.CloseFDs {
+		unix.Close(fd)
+	}
+	specJSON, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
 	pw.Write(specJSON)
 	pw.Close()
-	lf.Close()
 	if *ready >= 0 {
 		unix.Close(*ready)
 		*ready = -1
@@ -238,4 +242,17 @@ func traceMark(what string) {
 	if os.Getenv("AIRLOCK_INIT_TRACE") != "" {
 		fmt.Fprintf(os.Stderr, "trace %d %s\n", time.Now().UnixMicro(), what)
 	}
+}
+
+// listenState creates the unix socket the host dials, returning it as a
+// file for the serve process.
+func listenState(p string) (*os.File, error) {
+	os.Remove(p)
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
+	if err != nil {
+		return nil, err
+	}
+	l.SetUnlinkOnClose(false)
+	defer l.Close()
+	return l.File()
 }

@@ -5,7 +5,6 @@ package agent
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,11 +34,10 @@ func runSteps(steps []step) error {
 	return nil
 }
 
-// buildRoot makes the sandbox's root file system on a fresh tmpfs, opens the
-// sshd listener in the state directory (the only way in from the host),
-// brings up lo, sets the hostname and pivots into the new root. Inside the
-// new root the host is reachable through nothing but what was bound in.
-func buildRoot(s *InitSpec) (ln *net.UnixListener, err error) {
+// buildRoot makes the sandbox's root file system on a fresh tmpfs, brings
+// up lo, sets the hostname and pivots into the new root. Inside the new
+// root the host is reachable through nothing but what was bound in.
+func buildRoot(s *InitSpec) error {
 	ns := s.Namespace
 	// The new root is a tmpfs mounted over /tmp of this (private) copy of
 	// the host's mount table; mount targets must be paths in our own mount
@@ -126,17 +124,6 @@ func buildRoot(s *InitSpec) (ln *net.UnixListener, err error) {
 			}
 			return nil
 		}},
-		{"open sshd socket", func() error {
-			p := ns.State + "/ssh.sock"
-			os.Remove(p)
-			l, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
-			if err != nil {
-				return err
-			}
-			l.SetUnlinkOnClose(false)
-			ln = l
-			return nil
-		}},
 		{"bring up lo", loUp},
 		{"set hostname", func() error {
 			if s.Hostname == "" {
@@ -169,13 +156,7 @@ func buildRoot(s *InitSpec) (ln *net.UnixListener, err error) {
 			return unix.Mount("", "/", "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
 		}},
 	}
-	if err := runSteps(steps); err != nil {
-		if ln != nil {
-			ln.Close()
-		}
-		return nil, err
-	}
-	return ln, nil
+	return runSteps(steps)
 }
 
 // bindMount binds src on dst (creating dst as a file or directory like src)
