@@ -329,3 +329,36 @@ func execIn(dir, name string, args ...string) ([]byte, error) {
 	cmd.Dir = dir
 	return cmd.CombinedOutput()
 }
+
+// TestSandboxDiesUnderBridge: if the sandbox's init is killed, the bridge
+// notices, drops its listeners, lists it stopped, and start brings it back.
+func TestSandboxDiesUnderBridge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration")
+	}
+	h := bridgetest.New(t)
+	port := freePort(t)
+	name := h.Up(t, fmt.Sprintf(directHCL, "crash", fmt.Sprintf("  port \"p\" {\n    guest = 9000\n    host = %d\n  }\n", port)), gitRepo(t))
+	pid := backendPID(t, h, name)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := list(t, h)[name]
+		_, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if s.State == "stopped" && err != nil && !s.Ports[0].Listening {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after kill: %+v (dial err %v)", s, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if _, e, code := h.Airlock(t, "start", name); code != 0 {
+		t.Fatalf("start after crash: %s", e)
+	}
+	if got := mustExec(t, h, name, "echo", "back"); got != "back\n" {
+		t.Fatalf("after restart: %q", got)
+	}
+}

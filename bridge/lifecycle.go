@@ -181,6 +181,7 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 
 // create makes, starts and attaches a new sandbox; on failure nothing is left.
 func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox, beName string) (_ *sandbox, err error) {
+	tPrep := time.Now()
 	be, err := d.backend(beName)
 	if err != nil {
 		return nil, err
@@ -288,7 +289,7 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 	sb.mu.Lock()
 	sb.busy = ""
 	sb.mu.Unlock()
-	d.log.Info("sandbox up", "sandbox", name, "backend", beName, "mode", st.Mode,
+	d.log.Info("sandbox up", "sandbox", name, "backend", beName, "mode", st.Mode, "prepare", t0.Sub(tPrep).Round(time.Millisecond),
 		"create", t1.Sub(t0).Round(time.Millisecond), "start", t2.Sub(t1).Round(time.Millisecond),
 		"attach", t3.Sub(t2).Round(time.Millisecond), "features", time.Since(t3).Round(time.Millisecond))
 	d.Notify(protocol.NotifyChanged, protocol.ChangedParams{Name: name, State: protocol.StateRunning})

@@ -210,6 +210,26 @@ func (sb *sandbox) detach() {
 	os.Remove(sb.d.p.sshSock(sb.name))
 }
 
+// drop releases s's listeners when the sandbox died under us (called by
+// watch, which cannot wait for itself as detach does).
+func (sb *sandbox) drop(s *session) {
+	sb.mu.Lock()
+	if sb.sess != s {
+		sb.mu.Unlock()
+		return
+	}
+	sb.sess = nil
+	sb.mu.Unlock()
+	s.cancel()
+	if s.proxy != nil {
+		s.proxy.Close()
+	}
+	for _, l := range s.ports {
+		l.Close()
+	}
+	os.Remove(sb.d.p.sshSock(sb.name))
+}
+
 // watch re-establishes SSH and guest services when the connection drops
 // while the sandbox still runs (e.g. the guest sshd restarted).
 func (sb *sandbox) watch(s *session, c *ssh.Client) {
@@ -232,6 +252,7 @@ func (sb *sandbox) watch(s *session, c *ssh.Client) {
 			st, err := sb.be.Status(s.ctx, sb.name)
 			if err != nil || st.State != vm.StateRunning {
 				sb.d.log.Info("sandbox no longer running", "sandbox", sb.name)
+				sb.drop(s)
 				sb.d.Notify(protocol.NotifyChanged, protocol.ChangedParams{Name: sb.name, State: protocol.StateStopped})
 				return
 			}
@@ -254,37 +275,55 @@ func (sb *sandbox) watch(s *session, c *ssh.Client) {
 // be opened is logged and returned as a warning line: the sandbox then
 // simply has no path to that service (fails closed), the rest still works.
 func (sb *sandbox) openGuestServices(s *session, c *ssh.Client) (warns []string) {
+	type opened struct {
+		f   *Feature
+		gs  GuestService
+		l   net.Listener
+		err error
+	}
+	var all []*opened
 	for _, f := range Features() {
 		for _, gs := range f.GuestServices {
-			var l net.Listener
-			var err error
-			switch gs.Network {
-			case "tcp":
-				l, err = c.Listen("tcp", gs.Addr)
-			case "unix":
-				l, err = c.ListenUnix(gs.Addr)
-			default:
-				err = fmt.Errorf("unknown network %q", gs.Network)
-			}
-			if err != nil {
-				sb.d.log.Error("guest service failed", "sandbox", sb.name, "feature", f.Name, "service", gs.Name, "addr", gs.Addr, "err", err)
-				warns = append(warns, fmt.Sprintf("warning: %s (%s %s) is unavailable inside sandbox %s", gs.Name, gs.Network, gs.Addr, sb.name))
-				continue
-			}
-			sb.d.log.Info("guest service open", "sandbox", sb.name, "service", gs.Name, "addr", gs.Addr)
-			s.wg.Add(1)
-			go func(gs GuestService, l net.Listener) {
-				defer s.wg.Done()
-				go func() { <-s.ctx.Done(); l.Close() }()
-				for {
-					conn, err := l.Accept()
-					if err != nil {
-						return
-					}
-					go gs.Serve(s.ctx, sb.d, sb, conn)
-				}
-			}(gs, l)
+			all = append(all, &opened{f: f, gs: gs})
 		}
+	}
+	// One round trip each: open them concurrently.
+	var wg sync.WaitGroup
+	for _, o := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch o.gs.Network {
+			case "tcp":
+				o.l, o.err = c.Listen("tcp", o.gs.Addr)
+			case "unix":
+				o.l, o.err = c.ListenUnix(o.gs.Addr)
+			default:
+				o.err = fmt.Errorf("unknown network %q", o.gs.Network)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, o := range all {
+		gs := o.gs
+		if o.err != nil {
+			sb.d.log.Error("guest service failed", "sandbox", sb.name, "feature", o.f.Name, "service", gs.Name, "addr", gs.Addr, "err", o.err)
+			warns = append(warns, fmt.Sprintf("warning: %s (%s %s) is unavailable inside sandbox %s", gs.Name, gs.Network, gs.Addr, sb.name))
+			continue
+		}
+		sb.d.log.Info("guest service open", "sandbox", sb.name, "service", gs.Name, "addr", gs.Addr)
+		s.wg.Add(1)
+		go func(l net.Listener) {
+			defer s.wg.Done()
+			go func() { <-s.ctx.Done(); l.Close() }()
+			for {
+				conn, err := l.Accept()
+				if err != nil {
+					return
+				}
+				go gs.Serve(s.ctx, sb.d, sb, conn)
+			}
+		}(o.l)
 	}
 	return warns
 }
