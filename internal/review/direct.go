@@ -80,10 +80,13 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	if s.Base == "" {
 		return nil, ErrNoBaseline
 	}
+	res := &Result{Name: t.Name, Mode: t.Mode, Base: s.Base}
+	at := time.Now()
 	cur, err := t.writeTree(ctx, "index-cur")
 	if err != nil {
 		return nil, err
 	}
+	at = res.step("stage", at)
 	g := t.privGit("index-cur")
 	es, err := diffTrees(ctx, g, s.Base, cur)
 	if err != nil {
@@ -93,6 +96,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	at = res.step("diff", at)
 	for _, f := range files {
 		if f.NewMode == 0 || f.NewMode == ModeGitlink {
 			continue
@@ -113,11 +117,14 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		return nil, err
 	}
 	files = append(files, curMeta.Diff(baseMeta)...)
+	at = res.step("git-meta", at)
 	s.Snapshot = cur
 	if err := t.saveState(s); err != nil {
 		return nil, err
 	}
-	return &Result{Name: t.Name, Mode: t.Mode, Base: s.Base, Snapshot: cur, Reports: Scan(files)}, nil
+	res.Snapshot, res.Reports = cur, Scan(files)
+	res.step("scan", at)
+	return res, nil
 }
 
 // Content is the base and current content of one path.

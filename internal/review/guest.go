@@ -53,7 +53,13 @@ rm -f "$idx"
 trap 'rm -f "$idx" "$idx.lock"' EXIT
 export GIT_INDEX_FILE="$idx"
 g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c commit.gpgSign=false "$@"; }
-if head=$(g rev-parse -q --verify 'HEAD^{commit}'); then g read-tree "$head"; set -- -p "$head"; else set --; fi
+# Start from a copy of the agent's index (its stat cache makes add fast);
+# whatever it holds, the snapshot tree is what gets reviewed and applied.
+cp "$(g rev-parse --git-path index)" "$idx" 2>/dev/null || rm -f "$idx"
+if head=$(g rev-parse -q --verify 'HEAD^{commit}'); then
+  [ -s "$idx" ] || g read-tree "$head"
+  set -- -p "$head"
+else set --; fi
 g add -A -- ` + strings.Join(q, " ") + `
 tree=$(g write-tree)
 c=$(echo 'airlock snapshot' | g commit-tree "$tree" "$@")
@@ -112,6 +118,26 @@ func (t *Target) revParse(ctx context.Context, rev string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// revParseAll resolves several revisions in one git process; missing ones
+// come back as "".
+func (t *Target) revParseAll(ctx context.Context, revs ...string) []string {
+	out := make([]string, len(revs))
+	// --verify takes one revision; without it, an unknown one fails the
+	// whole call, so fall back to one call each.
+	res, err := t.hostGit().run(ctx, append([]string{"rev-parse"}, revs...)...)
+	if err == nil {
+		ls := strings.Fields(string(res))
+		if len(ls) == len(revs) {
+			copy(out, ls)
+			return out
+		}
+	}
+	for i, r := range revs {
+		out[i], _ = t.revParse(ctx, r)
+	}
+	return out
+}
+
 func guestBaseline(ctx context.Context, t *Target, s *state) error {
 	id, err := t.snapshot(ctx, "refs/airlock/base")
 	if err != nil {
@@ -164,10 +190,12 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Name: t.Name, Mode: t.Mode}
+	at := time.Now()
 	snap, err := t.snapshot(ctx, "refs/airlock/snapshot")
 	if err != nil {
 		return nil, err
 	}
+	at = res.step("snapshot", at)
 	specs := []string{"+refs/airlock/snapshot:" + t.ref("snapshot")}
 	base := s.Base
 	if base != "" {
@@ -178,12 +206,14 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 	if err := t.fetch(ctx, specs...); err != nil {
 		return nil, err
 	}
-	if got, _ := t.revParse(ctx, t.ref("snapshot")+"^{commit}"); got != snap {
+	at = res.step("fetch", at)
+	got := t.revParseAll(ctx, t.ref("snapshot")+"^{commit}", t.ref("base")+"^{commit}")
+	if got[0] != snap {
 		return nil, errors.New("the sandbox's snapshot changed while it was fetched; run review again")
 	}
 	switch {
 	case base != "":
-		if got, _ := t.revParse(ctx, t.ref("base")+"^{commit}"); got != base {
+		if got[1] != base {
 			return nil, errors.New("the base snapshot recorded at start is missing or was replaced in the sandbox")
 		}
 	case t.Mode == ModeClone:
@@ -202,10 +232,12 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 	if err := saveJSON(filepath.Join(t.dir(), "meta-current.json"), cur); err != nil {
 		return nil, err
 	}
+	at = res.step("git-meta", at)
 	reps, notes, err := t.scanGuest(ctx, base, snap, cur)
 	if err != nil {
 		return nil, err
 	}
+	res.step("diff+scan", at)
 	res.Base, res.Snapshot, res.Reports = base, snap, reps
 	res.Notes = append(res.Notes, notes...)
 	s.Snapshot = snap

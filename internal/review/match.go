@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // pathMatch reports whether the slash path p matches the pattern, case
@@ -12,11 +13,24 @@ import (
 // is ".vscode/x" there). A pattern without "/" matches the base name at any
 // depth; "**" matches any number of path segments.
 func pathMatch(pattern, p string) bool {
-	pattern, p = strings.ToLower(pattern), strings.ToLower(p)
-	if !strings.Contains(pattern, "/") {
-		pattern = "**/" + pattern
+	return segMatch(patternSegs(pattern), strings.Split(strings.ToLower(p), "/"))
+}
+
+var patCache sync.Map // pattern → []string
+
+// patternSegs splits a glob once (lower-cased, "**/" prefixed when it has
+// no "/").
+func patternSegs(pattern string) []string {
+	if v, ok := patCache.Load(pattern); ok {
+		return v.([]string)
 	}
-	return segMatch(strings.Split(pattern, "/"), strings.Split(p, "/"))
+	p := strings.ToLower(pattern)
+	if !strings.Contains(p, "/") {
+		p = "**/" + p
+	}
+	segs := strings.Split(p, "/")
+	patCache.Store(pattern, segs)
+	return segs
 }
 
 func segMatch(pat, segs []string) bool {

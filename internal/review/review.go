@@ -57,6 +57,19 @@ type Result struct {
 	Snapshot string // snapshot commit (clone/mountless) or tree (direct)
 	Reports  []*Report
 	Notes    []string // things the reviewer should know (e.g. a baseline recorded late)
+	Steps    []Step   // how long each step took (for benchmarks and logs)
+}
+
+// Step is one timed part of a review.
+type Step struct {
+	Name string
+	Dur  time.Duration
+}
+
+func (r *Result) step(name string, start time.Time) time.Time {
+	now := time.Now()
+	r.Steps = append(r.Steps, Step{name, now.Sub(start)})
+	return now
 }
 
 // Counts returns the number of findings per severity and of files.

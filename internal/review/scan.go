@@ -4,6 +4,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Rule is one entry of the rule set: data, evaluated by Scan.
@@ -20,9 +21,9 @@ type Rule struct {
 	Match     Matcher
 }
 
-func (r *Rule) applies(f *File) bool {
+func (r *Rule) applies(f *File, segs []string) bool {
 	for _, n := range r.Not {
-		if pathMatch(n, f.Path) {
+		if segMatch(patternSegs(n), segs) {
 			return false
 		}
 	}
@@ -33,7 +34,7 @@ func (r *Rule) applies(f *File) bool {
 		return true
 	}
 	for _, p := range r.Paths {
-		if pathMatch(p, f.Path) {
+		if segMatch(patternSegs(p), segs) {
 			return true
 		}
 	}
@@ -70,8 +71,11 @@ const maxHitsPerRule = 20
 // file, in path order. It never runs or opens anything: files carry their
 // content.
 func Scan(files []*File) []*Report {
-	return ScanWith(Rules(), files)
+	return ScanWith(defaultRules(), files)
 }
+
+// defaultRules builds the rule set once (its regexps compile once).
+var defaultRules = sync.OnceValue(Rules)
 
 // ScanWith is Scan with an explicit rule set (tests).
 func ScanWith(rules []*Rule, files []*File) []*Report {
@@ -83,8 +87,9 @@ func ScanWith(rules []*Rule, files []*File) []*Report {
 	out := make([]*Report, 0, len(files))
 	for _, f := range files {
 		rep := &Report{File: f}
+		segs := strings.Split(strings.ToLower(f.Path), "/")
 		for _, r := range rules {
-			if !r.applies(f) {
+			if !r.applies(f, segs) {
 				continue
 			}
 			seen := map[int]bool{}
