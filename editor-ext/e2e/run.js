@@ -75,8 +75,12 @@ async function main() {
     await shot(page, '2-review-diff');
 
     // 3. A signing request from inside the sandbox needs approval in the editor.
+    const rpc = (method, params) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+    const accounts = JSON.parse(airlock('exec', 'demo', '--', 'curl', '-s', '-H', 'content-type: application/json',
+      '-d', rpc('eth_accounts', []), 'http://127.0.0.1:8550'));
+    const address = accounts.result[0];
     signer = spawn(path.join(BIN, 'airlock'), ['exec', 'demo', '--', 'curl', '-s', '--max-time', '120', '-H', 'content-type: application/json',
-      '-d', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'personal_sign', params: ['0x68656c6c6f', '0x0000000000000000000000000000000000000000'] }),
+      '-d', rpc('personal_sign', ['0x68656c6c6f', address]),
       'http://127.0.0.1:8550'], { env });
     let out = '';
     signer.stdout.on('data', (d) => (out += d));

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { BridgeClient, airlockHome, socketPath } from './bridge';
 import { describeApproval, decisionFor } from './approvals';
 import { runValidate, toRange } from './diagnostics';
-import { Methods, Notifications, type Approval, type ReviewFileContent, type ReviewResult, type SandboxInfo } from './protocol';
+import { Methods, Notifications, type Approval, type ApprovalsListResult, type ListResult, type ReviewFileContent, type ReviewResult } from './protocol';
 import { acceptedRules, remoteFolderUri, unacknowledged } from './util';
 import { ApprovalsProvider, FlagItem, ReviewContentProvider, ReviewFileItem, ReviewProvider, SandboxesProvider, SandboxItem } from './views';
 
@@ -71,6 +71,7 @@ export class Airlock {
         void this.refresh();
         break;
       case Notifications.approvalRequested:
+        void this.refresh();
         void this.promptApproval(params as Approval);
         break;
       case Notifications.egressDenied:
@@ -81,8 +82,8 @@ export class Airlock {
 
   async refresh(): Promise<void> {
     try {
-      const res = await this.call<SandboxInfo[] | { sandboxes: SandboxInfo[] }>(Methods.sandboxList, {});
-      const list = Array.isArray(res) ? res : res.sandboxes ?? [];
+      const res = await this.call<ListResult>(Methods.sandboxList, {});
+      const list = res.sandboxes ?? [];
       this.sandboxes.set(list);
       this.status.text = `$(vm) Airlock: ${list.filter((s) => s.state === 'running').length}/${list.length}`;
       this.status.show();
@@ -91,8 +92,8 @@ export class Airlock {
       this.output.appendLine(`refresh: ${e}`);
     }
     try {
-      const res = await this.call<Approval[] | { approvals: Approval[] }>(Methods.approvalsList, {});
-      this.approvals.set(Array.isArray(res) ? res : res.approvals ?? []);
+      const res = await this.call<ApprovalsListResult>(Methods.approvalsList, {});
+      this.approvals.set(res.approvals ?? []);
     } catch {
       /* signer not configured */
     }
@@ -220,8 +221,9 @@ export class Airlock {
     this.prompting.add(a.id);
     try {
       const { title, detail } = describeApproval(a);
-      const choice = await vscode.window.showWarningMessage(title, { modal: true, detail }, 'Approve', 'Deny');
-      await this.call(Methods.approvalsDecide, { id: a.id, decision: decisionFor(choice) });
+      // Deny first: it is the dialog's default button, so Enter never approves.
+      const choice = await vscode.window.showWarningMessage(title, { modal: true, detail }, 'Deny', 'Approve');
+      await this.call(Methods.approvalsDecide, { id: a.id, decision: decisionFor(choice), digest: a.digest });
     } catch (e) {
       this.output.appendLine(`approval ${a.id}: ${e}`);
     } finally {

@@ -4,6 +4,7 @@
 
 export * from './protocol.gen';
 import type { Port, Sandbox } from './protocol.gen';
+export type { Approval } from './protocol.gen';
 export type PortInfo = Port;
 export type SandboxInfo = Sandbox;
 
@@ -36,21 +37,6 @@ export interface ReviewFileContent {
   baseExists?: boolean;
   currentExists?: boolean;
   binary?: boolean;
-}
-
-export interface Approval {
-  id: string;
-  sandbox: string;
-  operation: string;
-  key?: string;
-  chainId?: number | string;
-  to?: string;
-  value?: string;
-  selector?: string;
-  domain?: unknown;
-  summary?: string;
-  digest?: string;
-  deadline?: string;
 }
 
 export const Methods = {

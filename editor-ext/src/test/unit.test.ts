@@ -4,8 +4,13 @@ import assert from 'node:assert/strict';
 import { describeApproval, decisionFor } from '../approvals';
 import { parseValidateOutput, toRange } from '../diagnostics';
 import { acceptedRules, flagKey, remoteFolderUri, secondsLeft, unacknowledged, worstSeverity } from '../util';
-import type { ReviewFile } from '../protocol';
+import type { Approval, ReviewFile } from '../protocol';
 import { Airlock } from '../extension';
+
+function approval(over: Partial<Approval>): Approval {
+  return { id: 'a1', digest: 'ab', sandbox: 'demo', method: 'personal_sign', operation: 'personal_sign', policy: 'p', key: 'main',
+    summary: 'sign', created: '2026-01-01T00:00:00Z', deadline: '2026-01-01T00:01:00Z', details: {}, ...over };
+}
 
 const files: ReviewFile[] = [
   { path: '.git/hooks/post-checkout', status: 'added', flags: [{ rule: 'GIT-HOOK', severity: 'high', reason: 'runs on checkout', line: 0 }] },
@@ -43,11 +48,11 @@ test('validate JSON maps 1-based HCL positions to 0-based ranges', () => {
 test('approval text shows what the signer decoded and only Approve approves', () => {
   const now = Date.parse('2026-01-01T00:00:00Z');
   const { title, detail } = describeApproval(
-    { id: 'a1', sandbox: 'demo', operation: 'eth_signTransaction', chainId: 1, to: '0xabc', value: '1000', selector: '0xa9059cbb', deadline: '2026-01-01T00:00:30Z' },
+    approval({ operation: 'eth_signTransaction', method: 'eth_signTransaction', chainId: '1', to: '0xabc', value: '1000', selector: '0xa9059cbb', deadline: '2026-01-01T00:00:30Z' }),
     now,
   );
   assert.match(title, /demo/);
-  for (const want of ['Chain: 1', 'To: 0xabc', 'Value: 1000', 'Selector: 0xa9059cbb', 'Time left: 30s']) assert.ok(detail.includes(want), want);
+  for (const want of ['Chain: 1', 'To: 0xabc', 'Value (wei): 1000', 'Selector: 0xa9059cbb', 'Time left: 30s']) assert.ok(detail.includes(want), want);
   assert.equal(decisionFor('Approve'), 'approve');
   assert.equal(decisionFor(undefined), 'deny');
   assert.equal(decisionFor('Deny'), 'deny');
@@ -81,8 +86,8 @@ test('an approval prompt dismissed without an answer is a denial', async () => {
     return [];
   };
   rec.answer = () => undefined; // the user closes the dialog
-  await a.promptApproval({ id: 'x1', sandbox: 'demo', operation: 'personal_sign' });
-  assert.deepEqual(calls[0], { method: 'approvals.decide', params: { id: 'x1', decision: 'deny' } });
+  await a.promptApproval(approval({ id: 'x1', digest: 'd1' }));
+  assert.deepEqual(calls[0], { method: 'approvals.decide', params: { id: 'x1', decision: 'deny', digest: 'd1' } });
 });
 
 test('attach says exactly what to install when Remote-SSH is missing', async () => {
