@@ -272,7 +272,10 @@ func (p *policySigner) Sign(ctx context.Context, op *Op) (any, error) {
 	}
 	now := p.clock()
 	if pol.rateN > 0 && !p.ledger.allowRate(op.Sandbox+"\x00"+pol.name, pol.rateN, pol.ratePer, now) {
-		return nil, ErrRate
+		if pol.approval != "above_limit" {
+			return nil, ErrRate
+		}
+		above = true // beyond the rate: a human decides (prompts are throttled by the Approver)
 	}
 	var release func()
 	if op.amount != nil && op.amount.Sign() > 0 && pol.daily != nil {

@@ -233,7 +233,7 @@ func (s *Service) Call(ctx context.Context, c *Caller, method string, params jso
 	if !ok {
 		return nil, refusef(CodeMethodNotFound, "method %q not offered", method)
 	}
-	op, err := dec(s, c, params)
+	op, err := safeDecode(dec, s, c, params)
 	if err != nil {
 		var r *Refusal
 		if !errors.As(err, &r) {
@@ -357,4 +357,16 @@ func policyName(op *Op) string {
 		return op.policy.name
 	}
 	return ""
+}
+
+// safeDecode runs a decoder, turning a panic in a parser (ours or a
+// library's) on hostile input into an invalid-params refusal.
+func safeDecode(dec decoder, s *Service, c *Caller, params json.RawMessage) (op *Op, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.Log.Error("decoder panic", "sandbox", c.Sandbox, "panic", fmt.Sprint(r))
+			op, err = nil, refusef(CodeInvalidParams, "invalid params")
+		}
+	}()
+	return dec(s, c, params)
 }

@@ -1,0 +1,106 @@
+package signer
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+)
+
+// FuzzTransaction: any eth_signTransaction object either is refused with a
+// *Refusal or yields a raw transaction that decodes, is signed by the key,
+// and carries exactly the chain, recipient and value that policy saw.
+func FuzzTransaction(f *testing.F) {
+	for _, s := range []string{
+		`{"from":"` + addr4646 + `","to":"0x3535353535353535353535353535353535353535","nonce":"0x9","gasPrice":"0x4a817c800","gas":"0x5208","value":"0xde0b6b3a7640000","chainId":"0x1"}`,
+		`{"from":"` + addr4646 + `","to":"0x3535353535353535353535353535353535353535","nonce":"0x1","gas":"0x5208","maxFeePerGas":"0x6fc23ac00","maxPriorityFeePerGas":"0x77359400","value":"0x1","chainId":"0x1","type":"0x2","data":"0xa9059cbb"}`,
+		`{"from":"` + addr4646 + `","nonce":"0x0","gas":"0x5208","gasPrice":"0x1","data":"0x6000","chainId":"0x1","accessList":[]}`,
+		`{"from":"` + addr4646 + `","to":null,"input":"0x","data":"0x","chainId":"0x1"}`,
+		`{}`, `[]`, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	h := policyHarness(f, anyPolicy())
+	f.Fuzz(func(t *testing.T, obj []byte) {
+		params, _ := json.Marshal([]json.RawMessage{obj})
+		if !json.Valid(obj) {
+			params = append([]byte(`[`), append(obj, ']')...)
+		}
+		op, err := safeDecode(decodeTx, h.svc, h.caller, params)
+		if err != nil {
+			var r *Refusal
+			if !errors.As(err, &r) {
+				t.Fatalf("non-refusal error: %v", err)
+			}
+			return
+		}
+		k, err := h.store.load(op.keyRef)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := op.sign(k, nil)
+		if err != nil {
+			t.Fatalf("sign after successful decode: %v", err)
+		}
+		raw, err := hexutil.Decode(res.(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tx types.Transaction
+		if err := tx.UnmarshalBinary(raw); err != nil {
+			t.Fatalf("signed tx does not decode: %v", err)
+		}
+		from, err := types.Sender(types.NewLondonSigner(tx.ChainId()), &tx)
+		if err != nil || from.Hex() != addr4646 {
+			t.Fatalf("sender %v %v", from, err)
+		}
+		if tx.ChainId().String() != op.ChainID || tx.Value().String() != op.Value {
+			t.Fatalf("signed chain/value %v/%v, policy saw %s/%s", tx.ChainId(), tx.Value(), op.ChainID, op.Value)
+		}
+		if (tx.To() == nil) != op.Create || (tx.To() != nil && tx.To().Hex() != op.To) {
+			t.Fatalf("signed recipient %v, policy saw %q create=%v", tx.To(), op.To, op.Create)
+		}
+	})
+}
+
+func anyPolicy() *config.Policy {
+	return &config.Policy{Name: "any", Key: "main", Operations: []string{"eth_signTransaction", "eth_signTypedData_v4"},
+		ChainIDs: []int64{1}, Approval: "never"}
+}
+
+// FuzzTypedData: any typed-data input is refused or hashes to the digest
+// go-ethereum's apitypes computes, with the domain shown to policy matching
+// what was hashed.
+func FuzzTypedData(f *testing.F) {
+	f.Add([]byte(mailTypedData))
+	f.Add([]byte(`{"types":{"EIP712Domain":[{"name":"chainId","type":"uint256"}],"A":[{"name":"x","type":"uint8"}]},"primaryType":"A","domain":{"chainId":1},"message":{"x":300}}`))
+	f.Add([]byte(`{"types":{"EIP712Domain":[{"name":"chainId","type":"uint256"}],"A":[{"name":"a","type":"A[]"}]},"primaryType":"A","domain":{"chainId":1},"message":{"a":[{"a":[]}]}}`))
+	f.Add([]byte(`{}`))
+	h := policyHarness(f, anyPolicy())
+	f.Fuzz(func(t *testing.T, td []byte) {
+		params, _ := json.Marshal([]any{addr4646, string(td)})
+		op, err := safeDecode(decodeTyped, h.svc, h.caller, params)
+		if err != nil {
+			var r *Refusal
+			if !errors.As(err, &r) {
+				t.Fatalf("non-refusal error: %v", err)
+			}
+			return
+		}
+		var parsed apitypes.TypedData
+		if err := json.Unmarshal(td, &parsed); err != nil {
+			t.Fatalf("decoder accepted what does not parse: %v", err)
+		}
+		if parsed.Domain.ChainId == nil {
+			t.Fatal("accepted typed data without chainId")
+		}
+		if op.Domain == nil || op.Domain.Name != parsed.Domain.Name {
+			t.Fatalf("domain shown %+v, hashed %+v", op.Domain, parsed.Domain)
+		}
+	})
+}
