@@ -275,3 +275,28 @@ func TestRunAsUser(t *testing.T) {
 		t.Fatal("sftp as nobody wrote into root's directory")
 	}
 }
+
+// The server sends exit-status, then EOF, then close, as OpenSSH's client
+// logs them, with stdout and stderr complete before EOF.
+func TestExitEOFCloseOrder(t *testing.T) {
+	needTool(t, "ssh")
+	ts := startServer(t, func(c *Config) { c.Shell = "/bin/sh" })
+	out, errs, code := ts.ssh(t, "", "-v", "-v", "-v", "-o", "LogLevel=DEBUG3", "test", "head -c 100000 /dev/zero | tr '\\0' a; echo e >&2; exit 7")
+	if code != 7 || len(out) != 100000 {
+		t.Fatalf("code %d, %d bytes", code, len(out))
+	}
+	idx := func(s string) int {
+		i := strings.Index(errs, s)
+		if i < 0 {
+			t.Fatalf("ssh -vvv: no %q in log", s)
+		}
+		return i
+	}
+	st, eof, cl := idx("rtype exit-status"), idx("rcvd eof"), idx("rcvd close")
+	if !(st < eof && eof < cl) {
+		t.Fatalf("order: exit-status@%d eof@%d close@%d", st, eof, cl)
+	}
+	if !strings.Contains(errs, "\ne\r\n") && !strings.Contains(errs, "\ne\n") {
+		t.Errorf("stderr line missing")
+	}
+}
