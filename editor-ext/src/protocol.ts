@@ -4,61 +4,34 @@
 
 export * from './protocol.gen';
 import type { Port, Sandbox } from './protocol.gen';
-export type { Approval } from './protocol.gen';
+
 export type PortInfo = Port;
 export type SandboxInfo = Sandbox;
 
-export interface Flag {
-  rule: string;
-  severity: 'high' | 'medium' | 'info';
-  line?: number;
-  reason: string;
-}
+import * as G from './protocol.gen';
 
-export interface ReviewFile {
-  path: string;
-  status: string;
-  oldMode?: string;
-  newMode?: string;
-  flags?: Flag[];
-}
-
-export interface ReviewResult {
-  sandbox: string;
-  mode?: string;
-  files: ReviewFile[];
-  summary?: { high: number; medium: number; info: number; files: number };
-}
-
-export interface ReviewFileContent {
-  path: string;
-  base: string;
-  current: string;
-  baseExists?: boolean;
-  currentExists?: boolean;
-  binary?: boolean;
-}
-
+// Names the extension uses, bound to the generated constants so a rename on
+// the Go side breaks this build instead of failing at run time.
 export const Methods = {
-  sandboxList: 'sandbox.list',
-  sandboxUp: 'sandbox.up',
-  sandboxStop: 'sandbox.stop',
-  sandboxStart: 'sandbox.start',
-  sandboxRemove: 'sandbox.remove',
-  sandboxSSHHost: 'sandbox.sshHost',
-  reviewList: 'review.list',
-  reviewFile: 'review.file',
-  reviewApply: 'review.apply',
-  reviewRevert: 'review.revert',
-  approvalsList: 'approvals.list',
-  approvalsDecide: 'approvals.decide',
-  policyList: 'policy.list',
-  policyLog: 'policy.log',
-  subscribe: 'bridge.subscribe',
+  sandboxList: G.MethodList,
+  sandboxUp: G.MethodUp,
+  sandboxStop: G.MethodStop,
+  sandboxStart: G.MethodStart,
+  sandboxRemove: G.MethodRemove,
+  sandboxSSHHost: G.MethodSSHHost,
+  reviewList: G.MethodReviewList,
+  reviewFile: G.MethodReviewFile,
+  reviewApply: G.MethodReviewApply,
+  reviewRevert: G.MethodReviewRevert,
+  approvalsList: G.MethodApprovalsList,
+  approvalsDecide: G.MethodApprovalsDecide,
+  policyList: G.MethodPolicyList,
+  policyLog: G.MethodPolicyLog,
+  subscribe: G.MethodSubscribe,
 } as const;
 
 export const Notifications = {
-  sandboxChanged: 'sandbox.changed',
-  approvalRequested: 'approval.requested',
-  egressDenied: 'egress.denied',
+  sandboxChanged: G.NotifyChanged,
+  approvalRequested: G.NotifyApprovalRequested,
+  egressDenied: G.NotifyEgressDenied,
 } as const;

@@ -15,7 +15,7 @@ export function remoteFolderUri(sshHost: string, folder: string): string {
   return `vscode-remote://${remoteAuthority(sshHost)}${p}`;
 }
 
-export function worstSeverity(flags: Flag[] | undefined): 'high' | 'medium' | 'info' | '' {
+export function worstSeverity(flags: Flag[] | undefined): string {
   const order = ['high', 'medium', 'info'] as const;
   for (const sev of order) if ((flags ?? []).some((f) => f.severity === sev)) return sev;
   return '';
