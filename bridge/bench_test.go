@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,9 +56,41 @@ func BenchmarkLifecycle(b *testing.B) {
 			mode, n, a.Round(time.Millisecond), median(up).Round(time.Millisecond), p90(up).Round(time.Millisecond), float64(median(up))/float64(a),
 			median(stop).Round(time.Millisecond), float64(median(stop))/float64(a),
 			median(start).Round(time.Millisecond), p90(start).Round(time.Millisecond), float64(median(start))/float64(a))
+		b.Logf("%-9s bridge-side split of up (p50 over this mode's runs): %s", mode, upSplit(h.BridgeLog(), n))
 		b.ReportMetric(float64(median(up).Microseconds())/1000, mode+"-up-p50-ms")
 		b.ReportMetric(float64(median(start).Microseconds())/1000, mode+"-start-p50-ms")
 	}
+}
+
+// upSplit parses the last n "sandbox up" log lines and returns the median
+// of each step (prepare, backend create, backend start, attach, features).
+func upSplit(log string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, `msg="sandbox up"`) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	var out []string
+	for _, step := range []string{"prepare", "create", "start", "attach", "features"} {
+		var ds []time.Duration
+		for _, l := range lines {
+			for _, f := range strings.Fields(l) {
+				if v, ok := strings.CutPrefix(f, step+"="); ok {
+					if d, err := time.ParseDuration(v); err == nil {
+						ds = append(ds, d)
+					}
+				}
+			}
+		}
+		if len(ds) > 0 {
+			out = append(out, fmt.Sprintf("%s %v", step, median(ds)))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func gitInit(tb testing.TB, dir string) {

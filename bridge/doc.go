@@ -10,4 +10,34 @@
 // arriving from a sandbox — SSH channel data, forwarded connections, file
 // contents — is untrusted. Errors sent to clients are deliberate messages
 // (*Error); internal causes are logged, not sent.
+//
+// Shape of the daemon:
+//   - run.go: one bridge per $AIRLOCK_HOME (flock on bridge.lock), the socket,
+//     the log (logs/bridge.log), and an orphan watchdog: a bridge whose socket
+//     was removed exits, and stops its sandboxes if the whole home is gone.
+//   - daemon.go: dispatch, error policy (clientError), subscriptions.
+//   - lifecycle.go, ops.go: sandbox.up/list/stop/start/remove/exec/ports/
+//     sshHost and plan.show/plan.approve. Approval is pinned to the file's
+//     SHA-256 ($AIRLOCK_HOME/approvals/SHA); plan.approve refuses a hash that
+//     is no longer the file's.
+//   - sandbox.go: one SSH client per sandbox (host key pinned, the user's
+//     airlock key, keepalives), feature guest services as remote forwards,
+//     host port listeners forwarding with direct-tcpip, and the ssh.sock
+//     endpoint below. A guest service that cannot be opened is a warning, not
+//     a failure: the sandbox then has no path to it (fails closed).
+//   - state.go: sandboxes/NAME/sandbox.json (atomic writes) with the approved
+//     config block, so a restart needs neither the file nor its approval.
+//   - sshfiles.go: per-sandbox ed25519 host keys, ssh/known_hosts and
+//     ssh/config (Host NAME.airlock blocks), rewritten on every change.
+//
+// One addition to DESIGN.md's channel picture, on the host side only: while a
+// sandbox runs, the bridge listens on sandboxes/NAME/ssh.sock (0600, in a
+// 0700 directory) and splices each connection to a fresh backend Dial. This is
+// how `airlock ssh-proxy` (OpenSSH, VS Code) and `airlock exec` reach the
+// guest sshd without every client knowing each backend's transport; the bytes
+// are still SSH end to end, authenticated by the pinned host key and the
+// user's key, so the endpoint adds no trust.
+//
+// Feature.Prepare runs once, before the backend's Create: vm.Backend.Start
+// takes no spec, so env and files are fixed at creation.
 package bridge
