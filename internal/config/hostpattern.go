@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // PatternKind says what a HostPattern matches.
@@ -155,6 +157,11 @@ func checkDNSName(name string) error {
 		if label[0] == '-' || label[len(label)-1] == '-' {
 			return errors.New("a label of the host name starts or ends with \"-\"")
 		}
+	}
+	// IDNA rules as the egress proxy applies them: "ab--c" is reserved,
+	// "xn--" labels must be valid punycode.
+	if a, err := idna.Lookup.ToASCII(name); err != nil || a != name {
+		return errors.New("it is not a valid host name under IDNA rules")
 	}
 	return nil
 }
