@@ -29,6 +29,9 @@ func (s *session) runPTY(req *gossh.Request, cmd *exec.Cmd) error {
 	s.mu.Lock()
 	pty.Setsize(ptmx, winsize(s.pty))
 	s.mu.Unlock()
+	if err := applyModes(int(tty.Fd()), []byte(s.pty.Modes)); err != nil {
+		s.c.log.Info("pty modes not applied", "err", err)
+	}
 	a := s.c.s.acct
 	if a.cred != nil {
 		// Like sshd: the user owns their terminal, group tty, mode 0620.

@@ -185,6 +185,14 @@ func TestPTY(t *testing.T) {
 	if !strings.HasPrefix(got, "40 100\r\ngo\r\n50 120\r\na\r\nb\r\nxterm-256color\r\n/dev/pts/") || strings.Contains(got, "\r\r") {
 		t.Fatalf("pty output %q", got)
 	}
+	// Terminal modes from pty-req are applied.
+	s2, _ := c.NewSession()
+	if err := s2.RequestPty("xterm", 24, 80, gossh.TerminalModes{gossh.ECHO: 0, gossh.VINTR: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s2.Output("stty -a"); err != nil || !strings.Contains(string(out), " -echo ") || !strings.Contains(string(out), "intr = ^G") {
+		t.Errorf("modes not applied: %v %q", err, out)
+	}
 	// And through OpenSSH (-tt).
 	out2, _, code := ts.ssh(t, "", "-tt", "test", `printf 'x\ny\n'; exit 5`)
 	if code != 5 || out2 != "x\r\ny\r\n" {
