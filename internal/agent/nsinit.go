@@ -224,6 +224,9 @@ func nsServe() error {
 	ready := os.NewFile(4, "ready")
 	traceMark("serve entered")
 	srv, err := newSSHServer(&s)
+	if err == nil {
+		err = installSeccomp()
+	}
 	traceMark("sshd built")
 	if err != nil {
 		fmt.Fprintf(ready, "error: %v\n", err)

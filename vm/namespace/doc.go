@@ -16,12 +16,13 @@
 // a host range of the sandbox's own (see ids.go), so root inside is an
 // unprivileged host id and sandboxes do not share ids; the agent
 // (uid 1000) runs the sshd and every session with no_new_privs and no
-// capabilities; PID 1 (root inside) caps nested user namespaces at 0. As an
-// unprivileged host user only the agent's id exists inside (the kernel
-// allows one mapped id without newuidmap): the init runs as that id with
-// ambient capabilities it drops before the sshd starts, there is no root
-// inside to become, /etc belongs to the agent, and nested user namespaces
-// stay allowed.
+// capabilities, under a seccomp deny-list (no new user namespaces, no
+// set-id bits, no keyrings; internal/agent/seccomp_linux_amd64.go); PID 1
+// (root inside) also caps nested user namespaces at 0. As an unprivileged
+// host user only the agent's id exists inside (the kernel allows one mapped
+// id without newuidmap): the init runs as that id with ambient capabilities
+// it drops before the sshd starts, there is no root inside to become and
+// /etc belongs to the agent.
 //
 // This is weaker isolation than a microVM: the guest shares the host kernel.
 package namespace
