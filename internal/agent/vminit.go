@@ -349,13 +349,16 @@ func vmSwitchRoot(spec *VMInit) error {
 	if err := os.Chdir("/"); err != nil {
 		return err
 	}
-	for _, m := range []struct{ src, dst, fs, opts string }{
-		{"devpts", "/dev/pts", "devpts", "newinstance,ptmxmode=0666,mode=0620,gid=5"},
-		{"tmpfs", "/dev/shm", "tmpfs", "mode=1777"},
-		{"tmpfs", "/tmp", "tmpfs", "mode=1777"},
+	for _, m := range []struct {
+		src, dst, fs, opts string
+		flags              uintptr
+	}{
+		{"devpts", "/dev/pts", "devpts", "newinstance,ptmxmode=0666,mode=0620,gid=5", unix.MS_NOSUID | unix.MS_NOEXEC}, // no nodev: ptmx is a device
+		{"tmpfs", "/dev/shm", "tmpfs", "mode=1777", unix.MS_NOSUID | unix.MS_NODEV},
+		{"tmpfs", "/tmp", "tmpfs", "mode=1777", unix.MS_NOSUID | unix.MS_NODEV},
 	} {
 		os.MkdirAll(m.dst, 0o755)
-		if err := unix.Mount(m.src, m.dst, m.fs, unix.MS_NOSUID|unix.MS_NODEV, m.opts); err != nil {
+		if err := unix.Mount(m.src, m.dst, m.fs, m.flags, m.opts); err != nil {
 			return fmt.Errorf("mount %s: %w", m.dst, err)
 		}
 	}

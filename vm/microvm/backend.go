@@ -405,13 +405,16 @@ func (b *Backend) Stop(ctx context.Context, id string) error {
 	if c, err := net.DialTimeout("unix", filepath.Join(dir, "ctl.sock"), time.Second); err == nil {
 		c.SetDeadline(time.Now().Add(2 * time.Second))
 		c.Write([]byte("poweroff\n"))
+		t0 := time.Now()
 		if waitGone(r, 15*time.Second) {
+			debugf("clean power-off in %v", time.Since(t0))
 			c.Close()
 			b.kill(dir, r)
 			return nil
 		}
 		c.Close()
 	}
+	debugf("no clean power-off; qmp quit")
 	qmp(ctx, filepath.Join(dir, "qmp.sock"), "quit")
 	waitGone(r, 5*time.Second)
 	b.kill(dir, r)
