@@ -40,6 +40,12 @@ func applyModes(fd int, modes []byte) error {
 	if err != nil {
 		return err
 	}
+	parseModes(modes, t)
+	return unix.IoctlSetTermios(fd, unix.TCSETS, t)
+}
+
+// parseModes applies encoded modes to t.
+func parseModes(modes []byte, t *unix.Termios) {
 	set := func(flags *uint32, bit uint32, on bool) {
 		if on {
 			*flags |= bit
@@ -71,5 +77,4 @@ func applyModes(fd int, modes []byte) error {
 			}
 		}
 	}
-	return unix.IoctlSetTermios(fd, unix.TCSETS, t)
 }
