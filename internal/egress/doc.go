@@ -18,6 +18,12 @@
 // the configured place with the secret read from the host store at request
 // time, and re-encrypts to the real server with normal verification.
 //
+// Limits, on purpose: hosts without credentials are tunnelled, so a
+// placeholder sent inside such a tunnel cannot be seen (it is worthless
+// there: only this proxy turns it into a secret). Request bodies are never
+// scanned or rewritten, and only response headers are scrubbed of injected
+// values. Upgrades (WebSocket) are not relayed on intercepted hosts.
+//
 // Trust boundary: everything arriving on a proxy connection is untrusted
 // (the agent may be malicious), and so is sandbox.hcl (it can only request
 // rules; the user approved them). The host user's settings, the secret store

@@ -127,11 +127,3 @@ func (p *Policy) MatchAddr(a netip.Addr, port int) (deny, allow *Rule) {
 	}
 	return b.deny, b.allow
 }
-
-// HostMatches reports whether a target matches any of the given allow-style
-// patterns (used for credential host bindings).
-func HostMatches(patterns []*Rule, t Target) bool {
-	p := NewPolicy("", patterns)
-	_, allow := p.Match(t)
-	return allow != nil
-}

@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -40,6 +41,7 @@ type Config struct {
 	OnDeny      func(Entry)    // called after every refusal (bridge: egress.denied)
 	Now         func() time.Time
 	IdleTimeout time.Duration // idle client connection between requests; default 2 min
+	MaxConns    int           // concurrent client connections; default 512, beyond that 503
 }
 
 // Proxy is one sandbox's egress proxy. It serves any number of connections
@@ -58,6 +60,10 @@ type Proxy struct {
 	onDeny   func(Entry)
 	now      func() time.Time
 	idle     time.Duration
+	slots    chan struct{} // one per open client connection
+	denyMu   sync.Mutex    // guards denyTok, denyAt
+	denyTok  float64       // OnDeny token bucket: a flood of refusals must not flood clients
+	denyAt   time.Time
 }
 
 // New checks cfg and returns a proxy.
@@ -83,6 +89,10 @@ func New(cfg Config) (*Proxy, error) {
 	if p.idle == 0 {
 		p.idle = 2 * time.Minute
 	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = 512
+	}
+	p.slots = make(chan struct{}, cfg.MaxConns)
 	for _, c := range cfg.Credentials {
 		c := *c
 		if err := c.compile(); err != nil {
@@ -123,6 +133,14 @@ func (p *Proxy) Serve(ctx context.Context, l net.Listener) error {
 // form (keep-alive), or one CONNECT.
 func (p *Proxy) ServeConn(ctx context.Context, c net.Conn) {
 	defer c.Close()
+	select {
+	case p.slots <- struct{}{}:
+		defer func() { <-p.slots }()
+	default:
+		p.refuse(c, Entry{}, &denial{status: http.StatusServiceUnavailable, rule: "too-many-connections",
+			reason: fmt.Sprintf("more than %d connections open through the proxy", cap(p.slots))})
+		return
+	}
 	br := bufio.NewReaderSize(c, maxHead)
 	for ctx.Err() == nil {
 		_ = c.SetReadDeadline(time.Now().Add(p.idle))
@@ -270,9 +288,28 @@ func (p *Proxy) record(e Entry) {
 			p.logger.Warn("egress: decision log", "sandbox", p.sandbox, "err", err)
 		}
 	}
-	if e.Verdict == VerdictDeny && p.onDeny != nil {
+	if e.Verdict == VerdictDeny && p.onDeny != nil && p.denyAllowed() {
 		p.onDeny(e)
 	}
+}
+
+// denyAllowed rate-limits OnDeny to 20 per second with bursts of 50 (the
+// log and slog still get every decision).
+func (p *Proxy) denyAllowed() bool {
+	p.denyMu.Lock()
+	defer p.denyMu.Unlock()
+	now := time.Now()
+	if p.denyAt.IsZero() {
+		p.denyTok = 50
+	} else {
+		p.denyTok = min(50, p.denyTok+now.Sub(p.denyAt).Seconds()*20)
+	}
+	p.denyAt = now
+	if p.denyTok < 1 {
+		return false
+	}
+	p.denyTok--
+	return true
 }
 
 // refuse answers with the denial and records it.

@@ -231,3 +231,27 @@ func TestUpstreamVerificationFails(t *testing.T) {
 		t.Fatalf("status %d, want 502", resp.StatusCode)
 	}
 }
+
+func TestMaxConns(t *testing.T) {
+	p, err := New(Config{Policy: NewPolicy("t", nil), MaxConns: 1, Dial: (&testDialer{t: t}).dial, Resolver: &testResolver{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go p.Serve(t.Context(), l)
+	first, err := net.Dial("tcp", l.Addr().String()) // holds the only slot
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	time.Sleep(50 * time.Millisecond)
+	e := &env{addr: l.Addr().String()}
+	wantDenied(t, e.raw(t, "GET http://a.test/ HTTP/1.1\r\n\r\n"), 503, "too-many-connections")
+	first.Close()
+	time.Sleep(50 * time.Millisecond)
+	wantDenied(t, e.raw(t, "GET http://a.test/ HTTP/1.1\r\n\r\n"), 403, "default-deny")
+}
