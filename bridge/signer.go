@@ -138,7 +138,10 @@ func signerPrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) e
 	spec.Env["AIRLOCK_SIGNER_SOCK"] = SignerSocketPath
 	line, err := gitSigningKey(env.Home(), cfg.Signer)
 	if err != nil {
-		return err
+		// The sandbox still starts; git signing is simply not configured
+		// and the endpoint refuses requests for the missing key.
+		env.Logger().Warn("git signing not configured", "sandbox", sb.Name(), "err", err)
+		return nil
 	}
 	if line == "" {
 		return nil
@@ -177,10 +180,10 @@ func gitSigningKey(home string, s *config.Signer) (string, error) {
 			}
 			pi, err := (&signer.Store{Dir: filepath.Join(home, "keys")}).Info(ref)
 			if err != nil {
-				return "", &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("signer key %q (store key %q): %v; create it with `airlock key new %s --type ed25519`", k.Name, ref, err, ref)}
+				return "", fmt.Errorf("signer key %q (store key %q): %w; create it with `airlock key new %s --type ed25519`", k.Name, ref, err, ref)
 			}
 			if pi.SSH == "" {
-				return "", &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("signer key %q is %s; git signing needs ed25519 or p256", k.Name, pi.Type)}
+				return "", fmt.Errorf("signer key %q is %s; git signing needs ed25519 or p256", k.Name, pi.Type)
 			}
 			// Drop the comment: only "type base64" goes into the guest.
 			f := strings.Fields(pi.SSH)

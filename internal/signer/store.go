@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"golang.org/x/crypto/scrypt"
 )
@@ -39,7 +41,22 @@ type Store struct {
 
 type cachedKey struct {
 	fileSum [32]byte // SHA-256 of the file it was decrypted from
+	stat    fileStamp
 	k       *key
+}
+
+// fileStamp identifies one version of a key file without reading it.
+type fileStamp struct {
+	ino, size int64
+	mtime     time.Time
+}
+
+func stampOf(fi os.FileInfo) fileStamp {
+	st := fileStamp{size: fi.Size(), mtime: fi.ModTime()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.ino = int64(sys.Ino)
+	}
+	return st
 }
 
 // Errors the store returns.
@@ -258,6 +275,25 @@ func (s *Store) Remove(name string) error {
 // load decrypts a key (cached while its file is unchanged). The file is
 // re-read on every call so a removed or replaced key takes effect at once.
 func (s *Store) load(name string) (*key, error) {
+	if !nameRE.MatchString(name) {
+		return nil, ErrKeyNotFound
+	}
+	// Fast path: the file is unchanged (same inode, size and mtime) since
+	// it was decrypted; one stat instead of read + parse.
+	fi, err := os.Stat(s.path(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrKeyNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("stat key %s: %w", name, err)
+	}
+	stamp := stampOf(fi)
+	s.mu.Lock()
+	if c, ok := s.cache[name]; ok && c.stat == stamp {
+		s.mu.Unlock()
+		return c.k, nil
+	}
+	s.mu.Unlock()
 	kf, sum, err := s.readFile(name)
 	if err != nil {
 		return nil, err
@@ -265,6 +301,8 @@ func (s *Store) load(name string) (*key, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, ok := s.cache[name]; ok && c.fileSum == sum {
+		c.stat = stamp
+		s.cache[name] = c
 		return c.k, nil
 	}
 	pass, err := s.passphrase()
@@ -293,6 +331,6 @@ func (s *Store) load(name string) (*key, error) {
 	if s.cache == nil {
 		s.cache = map[string]cachedKey{}
 	}
-	s.cache[name] = cachedKey{fileSum: sum, k: k}
+	s.cache[name] = cachedKey{fileSum: sum, stat: stamp, k: k}
 	return k, nil
 }
