@@ -194,7 +194,8 @@ func TestBridgeKill9Restart(t *testing.T) {
 		t.Skip("integration")
 	}
 	h := bridgetest.New(t)
-	name := h.Up(t, fmt.Sprintf(directHCL, "phoenix", ""), gitRepo(t))
+	port := freePort(t)
+	name := h.Up(t, fmt.Sprintf(directHCL, "phoenix", fmt.Sprintf("  port \"p\" {\n    guest = 9000\n    host = %d\n  }\n", port)), gitRepo(t))
 	mustExec(t, h, name, "sh", "-c", "echo before > /home/agent/mark")
 	h.KillBridge(t)
 	// The CLI would start one on demand; the harness starts it to own the process.
@@ -205,6 +206,15 @@ func TestBridgeKill9Restart(t *testing.T) {
 	if got := mustExec(t, h, name, "cat", "/home/agent/mark"); got != "before\n" {
 		t.Fatalf("after restart: %q", got)
 	}
+	// The port listener is back too.
+	if s := list(t, h)[name]; !s.Ports[0].Listening {
+		t.Fatalf("port not re-opened after restart: %+v", s)
+	}
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatalf("port after restart: %v", err)
+	}
+	c.Close()
 }
 
 // TestOnDemandBridge: with no bridge running, the CLI starts one.

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -150,6 +149,7 @@ func (d *Daemon) rpcExec(ctx context.Context, _ Env, raw json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
+	sb.settle()
 	if !sb.running() {
 		return nil, &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("sandbox %s is not running (`airlock start %s`)", sb.name, sb.name)}
 	}
@@ -214,6 +214,7 @@ func (d *Daemon) rpcSSHHost(ctx context.Context, _ Env, raw json.RawMessage) (an
 	if err != nil {
 		return nil, err
 	}
+	sb.settle()
 	if !sb.running() {
 		return nil, &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("sandbox %s is not running (`airlock start %s`)", sb.name, sb.name)}
 	}
@@ -224,11 +225,12 @@ func (d *Daemon) rpcSSHHost(ctx context.Context, _ Env, raw json.RawMessage) (an
 }
 
 // Restore loads every sandbox under $AIRLOCK_HOME/sandboxes and re-attaches
-// to the running ones (SSH, guest services, ports). Broken entries are
-// logged and listed with state "unknown".
+// to the running ones (SSH, guest services, ports) in the background, so the
+// socket answers at once. Each re-attach holds the sandbox's op lock, and
+// requests that need an attached sandbox wait for it (settle). Broken
+// entries are logged and skipped.
 func (d *Daemon) Restore(ctx context.Context) {
 	ents, _ := os.ReadDir(d.p.sandboxes())
-	var wg sync.WaitGroup
 	for _, e := range ents {
 		if !e.IsDir() || !validName(e.Name()) {
 			continue
@@ -249,20 +251,18 @@ func (d *Daemon) Restore(ctx context.Context) {
 			continue
 		}
 		sb := &sandbox{d: d, name: st.Name, be: be, st: st, hostPub: pub}
+		sb.op.Lock()
 		d.mu.Lock()
 		d.sandboxes[st.Name] = sb
 		d.mu.Unlock()
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
-			sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+			defer sb.op.Unlock()
+			sctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
 			defer cancel()
 			s, err := be.Status(sctx, sb.name)
 			if err != nil || s.State != vm.StateRunning {
 				return
 			}
-			sb.op.Lock()
-			defer sb.op.Unlock()
 			if err := sb.attach(sctx); err != nil {
 				d.log.Error("re-attach failed", "sandbox", sb.name, "err", err)
 				return
@@ -270,8 +270,13 @@ func (d *Daemon) Restore(ctx context.Context) {
 			d.log.Info("re-attached", "sandbox", sb.name)
 		}()
 	}
-	wg.Wait()
 	d.refreshSSHFiles()
+}
+
+// settle waits until no lifecycle operation (e.g. a restore) is in progress.
+func (sb *sandbox) settle() {
+	sb.op.Lock()
+	sb.op.Unlock()
 }
 
 // StopAll stops every sandbox (used when $AIRLOCK_HOME disappears).
