@@ -60,6 +60,7 @@ var ErrAuditUnavailable = errors.New("audit log unavailable")
 // log stays broken (every later Append fails) so signing stops.
 type AuditLog struct {
 	Clock func() time.Time
+	path  string
 
 	mu     sync.Mutex // guards everything below; held across write+sync so lines never interleave
 	f      *os.File
@@ -84,7 +85,7 @@ func OpenAudit(path string, clock func() time.Time) (*AuditLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open audit log: %w", err)
 	}
-	l := &AuditLog{Clock: clock, f: f, prev: genesis}
+	l := &AuditLog{Clock: clock, f: f, prev: genesis, path: path}
 	torn, err := l.scanTail()
 	if err != nil {
 		f.Close()
@@ -245,4 +246,23 @@ func VerifyAuditFile(path string) (int, error) {
 	}
 	defer f.Close()
 	return VerifyAudit(f)
+}
+
+// readAudit parses every complete entry of the log at path.
+func readAudit(path string) ([]AuditEntry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []AuditEntry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var e AuditEntry
+		if json.Unmarshal(sc.Bytes(), &e) == nil {
+			out = append(out, e)
+		}
+	}
+	return out, sc.Err()
 }

@@ -279,8 +279,7 @@ func (p *policySigner) Sign(ctx context.Context, op *Op) (any, error) {
 	}
 	var release func()
 	if op.amount != nil && op.amount.Sign() > 0 && pol.daily != nil {
-		day := now.UTC().Format("2006-01-02")
-		bkey := strings.Join([]string{op.Sandbox, pol.name, op.chainID.String(), day}, "\x00")
+		bkey := budgetKey(op.Sandbox, pol.name, op.chainID.String(), now.UTC().Format("2006-01-02"))
 		var ok bool
 		release, ok = p.ledger.reserve(bkey, op.amount, pol.daily, false)
 		if !ok {
@@ -314,4 +313,46 @@ func (p *policySigner) Sign(ctx context.Context, op *Op) (any, error) {
 		release()
 	}
 	return res, err
+}
+
+// budgetKey is the ledger key of a daily budget.
+func budgetKey(sandbox, policy, chain string, day string) string {
+	return strings.Join([]string{sandbox, policy, chain, day}, "\x00")
+}
+
+// replay re-reserves what today's audit entries spent, so a restarted
+// bridge does not hand out a fresh daily budget: every "allow" of a value
+// transfer counts, minus those followed by "failed" for the same digest.
+func (l *ledger) replay(entries []AuditEntry, day string) {
+	spent := map[string]*big.Int{}
+	keyOf := map[string]string{} // digest → budget key
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Time, day) || e.Decoded == nil || e.Decoded.Operation != "eth_signTransaction" {
+			continue
+		}
+		v, ok := new(big.Int).SetString(e.Decoded.Value, 10)
+		if !ok || v.Sign() <= 0 {
+			continue
+		}
+		k := budgetKey(e.Sandbox, e.Policy, e.Decoded.ChainID, day)
+		if spent[k] == nil {
+			spent[k] = new(big.Int)
+		}
+		switch e.Event {
+		case EventAllow:
+			spent[k].Add(spent[k], v)
+			keyOf[e.Digest] = k
+		case EventFailed:
+			if _, ok := keyOf[e.Digest]; ok {
+				spent[k].Sub(spent[k], v)
+			}
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for k, v := range spent {
+		if v.Sign() > 0 {
+			l.spent[k] = v
+		}
+	}
 }

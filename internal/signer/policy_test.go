@@ -262,3 +262,38 @@ func TestApprovalThrottlePending(t *testing.T) {
 		t.Fatalf("4th pending: %v", err)
 	}
 }
+
+// TestBudgetSurvivesRestart: a new Service over the same audit log starts
+// with today's spend, not a fresh budget.
+func TestBudgetSurvivesRestart(t *testing.T) {
+	h := policyHarness(t, &config.Policy{Name: "p", Key: "main", Operations: []string{"eth_signTransaction"},
+		ChainIDs: []int64{1}, DailyLimit: "2 gwei", Approval: "never"})
+	for i := 0; i < 2; i++ {
+		if _, err := h.call(t, "eth_signTransaction", tx(func(m map[string]any) { m["value"] = "0x3b9aca00"; m["nonce"] = fmt.Sprintf("0x%x", i) })); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.svc.Audit.Close()
+	al, err := OpenAudit(h.audit, func() time.Time { return h.now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer al.Close()
+	svc := &Service{Store: h.store, Audit: al, Clock: func() time.Time { return h.now }}
+	svc.Init()
+	c, _ := svc.NewCaller("sb", &config.Signer{Keys: []*config.SignerKey{{Name: "main", Ref: "k4646"}},
+		Policies: []*config.Policy{{Name: "p", Key: "main", Operations: []string{"eth_signTransaction"}, ChainIDs: []int64{1}, DailyLimit: "2 gwei", Approval: "never"}}})
+	raw, _ := json.Marshal([]any{tx(func(m map[string]any) { m["value"] = "0x1"; m["nonce"] = "0x5" })})
+	if _, err := svc.Call(context.Background(), c, "eth_signTransaction", raw); !errors.Is(err, ErrDailyLimit) {
+		t.Fatalf("after restart: %v, want %v", err, ErrDailyLimit)
+	}
+	// Tomorrow the budget is fresh.
+	h.now = h.now.Add(24 * time.Hour)
+	svc2 := &Service{Store: h.store, Audit: al, Clock: func() time.Time { return h.now }}
+	svc2.Init()
+	c2, _ := svc2.NewCaller("sb", &config.Signer{Keys: []*config.SignerKey{{Name: "main", Ref: "k4646"}},
+		Policies: []*config.Policy{{Name: "p", Key: "main", Operations: []string{"eth_signTransaction"}, ChainIDs: []int64{1}, DailyLimit: "2 gwei", Approval: "never"}}})
+	if _, err := svc2.Call(context.Background(), c2, "eth_signTransaction", raw); err != nil {
+		t.Fatalf("next day: %v", err)
+	}
+}
