@@ -1,6 +1,7 @@
 package bridge_test
 
 import (
+	"bufio"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/airlock-sandbox/airlock/bridge/bridgetest"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
@@ -299,6 +301,38 @@ echo done`
 		out, _, _ = h.Airlock(t, "policy", "log", name)
 		if !strings.Contains(out, "deny bad.test") {
 			t.Fatalf("policy log text: %s", out)
+		}
+		// --follow prints decisions made after it started.
+		cmd := exec.Command(filepath.Join(h.Bin(), "airlock"), "policy", "log", name, "--follow", "--json")
+		cmd.Env = h.Env()
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { cmd.Process.Kill(); cmd.Wait() }()
+		lines := make(chan string, 1000)
+		go func() {
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		sh(`curl -sS -o /dev/null https://follow-me.example/`)
+		deadline := time.After(20 * time.Second)
+		for found := false; !found; {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatal("policy log --follow exited")
+				}
+				found = strings.Contains(l, "follow-me.example")
+			case <-deadline:
+				t.Fatal("policy log --follow did not show a new decision")
+			}
 		}
 	})
 }
