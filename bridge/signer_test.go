@@ -1,6 +1,7 @@
 package bridge_test
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -198,6 +199,19 @@ git -c safe.directory='*' cat-file commit HEAD`
 			out, _, code := h.Exec(t, name, "curl", "-sS", "-H", "content-type: application/json", "-d", body, "http://127.0.0.1:8550/")
 			done <- result{out, code}
 		}
+		// The editor's path: a subscribed client gets approval.requested.
+		notes := make(chan protocol.Approval, 4)
+		cl := h.Client(t)
+		cl.OnNotify(func(method string, params json.RawMessage) {
+			if method == protocol.NotifyApprovalRequested {
+				var a protocol.Approval
+				json.Unmarshal(params, &a)
+				notes <- a
+			}
+		})
+		if err := cl.Call(context.Background(), protocol.MethodSubscribe, struct{}{}, nil); err != nil {
+			t.Fatal(err)
+		}
 		go ask()
 		var pending []protocol.Approval
 		for i := 0; i < 200 && len(pending) == 0; i++ {
@@ -211,6 +225,14 @@ git -c safe.directory='*' cat-file commit HEAD`
 		a := pending[0]
 		if a.Sandbox != name || a.Method != "personal_sign" || a.Key != "ask" || a.Details.Message != "hello" || a.Digest == "" {
 			t.Fatalf("approval shows %+v", a)
+		}
+		select {
+		case n := <-notes:
+			if n.ID != a.ID || n.Digest != a.Digest || n.Summary == "" {
+				t.Fatalf("notification %+v does not match pending %+v", n, a)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no approval.requested notification")
 		}
 		if _, e, code := h.Airlock(t, "approve", a.ID, "--digest", strings.Repeat("0", 64)); code == 0 || !strings.Contains(e, "different request digest") {
 			t.Fatalf("approve with a wrong digest: %d %s", code, e)
