@@ -303,3 +303,29 @@ func FuzzParsePattern(f *testing.F) {
 		}
 	})
 }
+
+func TestHostSettingsResolver(t *testing.T) {
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "egress.hcl"), []byte(`hosts = { "Git.Corp.Test" = "10.1.2.3, 10.1.2.4" }`+"\n"), 0o600)
+	hs, err := LoadHostSettings(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := &testResolver{m: map[string][]netip.Addr{"other.test": addrs("192.0.2.9")}}
+	r, err := hs.Resolver(next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.LookupNetIP(t.Context(), "ip", "git.corp.test")
+	if err != nil || len(got) != 2 || got[1] != netip.MustParseAddr("10.1.2.4") {
+		t.Fatalf("static: %v %v", got, err)
+	}
+	if got, err := r.LookupNetIP(t.Context(), "ip", "other.test"); err != nil || len(got) != 1 {
+		t.Fatalf("fallback: %v %v", got, err)
+	}
+	for _, bad := range []HostSettings{{Hosts: map[string]string{"x.test": "nope"}}, {Hosts: map[string]string{"bad name": "1.2.3.4"}}, {DNS: "localhost"}} {
+		if _, err := bad.Resolver(next); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 //	deny  = ["**.doubleclick.net"]
 //	hosts = { "git.internal.example" = "10.1.2.3" }  # static answers, like /etc/hosts
 //	roots = "/etc/corp/ca.pem"                        # extra roots for verifying servers
+//	dns   = "127.0.0.1:53"                            # DNS server instead of the system's
 //
 // They apply to every sandbox, in addition to its preset and sandbox.hcl.
 // Static host answers are still vetted like DNS answers (a private address
@@ -30,13 +32,27 @@ type HostSettings struct {
 	Deny  []string          `hcl:"deny,optional"`
 	Hosts map[string]string `hcl:"hosts,optional"` // name → comma-separated IPs
 	Roots string            `hcl:"roots,optional"` // PEM file of extra trusted roots
+	DNS   string            `hcl:"dns,optional"`   // "ip:port" of the DNS server to ask
 	Path  string            // file the settings came from ("" when none exists)
 }
 
 // Resolver returns a resolver answering Hosts statically and everything
 // else through next.
 func (hs *HostSettings) Resolver(next Resolver) (Resolver, error) {
-	if hs == nil || len(hs.Hosts) == 0 {
+	if hs == nil {
+		return next, nil
+	}
+	if hs.DNS != "" {
+		server, err := netip.ParseAddrPort(hs.DNS)
+		if err != nil {
+			return nil, fmt.Errorf("host settings: dns %q: want ip:port", hs.DNS)
+		}
+		next = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, network, server.String())
+		}}
+	}
+	if len(hs.Hosts) == 0 {
 		return next, nil
 	}
 	m := map[string][]netip.Addr{}
