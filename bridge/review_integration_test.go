@@ -279,3 +279,10 @@ if echo x > .git/hooks/post-checkout 2>/dev/null; then echo HOOK-WRITABLE; fi
 		t.Errorf("apply in direct mode: %d %s", code, e)
 	}
 }
+
+func runCmd(dir, name string, args ...string) ([]byte, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e")
+	return cmd.CombinedOutput()
+}
