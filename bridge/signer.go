@@ -40,6 +40,7 @@ func init() {
 		Methods: map[string]Handler{
 			protocol.MethodApprovalsList:   approvalsList,
 			protocol.MethodApprovalsDecide: approvalsDecide,
+			protocol.MethodSignerUnlock:    signerUnlock,
 		},
 		Prepare: signerPrepare,
 		GuestServices: []GuestService{
@@ -56,20 +57,28 @@ type signerState struct {
 }
 
 var (
-	signerMu   sync.Mutex
-	signers    = map[string]*signerState{} // by $AIRLOCK_HOME
-	passOnce   sync.Once
+	signerMu sync.Mutex
+	signers  = map[string]*signerState{} // by $AIRLOCK_HOME
+	passOnce sync.Once
+	passMu   sync.Mutex // guards passphrase
+	// passphrase is the key store passphrase: AIRLOCK_PASSPHRASE at start,
+	// or what `airlock key unlock` sent.
 	passphrase []byte
 )
 
-// bridgePassphrase takes AIRLOCK_PASSPHRASE out of the environment once.
+// bridgePassphrase takes AIRLOCK_PASSPHRASE out of the environment once and
+// returns the current passphrase.
 func bridgePassphrase() []byte {
 	passOnce.Do(func() {
 		if p := os.Getenv("AIRLOCK_PASSPHRASE"); p != "" {
+			passMu.Lock()
 			passphrase = []byte(p)
+			passMu.Unlock()
 			os.Unsetenv("AIRLOCK_PASSPHRASE")
 		}
 	})
+	passMu.Lock()
+	defer passMu.Unlock()
 	return passphrase
 }
 
@@ -82,7 +91,7 @@ func signerFor(env Env) *signerState {
 	if st, ok := signers[home]; ok && st.err == nil {
 		return st
 	}
-	pass := bridgePassphrase()
+	bridgePassphrase()
 	st := &signerState{}
 	audit, err := signer.OpenAudit(signer.AuditPath(home), nil)
 	if err != nil {
@@ -96,10 +105,10 @@ func signerFor(env Env) *signerState {
 	}}
 	st.svc = &signer.Service{
 		Store: &signer.Store{Dir: filepath.Join(home, "keys"), Passphrase: func() ([]byte, error) {
-			if len(pass) == 0 {
-				return nil, errors.New("the bridge has no key store passphrase (start it with AIRLOCK_PASSPHRASE set)")
+			if p := bridgePassphrase(); len(p) > 0 {
+				return p, nil
 			}
-			return pass, nil
+			return nil, errors.New("the bridge has no key store passphrase (run `airlock key unlock` or start it with AIRLOCK_PASSPHRASE set)")
 		}},
 		Audit:    audit,
 		Approver: st.queue,
@@ -276,5 +285,26 @@ func approvalsDecide(ctx context.Context, env Env, params json.RawMessage) (any,
 		return nil, err
 	}
 	env.Logger().Info("approval decided", "id", p.ID, "decision", p.Decision)
+	return struct{}{}, nil
+}
+
+// signerUnlock sets the key store passphrase of a running bridge after
+// checking it opens a stored key.
+func signerUnlock(ctx context.Context, env Env, params json.RawMessage) (any, error) {
+	var p protocol.SignerUnlockParams
+	if err := json.Unmarshal(params, &p); err != nil || p.Passphrase == "" {
+		return nil, &Error{Code: protocol.CodeFailed, Message: "signer.unlock wants {passphrase}"}
+	}
+	bridgePassphrase()
+	pass := []byte(p.Passphrase)
+	probe := &signer.Store{Dir: filepath.Join(env.Home(), "keys"), Passphrase: func() ([]byte, error) { return pass, nil }}
+	if err := probe.CheckPassphrase(); err != nil {
+		env.Logger().Warn("signer unlock refused", "err", err)
+		return nil, &Error{Code: protocol.CodeDenied, Message: "wrong passphrase for the key store"}
+	}
+	passMu.Lock()
+	passphrase = pass
+	passMu.Unlock()
+	env.Logger().Info("signer unlocked")
 	return struct{}{}, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/airlock-sandbox/airlock/bridge/bridgetest"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/signer"
 )
 
 const sbPass = "in-sandbox-test-passphrase"
@@ -399,3 +400,32 @@ for pid in os.listdir('/proc'):
 child.kill()
 print(json.dumps({'hits': hits, 'files': files, 'regions': regions, 'environ': environ, 'child': child_line}))
 `
+
+// TestSignerUnlock: a bridge started without AIRLOCK_PASSPHRASE accepts the
+// right passphrase from `airlock key unlock` and refuses a wrong one.
+func TestSignerUnlock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a bridge")
+	}
+	t.Setenv("AIRLOCK_PASSPHRASE", "")
+	h := bridgetest.New(t)
+	st := &signer.Store{Dir: filepath.Join(h.Home(), "keys"), Passphrase: func() ([]byte, error) { return []byte("right"), nil }}
+	if _, err := st.New("k", signer.Ed25519); err != nil {
+		t.Fatal(err)
+	}
+	unlock := func(pass string) (string, int) {
+		cmd := exec.Command(filepath.Join(h.Bin(), "airlock"), "key", "unlock")
+		cmd.Env = append(h.Env(), "AIRLOCK_PASSPHRASE="+pass)
+		out, err := cmd.CombinedOutput()
+		if xe, ok := err.(*exec.ExitError); ok {
+			return string(out), xe.ExitCode()
+		}
+		return string(out), 0
+	}
+	if out, code := unlock("wrong"); code != 1 || !strings.Contains(out, "wrong passphrase") {
+		t.Fatalf("wrong passphrase: %d %s", code, out)
+	}
+	if out, code := unlock("right"); code != 0 {
+		t.Fatalf("right passphrase: %d %s", code, out)
+	}
+}

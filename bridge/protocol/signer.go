@@ -6,6 +6,7 @@ package protocol
 const (
 	MethodApprovalsList   = "approvals.list"   // {} → ApprovalsListResult
 	MethodApprovalsDecide = "approvals.decide" // ApprovalDecideParams → {}
+	MethodSignerUnlock    = "signer.unlock"    // SignerUnlockParams → {}: give a running bridge the key store passphrase
 
 	// NotifyApprovalRequested carries an Approval when the signer starts
 	// waiting for a human.
@@ -79,4 +80,10 @@ type ApprovalDecideParams struct {
 	ID       string `json:"id"`
 	Decision string `json:"decision"` // DecisionApprove | DecisionDeny
 	Digest   string `json:"digest,omitempty"`
+}
+
+// SignerUnlockParams carries the key store passphrase to the bridge (over
+// the 0600 bridge socket); it is checked against a stored key first.
+type SignerUnlockParams struct {
+	Passphrase string `json:"passphrase"`
 }

@@ -263,6 +263,7 @@ export interface ChangedParams {
 // --- signer.go ---
 export const MethodApprovalsList = "approvals.list";
 export const MethodApprovalsDecide = "approvals.decide";
+export const MethodSignerUnlock = "signer.unlock";
 export const NotifyApprovalRequested = "approval.requested";
 export const DecisionApprove = "approve";
 export const DecisionDeny = "deny";
@@ -323,4 +324,9 @@ export interface ApprovalDecideParams {
   id: string;
   decision: string; // DecisionApprove | DecisionDeny
   digest?: string;
+}
+// SignerUnlockParams carries the key store passphrase to the bridge (over
+// the 0600 bridge socket); it is checked against a stored key first.
+export interface SignerUnlockParams {
+  passphrase: string;
 }

@@ -24,7 +24,7 @@ import (
 func init() {
 	Register(&Command{
 		Name:    "key",
-		Usage:   "key new|import|ls|rm NAME",
+		Usage:   "key new|import|ls|rm NAME | key unlock",
 		Summary: "manage signing keys (encrypted at rest; never enter a sandbox)",
 		Run:     runKey,
 	})
@@ -93,6 +93,19 @@ func runKey(e *Env, args []string) error {
 		return keyList(e, args[1:])
 	case "rm", "remove":
 		return keyRemove(e, args[1:])
+	case "unlock":
+		if len(args) != 1 {
+			return Usagef("key unlock takes no arguments")
+		}
+		p, err := passphrase(e, "AIRLOCK_PASSPHRASE", "key store passphrase: ")
+		if err != nil {
+			return err
+		}
+		if err := call(e, protocol.MethodSignerUnlock, protocol.SignerUnlockParams{Passphrase: string(p)}, nil); err != nil {
+			return err
+		}
+		fmt.Fprintln(e.Stdout, "the bridge can use your keys now")
+		return nil
 	}
 	return Usagef("unknown subcommand %q", args[0])
 }

@@ -334,3 +334,14 @@ func (s *Store) load(name string) (*key, error) {
 	s.cache[name] = cachedKey{fileSum: sum, stat: stamp, k: k}
 	return k, nil
 }
+
+// CheckPassphrase decrypts one stored key (the first by name) with the
+// current passphrase; nil when the store is empty.
+func (s *Store) CheckPassphrase() error {
+	keys, err := s.List()
+	if err != nil || len(keys) == 0 {
+		return err
+	}
+	_, err = s.load(keys[0].Name)
+	return err
+}
