@@ -101,8 +101,8 @@ func (b *Backend) Available(ctx context.Context) error {
 	return nil
 }
 
-// config is what Create leaves in the state dir for Start.
-type config struct {
+// vmConfig is what Create leaves in the state dir for Start.
+type vmConfig struct {
 	ID          string       `json:"id"`
 	CPUs        int          `json:"cpus"`
 	MemoryMiB   int          `json:"memory_mib"`
@@ -127,7 +127,7 @@ var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 
 func (b *Backend) dir(id string) string { return filepath.Join(b.root, id) }
 
-func (b *Backend) loadConfig(id string) (*config, error) {
+func (b *Backend) loadConfig(id string) (*vmConfig, error) {
 	if !idRE.MatchString(id) {
 		return nil, fmt.Errorf("sandbox %q: %w", id, vm.ErrNotFound)
 	}
@@ -138,7 +138,7 @@ func (b *Backend) loadConfig(id string) (*config, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c config
+	var c vmConfig
 	return &c, json.Unmarshal(data, &c)
 }
 
@@ -176,7 +176,7 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 			b.removeOwned(dir)
 		}
 	}()
-	c := &config{ID: spec.ID, CPUs: spec.CPUs, MemoryMiB: int(spec.MemoryBytes >> 20), AgentBinary: spec.AgentBinary}
+	c := &vmConfig{ID: spec.ID, CPUs: spec.CPUs, MemoryMiB: int(spec.MemoryBytes >> 20), AgentBinary: spec.AgentBinary}
 	if c.CPUs <= 0 {
 		c.CPUs = DefaultCPUs
 	}
@@ -244,7 +244,7 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	return writeFileAtomic(filepath.Join(dir, "config.json"), data, 0o600)
 }
 
-func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspace, c *config) error {
+func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspace, c *vmConfig) error {
 	target := w.Target
 	if target == "" {
 		target = "/workspace"
@@ -290,12 +290,25 @@ func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspa
 	return fmt.Errorf("workspace mode %q: %w", w.Mode, vm.ErrInvalidSpec)
 }
 
+// progress is where first-use kernel fetches and image builds report:
+// b.Progress, else $AIRLOCK_HOME/logs/microvm.log.
 func (b *Backend) progress() io.Writer {
-	if b.Progress == nil {
-		return io.Discard
+	if b.Progress != nil {
+		return b.Progress
 	}
-	return b.Progress
+	if err := os.MkdirAll(filepath.Join(b.home, "logs"), 0o700); err == nil {
+		if f, err := os.OpenFile(filepath.Join(b.home, "logs", "microvm.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+			return appendLog{f}
+		}
+	}
+	return io.Discard
 }
+
+// appendLog writes each progress line to the log file (opened for append
+// once per backend call; the file is closed by the finalizer of *os.File).
+type appendLog struct{ f *os.File }
+
+func (a appendLog) Write(p []byte) (int, error) { return a.f.Write(p) }
 
 // Start implements vm.Backend.
 func (b *Backend) Start(ctx context.Context, id string) (err error) {

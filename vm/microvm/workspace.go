@@ -9,34 +9,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
 )
 
-// hidden reports whether rel (slash-separated, relative to the workspace)
-// matches one of the hide globs. A glob without a slash matches any path
-// component ("*.pem", ".env", "secrets"); "dir/**" and "dir" hide a whole
-// subtree; other globs match the path from the root.
+// hidden reports whether rel (relative to the workspace) matches one of
+// the hide globs, with sandbox.hcl's glob semantics (config.MatchGlob).
 func hidden(globs []string, rel string) bool {
 	rel = filepath.ToSlash(rel)
-	parts := strings.Split(rel, "/")
 	for _, g := range globs {
-		g = strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(g), "/"), "/")
-		g = strings.TrimSuffix(g, "/**")
-		if g == "" {
-			continue
-		}
-		if !strings.Contains(g, "/") {
-			for _, p := range parts {
-				if ok, _ := filepath.Match(g, p); ok {
-					return true
-				}
-			}
-			continue
-		}
-		n := strings.Count(g, "/") + 1
-		if len(parts) >= n {
-			if ok, _ := filepath.Match(g, strings.Join(parts[:n], "/")); ok {
-				return true
-			}
+		if config.MatchGlob(g, rel) {
+			return true
 		}
 	}
 	return false
@@ -74,20 +57,20 @@ func hiddenPaths(root string, globs []string) ([]string, error) {
 // untracked files, or a plain copy when src is not a repository. Hidden
 // paths are left out (and removed from the clone's checkout).
 func hostClone(ctx context.Context, src, dst string, hide []string) error {
-	isRepo := exec.CommandContext(ctx, "git", "-C", src, "rev-parse", "--is-inside-work-tree").Run() == nil
-	if !isRepo {
-		return copyTree(src, dst, hide)
+	top, err := hostGit(ctx, src, "rev-parse", "--show-toplevel")
+	if fa, fb := statOK(strings.TrimSpace(string(top))), statOK(src); err != nil || fa == nil || fb == nil || !os.SameFile(fa, fb) {
+		return copyTree(src, dst, hide) // not the top of a repository
 	}
-	if err := run(ctx, "", "git", "-c", "core.hooksPath=/dev/null", "clone", "-q", "--no-hardlinks", "--template=", src, dst); err != nil {
+	if _, err := hostGit(ctx, "", "clone", "-q", "--no-hardlinks", "--template=", src, dst); err != nil {
 		return fmt.Errorf("clone workspace: %w", err)
 	}
-	out, err := exec.CommandContext(ctx, "git", "-C", src, "ls-files", "-z", "--modified", "--others", "--exclude-standard").Output()
+	out, err := hostGit(ctx, src, "ls-files", "-z", "--modified", "--others", "--exclude-standard")
 	if err != nil {
 		return fmt.Errorf("list uncommitted files: %w", err)
 	}
 	for _, rel := range bytes.Split(out, []byte{0}) {
 		r := string(rel)
-		if r == "" || hidden(hide, r) {
+		if r == "" || hidden(hide, r) || filepath.IsAbs(r) || strings.HasPrefix(filepath.Clean(r), "..") || strings.HasPrefix(r, ".git/") {
 			continue
 		}
 		s, d := filepath.Join(src, r), filepath.Join(dst, r)
@@ -115,7 +98,35 @@ func hostClone(ctx context.Context, src, dst string, hide []string) error {
 			return err
 		}
 	}
-	return nil
+	// The clone's origin names a host path the guest cannot see.
+	_, err = hostGit(ctx, dst, "remote", "remove", "origin")
+	return err
+}
+
+// hostGit runs git on the user's repository with nothing from the
+// repository's own config able to run code (hooks, fsmonitor) and no
+// system config.
+func hostGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
+		"-c", "safe.directory=*", "-c", "protocol.file.allow=always"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+func statOK(p string) os.FileInfo {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil
+	}
+	return fi
 }
 
 func copyEntry(s, d string, fi os.FileInfo) error {
