@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/net/dns/dnsmessage"
 
 	"github.com/airlock-sandbox/airlock/bridge/bridgetest"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
@@ -42,7 +45,7 @@ const egressHCL = `sandbox "egr" {
   }
   network {
     preset = "locked-down"
-    allow  = ["api.test", "git.test", "other.test", "miss.test", "loop.test", "meta.test", "priv.test", "127.0.0.2"]
+    allow  = ["api.test", "git.test", "other.test", "miss.test", "loop.test", "meta.test", "priv.test", "rebind.test", "127.0.0.2"]
     deny   = ["bad.test"]
   }
   credential "api" {
@@ -138,7 +141,11 @@ func TestEgressInSandbox(t *testing.T) {
 	defer srv.Close()
 	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
 
+	// A DNS server on loopback whose answer for rebind.test changes after
+	// the first lookup: the proxy asks it for every name not in hosts.
+	dnsAddr := startRebindingDNS(t, "rebind.test", netip.MustParseAddr("127.0.0.2"), netip.MustParseAddr("169.254.169.254"))
 	hostSettings := fmt.Sprintf(`roots = %q
+dns   = %q
 hosts = {
   "api.test"   = "127.0.0.2"
   "git.test"   = "127.0.0.2"
@@ -149,7 +156,7 @@ hosts = {
   "meta.test"  = "169.254.169.254"
   "priv.test"  = "10.11.12.13"
 }
-`, rootsFile)
+`, rootsFile, dnsAddr)
 	if err := os.WriteFile(filepath.Join(h.Home(), "egress.hcl"), []byte(hostSettings), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -228,6 +235,19 @@ hosts = {
 		}
 		if rec.has("other-REAL") {
 			t.Error("other.test received a secret it was never sent a placeholder for")
+		}
+	})
+	t.Run("dns-rebinding", func(t *testing.T) {
+		// First lookup: 127.0.0.2 (allowed); every later one: 169.254.169.254.
+		// rebind.test has no credential, so it is tunnelled and curl sees the
+		// test server's own certificate, which the sandbox does not trust: -k.
+		out := mustSh(`curl -sSk https://rebind.test:` + port + `/first`)
+		if out != "hello rebind.test:"+port {
+			t.Fatalf("first request: %q", out)
+		}
+		out, _, _ = sh(`curl -sSk -v https://rebind.test:` + port + `/second 2>&1`)
+		if !strings.Contains(out, "X-Airlock-Denied: blocked-address link-local") {
+			t.Fatalf("second request after rebinding: %s", out)
 		}
 	})
 	t.Run("no-other-way-out", func(t *testing.T) {
@@ -335,6 +355,51 @@ echo done`
 			}
 		}
 	})
+}
+
+// startRebindingDNS serves A queries on UDP loopback: name gets first on
+// its first lookup and then on every later one; other names get no answer.
+func startRebindingDNS(t *testing.T, name string, first, then netip.Addr) string {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 1500)
+		lookups := 0
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			var p dnsmessage.Parser
+			h, err := p.Start(buf[:n])
+			if err != nil {
+				continue
+			}
+			q, err := p.Question()
+			if err != nil {
+				continue
+			}
+			b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true})
+			b.StartQuestions()
+			b.Question(q)
+			b.StartAnswers()
+			if q.Type == dnsmessage.TypeA && strings.TrimSuffix(q.Name.String(), ".") == name {
+				lookups++
+				a := then
+				if lookups == 1 {
+					a = first
+				}
+				b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET}, dnsmessage.AResource{A: a.As4()})
+			}
+			if msg, err := b.Finish(); err == nil {
+				pc.WriteTo(msg, from)
+			}
+		}
+	}()
+	return pc.LocalAddr().String()
 }
 
 func tail(s string, n int) string {
