@@ -298,17 +298,12 @@ func (b *Backend) progress() io.Writer {
 	}
 	if err := os.MkdirAll(filepath.Join(b.home, "logs"), 0o700); err == nil {
 		if f, err := os.OpenFile(filepath.Join(b.home, "logs", "microvm.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
-			return appendLog{f}
+			return f // closed by its finalizer; progress is rare
 		}
 	}
 	return io.Discard
 }
 
-// appendLog writes each progress line to the log file (opened for append
-// once per backend call; the file is closed by the finalizer of *os.File).
-type appendLog struct{ f *os.File }
-
-func (a appendLog) Write(p []byte) (int, error) { return a.f.Write(p) }
 
 // Start implements vm.Backend.
 func (b *Backend) Start(ctx context.Context, id string) (err error) {

@@ -23,6 +23,9 @@
 // uid 1000), and the guest sees host file ownership, so a share the host
 // user (uid != 1000) owns may be read-only for the agent.
 //
+// Clone mode limit: a hidden file that is committed is removed from the
+// clone's checkout but its blob stays in the clone's history (git objects).
+//
 // KVM is used only when a boot probe succeeds (KVMUsable); otherwise qemu
 // runs under TCG and Status.Note says so.
 package microvm
