@@ -304,7 +304,6 @@ func (b *Backend) progress() io.Writer {
 	return io.Discard
 }
 
-
 // Start implements vm.Backend.
 func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	defer b.lock(id)()
