@@ -49,29 +49,32 @@ func (p *Proxy) serveConnect(ctx context.Context, c net.Conn, br *bufio.Reader, 
 	if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 		return
 	}
-	client := &bufConn{Conn: c, r: br}
+	var client net.Conn = c
+	if br.Buffered() > 0 { // the client sent bytes right behind its CONNECT
+		client = &bufConn{Conn: c, r: br}
+	}
 	if intercept {
 		p.intercept(ctx, client, up, t, e)
 		return
 	}
-	cu := &countingConn{Conn: up}
-	tunnel(client, cu)
-	e.Verdict, e.Bytes = VerdictAllow, cu.n.Load()
+	e.Verdict, e.Bytes = VerdictAllow, tunnel(client, up)
 	p.record(e)
 }
 
 // tunnel copies both ways until both directions end, propagating
-// half-closes where the connections support them.
-func tunnel(client, up net.Conn) {
+// half-closes where the connections support them, and returns the bytes
+// relayed. Unwrapped TCP connections on both sides let io.Copy splice.
+func tunnel(client, up net.Conn) int64 {
+	var down int64
 	done := make(chan struct{})
 	go func() {
-		copyBuf(client, up)
+		down = copyBuf(client, up)
 		if !closeWrite(client) {
 			client.Close()
 		}
 		close(done)
 	}()
-	copyBuf(up, client)
+	n := copyBuf(up, client)
 	if !closeWrite(up) {
 		up.Close()
 	} else {
@@ -79,11 +82,13 @@ func tunnel(client, up net.Conn) {
 		_ = up.SetReadDeadline(time.Now().Add(5 * time.Minute))
 	}
 	<-done
+	return n + down
 }
 
-func copyBuf(dst io.Writer, src io.Reader) {
+func copyBuf(dst io.Writer, src io.Reader) int64 {
 	buf := make([]byte, 64<<10)
-	_, _ = io.CopyBuffer(dst, src, buf)
+	n, _ := io.CopyBuffer(dst, src, buf)
+	return n
 }
 
 func closeWrite(c net.Conn) bool {
