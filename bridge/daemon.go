@@ -36,7 +36,7 @@ type Daemon struct {
 
 	mu        sync.Mutex // guards the fields below
 	sandboxes map[string]*sandbox
-	subs      map[*jsonrpc2.Conn]struct{}
+	subs      map[*jsonrpc2.Conn]chan notification // per-subscriber ordered queue
 	backends  map[string]vm.Backend
 	autoPick  *autoChoice // cached `backend = "auto"` decision
 
@@ -82,7 +82,7 @@ func New(opt Options) (*Daemon, error) {
 	d := &Daemon{
 		p: p, self: opt.Self, log: opt.Logger, ctx: ctx, cancel: cancel, userKey: key,
 		sandboxes: map[string]*sandbox{},
-		subs:      map[*jsonrpc2.Conn]struct{}{},
+		subs:      map[*jsonrpc2.Conn]chan notification{},
 		backends:  map[string]vm.Backend{},
 		done:      make(chan struct{}),
 	}
@@ -124,21 +124,48 @@ func (d *Daemon) lookup(name string) (*sandbox, error) {
 	return sb, nil
 }
 
-// Notify implements Env: a notification to every subscribed client.
+type notification struct {
+	method string
+	params any
+}
+
+// Notify implements Env: a notification to every subscribed client. Each
+// subscriber gets notifications in order; a client that stops reading loses
+// them (logged) rather than blocking the daemon.
 func (d *Daemon) Notify(method string, params any) {
 	d.mu.Lock()
-	conns := make([]*jsonrpc2.Conn, 0, len(d.subs))
-	for c := range d.subs {
-		conns = append(conns, c)
+	defer d.mu.Unlock()
+	for _, q := range d.subs {
+		select {
+		case q <- notification{method, params}:
+		default:
+			d.log.Warn("subscriber too slow; notification dropped", "method", method)
+		}
 	}
-	d.mu.Unlock()
-	for _, c := range conns {
-		go func(c *jsonrpc2.Conn) {
-			if err := c.Notify(d.ctx, method, params); err != nil {
-				d.log.Debug("notify failed", "method", method, "err", err)
+}
+
+func (d *Daemon) subscribe(conn *jsonrpc2.Conn) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.subs[conn]; ok {
+		return
+	}
+	q := make(chan notification, 256)
+	d.subs[conn] = q
+	go func() {
+		for {
+			select {
+			case n := <-q:
+				if err := conn.Notify(d.ctx, n.method, n.params); err != nil {
+					d.log.Debug("notify failed", "method", n.method, "err", err)
+				}
+			case <-conn.DisconnectNotify():
+				return
+			case <-d.ctx.Done():
+				return
 			}
-		}(c)
-	}
+		}
+	}()
 }
 
 // Done is closed when a client asked the daemon to shut down.
@@ -181,9 +208,10 @@ func (d *Daemon) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		}
 	}()
 	if req.Method == protocol.MethodSubscribe {
-		d.mu.Lock()
-		d.subs[conn] = struct{}{}
-		d.mu.Unlock()
+		if conn == nil {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidRequest, Message: "subscribe needs a connection"}
+		}
+		d.subscribe(conn)
 		return struct{}{}, nil
 	}
 	h, ok := d.methods[req.Method]
