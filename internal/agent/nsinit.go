@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/airlock-sandbox/airlock/sshd"
 	"golang.org/x/sys/unix"
 )
 
@@ -119,6 +120,7 @@ func nsInit(specPath string, ready *int) error {
 	}
 	defer pw.Close()
 	cmd := exec.Command("/proc/self/exe", "init", "--serve")
+	cmd.Args[0] = "airlock-agent" // multi-call binaries (testscript) dispatch on it
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + s.Home, "AIRLOCK_INIT_TRACE=" + os.Getenv("AIRLOCK_INIT_TRACE")}
 	cmd.Dir = "/"
 	cmd.Stdin = pr
@@ -206,22 +208,34 @@ func closeInheritedOnExec() {
 
 // nsServe is the serve process: the embedded sshd as the agent user.
 func nsServe() error {
+	ready := os.NewFile(4, "ready")
+	srv, ln, err := nsServeSetup()
+	if err != nil {
+		// The host reports this line as the start error.
+		fmt.Fprintf(ready, "error: sshd: %v\n", err)
+		return err
+	}
+	ready.Write([]byte("ok\n"))
+	ready.Close()
+	return srv.Serve(ln)
+}
+
+func nsServeSetup() (*sshd.Server, net.Listener, error) {
 	// Not dumpable: the agent (same uid) cannot ptrace the sshd or read its
 	// memory (host key) through /proc.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return fmt.Errorf("set non-dumpable: %w", err)
+		return nil, nil, fmt.Errorf("set non-dumpable: %w", err)
 	}
 	var s InitSpec
 	if err := json.NewDecoder(os.Stdin).Decode(&s); err != nil {
-		return fmt.Errorf("read spec: %w", err)
+		return nil, nil, fmt.Errorf("read spec: %w", err)
 	}
 	lf := os.NewFile(3, "listener")
 	ln, err := net.FileListener(lf)
 	lf.Close()
 	if err != nil {
-		return fmt.Errorf("listener: %w", err)
+		return nil, nil, fmt.Errorf("listener: %w", err)
 	}
-	ready := os.NewFile(4, "ready")
 	traceMark("serve entered")
 	srv, err := newSSHServer(&s)
 	if err == nil {
@@ -229,14 +243,10 @@ func nsServe() error {
 	}
 	traceMark("sshd built")
 	if err != nil {
-		fmt.Fprintf(ready, "error: %v\n", err)
-		return err
+		ln.Close()
+		return nil, nil, err
 	}
-	if ready != nil {
-		ready.Write([]byte("ok\n"))
-		ready.Close()
-	}
-	return srv.Serve(ln)
+	return srv, ln, nil
 }
 
 // traceMark logs a wall-clock mark when AIRLOCK_INIT_TRACE is set (the host
