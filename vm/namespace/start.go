@@ -254,22 +254,28 @@ func envList(m map[string]string) []string {
 	return out
 }
 
-// logTail returns the last line of the init log, for start errors.
+// logTail returns the last lines of the init log of this start, for start
+// errors.
 func logTail(file string) string {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return "(no log)"
 	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	return lines[len(lines)-1]
-}
-
-// rootMount is where the init mounts the new root: under an unprivileged
-// user the bind sources are host paths (possibly under /tmp), so the state
-// dir's rootfs/; as root every source is a descriptor and /tmp will do.
-func rootMount(l *launch) string {
-	if l.ids.single {
-		return filepath.Join(l.dir, "rootfs")
+	s := string(data)
+	if i := strings.LastIndex(s, "--- start "); i >= 0 {
+		s = s[i:]
 	}
-	return ""
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if !strings.HasPrefix(l, "---") && !strings.HasPrefix(l, "trace ") && !strings.HasPrefix(l, "init step ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > 3 {
+		lines = lines[len(lines)-3:]
+	}
+	if len(lines) == 0 {
+		return "(nothing logged)"
+	}
+	return strings.Join(lines, " | ")
 }
