@@ -279,3 +279,13 @@ func logTail(file string) string {
 	}
 	return strings.Join(lines, " | ")
 }
+
+// rootMount is where the init mounts the new root: under an unprivileged
+// user the bind sources are host paths (possibly under /tmp), so the state
+// dir's rootfs/; as root every source is a descriptor and /tmp will do.
+func rootMount(l *launch) string {
+	if l.ids.single {
+		return filepath.Join(l.dir, "rootfs")
+	}
+	return ""
+}
