@@ -4,7 +4,14 @@ BIN     := bin
 GOFLAGS ?=
 export CGO_ENABLED ?= 0
 
-.PHONY: all build test test-short bench lint fuzz vsix clean up
+.PHONY: all build test test-short bench lint fuzz vsix clean up testdeps
+
+# npm packages the Go tests drive as independent clients and checkers
+# (ssh2; ethers, viem, jose; vscode-jsonrpc). Installed once from lockfiles.
+NPM_DIRS := sshd/testdata/node internal/signer/testdata/js editor-ext
+testdeps: $(addsuffix /node_modules/.package-lock.json,$(NPM_DIRS))
+%/node_modules/.package-lock.json: %/package-lock.json
+	cd $* && npm ci --no-audit --no-fund
 
 all: build
 
@@ -14,12 +21,12 @@ build:
 
 # The whole suite: unit, integration (real OpenSSH, namespaces, qemu under
 # TCG, git), and the editor extension's tests.
-test: build
+test: build testdeps
 	$(GO) test -count=1 -timeout 60m ./...
 	$(MAKE) -C editor-ext test e2e
 
 # Quick loop: skips the long integration tests (microVM boot, code-server).
-test-short:
+test-short: build testdeps
 	$(GO) test -short ./...
 
 bench: build
