@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -205,8 +206,29 @@ func (b *Backend) Remove(ctx context.Context, id string) error {
 	if err := b.stop(ctx, id); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(b.dir(id)); err != nil {
+	if err := removeAll(b.dir(id)); err != nil {
 		return fmt.Errorf("remove sandbox %s: %w", id, err)
 	}
 	return nil
+}
+
+// removeAll is os.RemoveAll that also copes with directories the agent
+// made unreadable (chmod 000): without root's override, as an
+// unprivileged host user, they must be opened up first. Symlinks are
+// never followed.
+func removeAll(dir string) (err error) {
+	for i := 0; i < 8; i++ {
+		if err = os.RemoveAll(dir); err == nil {
+			return nil
+		}
+		// Each pass opens up the directories it can reach; WalkDir cannot
+		// descend into one it could not read, so nesting takes passes.
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, _ error) error {
+			if d != nil && d.IsDir() {
+				os.Chmod(p, 0o700)
+			}
+			return nil
+		})
+	}
+	return err
 }

@@ -207,6 +207,8 @@ func TestEscapeSurviveRemove(t *testing.T) {
 	marker := "airlock-leftover-" + randHex(t)
 	b, cl, spec := up(t, "leftover", nil)
 	vmtest.MustExec(t, cl, "nohup setsid bash -c 'exec -a "+marker+" sleep 600' >/dev/null 2>&1 & sleep 0.2")
+	// Leftovers that make removal awkward: unreadable directories.
+	vmtest.MustExec(t, cl, "mkdir -p /home/agent/a/b/c /workspace/x/y && touch /home/agent/a/b/c/f && chmod 000 /home/agent/a/b/c /home/agent/a /workspace/x")
 	if len(hostPidsWith(marker)) == 0 {
 		t.Fatal("positive control: the background process is not running")
 	}
