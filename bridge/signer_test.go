@@ -297,6 +297,34 @@ git -c safe.directory='*' cat-file commit HEAD`
 		}
 	})
 
+	t.Run("kill-9-bridge-mid-signing", func(t *testing.T) {
+		// A loop inside keeps signing while the bridge is killed -9.
+		loop := `setsid sh -c 'while :; do curl -s -m 5 -H "content-type: application/json" -d "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"personal_sign\",\"params\":[\"0x6869\",\"` +
+			pubs["wallet"].Address + `\"]}" http://127.0.0.1:8550/ >/dev/null; done' >/dev/null 2>&1 &`
+		before, _, _ := h.Airlock(t, "audit", "verify")
+		if _, e, code := h.Exec(t, name, "sh", "-c", loop); code != 0 {
+			t.Fatalf("start loop: %s", e)
+		}
+		time.Sleep(2 * time.Second)
+		h.KillBridge(t)
+		out, e, code := h.Airlock(t, "audit", "verify")
+		if code != 0 {
+			t.Fatalf("audit after kill -9: %d %s %s", code, out, e)
+		}
+		t.Logf("before the loop: %s; after kill -9: %s", strings.TrimSpace(before), strings.TrimSpace(out))
+		var n0, n1 int
+		fmt.Sscanf(before, "ok: %d entries", &n0)
+		fmt.Sscanf(out, "ok: %d entries", &n1)
+		if n1 < n0+3 {
+			t.Fatalf("the loop signed too little before the kill (%d → %d entries)", n0, n1)
+		}
+		h.StartBridge(t)
+		// The restarted bridge continues the same chain.
+		if out, e, code := h.Exec(t, name, "sh", "-c", `pkill -f "while :; do cur[l]" ; curl -s -H "content-type: application/json" -d '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' http://127.0.0.1:8550/`); code != 0 || !strings.Contains(out, `"0x1"`) {
+			t.Logf("endpoint after restart: %d %q %s", code, out, e)
+		}
+	})
+
 	// Everything above left a verifiable audit chain on the host.
 	if out, e, code := h.Airlock(t, "audit", "verify"); code != 0 || !strings.Contains(out, "chain intact") {
 		t.Fatalf("audit verify: %d %s %s", code, out, e)
