@@ -20,4 +20,21 @@
 // never appear in a result, an error, a log line or the audit log. Errors sent
 // to the sandbox are deliberate messages (*Refusal); internal causes are
 // logged on the host.
+//
+// Policy semantics (first matching `policy` for the key and operation
+// decides; anything no policy names is refused):
+//   - chain_ids bound eth_signTransaction's chainId and the EIP-712
+//     domain's chainId (required: typed data without one is refused).
+//   - to is the recipient allowlist for transactions (contract creation is
+//     then refused) and the verifyingContract allowlist for typed data.
+//   - max_value and daily_limit count the transaction's value in wei per
+//     sandbox, policy, chain and UTC day; gas fees and token amounts inside
+//     calldata or typed data are not counted. The daily spend is reserved
+//     before signing, released if signing fails, and replayed from the audit
+//     log when the bridge restarts.
+//   - approval: "never" — within limits is allowed, beyond is refused;
+//     "above_limit" — beyond max_value, daily_limit or rate a human decides;
+//     "always" — a human decides every request (limits still refuse).
+//   - airlock_sign signs "airlock-sign-v1\x00" || purpose || "\x00" || data;
+//     airlock_hmac is plain HMAC-SHA256 (the purpose is a policy gate).
 package signer
