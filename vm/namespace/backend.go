@@ -30,8 +30,9 @@ type Backend struct {
 	root string
 	ids  idMap
 
-	mu    sync.Mutex             // guards locks
-	locks map[string]*sync.Mutex // one per sandbox ID, serialises lifecycle calls in this process
+	mu     sync.Mutex             // guards locks, userns
+	locks  map[string]*sync.Mutex // one per sandbox ID, serialises lifecycle calls in this process
+	userns map[[4]int]int         // idmap user namespaces by (uid, gid, agent uid, agent gid), see idmapUserns
 }
 
 // New returns a namespace backend whose sandboxes live under root.

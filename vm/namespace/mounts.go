@@ -129,9 +129,8 @@ func (l *launch) hostTree(ctx context.Context, src, target string, ro, file, idm
 	}
 	if idmap {
 		st := fi.Sys().(*syscall.Stat_t)
-		uns, cleanup, err := l.idmapUserns(ctx, int(st.Uid), int(st.Gid))
+		uns, err := l.b.idmapUserns(ctx, l, int(st.Uid), int(st.Gid))
 		if err == nil {
-			defer cleanup()
 			a := attr
 			a.Attr_set |= unix.MOUNT_ATTR_IDMAP
 			a.Userns_fd = uint64(uns)
@@ -150,11 +149,18 @@ func (l *launch) hostTree(ctx context.Context, src, target string, ro, file, idm
 }
 
 // idmapUserns returns a user namespace (fd) mapping exactly uid/gid to the
-// agent's host ids, held by a short-lived helper process until cleanup.
-func (l *launch) idmapUserns(ctx context.Context, uid, gid int) (int, func(), error) {
+// agent's host ids. A short-lived helper process creates it; the backend
+// keeps the descriptor (which keeps the namespace) for later starts.
+func (b *Backend) idmapUserns(ctx context.Context, l *launch, uid, gid int) (int, error) {
+	key := [4]int{uid, gid, l.ids.hostUID(agentUID), l.ids.hostGID(agentGID)}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if fd, ok := b.userns[key]; ok {
+		return fd, nil
+	}
 	exe, err := os.Open(l.spec.AgentBinary)
 	if err != nil {
-		return -1, nil, err
+		return -1, err
 	}
 	defer exe.Close()
 	cmd := &exec.Cmd{
@@ -163,24 +169,27 @@ func (l *launch) idmapUserns(ctx context.Context, uid, gid int) (int, func(), er
 		ExtraFiles: []*os.File{exe},
 		SysProcAttr: &syscall.SysProcAttr{
 			Cloneflags:  syscall.CLONE_NEWUSER,
-			UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: l.ids.hostUID(agentUID), Size: 1}},
-			GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: l.ids.hostGID(agentGID), Size: 1}},
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: key[2], Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: key[3], Size: 1}},
 		},
 	}
 	hold, err := cmd.StdinPipe()
 	if err != nil {
-		return -1, nil, err
+		return -1, err
 	}
 	if err := cmd.Start(); err != nil {
-		return -1, nil, fmt.Errorf("userns helper: %w", err)
+		return -1, fmt.Errorf("userns helper: %w", err)
 	}
-	stop := func() { hold.Close(); cmd.Wait() }
-	uns, err := unix.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	defer func() { hold.Close(); cmd.Wait() }()
+	fd, err := unix.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		stop()
-		return -1, nil, err
+		return -1, err
 	}
-	return uns, func() { unix.Close(uns); stop() }, nil
+	if b.userns == nil {
+		b.userns = map[[4]int]int{}
+	}
+	b.userns[key] = fd
+	return fd, nil
 }
 
 // placeholder creates a missing protect path on the host (an empty
