@@ -99,7 +99,16 @@ func buildRoot(s *InitSpec) error {
 			if err := mountTmpfs(r("/run"), "mode=0755"); err != nil {
 				return err
 			}
-			return os.MkdirAll(r("/run/airlock/bin"), 0o755)
+			if err := os.MkdirAll(r("/run/airlock/bin"), 0o755); err != nil {
+				return err
+			}
+			// The sshd runs as the agent user and opens the bridge's guest
+			// services here (/run/airlock/signer.sock): the directory is the
+			// agent's, bin/ inside it stays root's.
+			if err := os.Chown(r("/run/airlock"), s.UID, s.GID); err != nil && !ns.SingleID {
+				return err
+			}
+			return nil
 		}},
 		{"make workspace", func() error { return os.MkdirAll(r(s.Workspace), 0o755) }},
 		{"mounts", func() error {
