@@ -60,13 +60,13 @@ func init() {
 type egressState struct {
 	cfg   *config.Sandbox
 	proxy *egress.Proxy
-	log   *egress.DecisionLog
 	creds []*egress.Credential
 }
 
 var (
-	egressMu    sync.Mutex // guards egressState
+	egressMu    sync.Mutex // guards egressByBox and egressLogs
 	egressByBox = map[string]*egressState{}
+	egressLogs  = map[string]*egress.DecisionLog{} // kept across rebuilds; closed on Removed
 )
 
 // egressFor returns the sandbox's proxy, building it on first use.
@@ -76,18 +76,23 @@ func egressFor(env Env, sb SandboxRef) (*egressState, error) {
 	if st, ok := egressByBox[sb.Name()]; ok && st.cfg == sb.Config() {
 		return st, nil
 	}
-	st, err := buildEgress(env, sb)
+	dlog, ok := egressLogs[sb.Name()]
+	if !ok {
+		var err error
+		if dlog, err = egress.OpenDecisionLog(filepath.Join(sb.StateDir(), egress.LogFile)); err != nil {
+			return nil, err
+		}
+		egressLogs[sb.Name()] = dlog
+	}
+	st, err := buildEgress(env, sb, dlog)
 	if err != nil {
 		return nil, err
-	}
-	if old, ok := egressByBox[sb.Name()]; ok {
-		old.log.Close()
 	}
 	egressByBox[sb.Name()] = st
 	return st, nil
 }
 
-func buildEgress(env Env, sb SandboxRef) (*egressState, error) {
+func buildEgress(env Env, sb SandboxRef, dlog *egress.DecisionLog) (*egressState, error) {
 	cfg := sb.Config()
 	if cfg == nil {
 		return nil, errors.New("sandbox has no config")
@@ -126,20 +131,15 @@ func buildEgress(env Env, sb SandboxRef) (*egressState, error) {
 	if err != nil {
 		return nil, err
 	}
-	dlog, err := egress.OpenDecisionLog(filepath.Join(sb.StateDir(), egress.LogFile))
-	if err != nil {
-		return nil, err
-	}
 	p, err := egress.New(egress.Config{
 		Sandbox: sb.Name(), Policy: pol, Resolver: resolver, Credentials: creds,
 		Secrets: secrets.Open(env.Home()), CA: ca, RootCAs: roots, Log: dlog, Logger: env.Logger(),
 		OnDeny: func(e egress.Entry) { env.Notify(protocol.NotifyEgressDenied, toDecision(e)) },
 	})
 	if err != nil {
-		dlog.Close()
 		return nil, err
 	}
-	return &egressState{cfg: cfg, proxy: p, log: dlog, creds: creds}, nil
+	return &egressState{cfg: cfg, proxy: p, creds: creds}, nil
 }
 
 func toDecision(e egress.Entry) protocol.EgressDecision {
@@ -154,10 +154,7 @@ func toDecision(e egress.Entry) protocol.EgressDecision {
 // 403 naming the missing secret.
 func egressPrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error {
 	egressMu.Lock()
-	if old, ok := egressByBox[sb.Name()]; ok { // rebuild: host settings may have changed
-		old.log.Close()
-		delete(egressByBox, sb.Name())
-	}
+	delete(egressByBox, sb.Name()) // rebuild: host settings may have changed
 	egressMu.Unlock()
 	st, err := egressFor(env, sb)
 	if err != nil {
@@ -237,9 +234,10 @@ func egressServe(ctx context.Context, env Env, sb SandboxRef, conn net.Conn) {
 func egressRemoved(ctx context.Context, env Env, name string) error {
 	egressMu.Lock()
 	defer egressMu.Unlock()
-	if st, ok := egressByBox[name]; ok {
-		st.log.Close()
-		delete(egressByBox, name)
+	delete(egressByBox, name)
+	if l, ok := egressLogs[name]; ok {
+		l.Close()
+		delete(egressLogs, name)
 	}
 	return nil
 }
