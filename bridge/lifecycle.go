@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
@@ -252,6 +254,15 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 	}
 	d.refreshSSHFiles()
 
+	// Fail fast (before a guest exists) when a host port is taken.
+	for _, pt := range st.Ports {
+		addr := net.JoinHostPort(pt.Bind, strconv.Itoa(pt.Host))
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, failf(protocol.CodeFailed, err, "port %q: cannot listen on %s (in use?)", pt.Name, addr)
+		}
+		l.Close()
+	}
 	spec, err := d.buildSpec(st, sbc, hostPEM)
 	if err != nil {
 		return nil, err
