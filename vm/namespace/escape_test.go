@@ -348,6 +348,8 @@ func TestEscapeDirectMode(t *testing.T) {
 	shouldFail(t, cl, "git config", "git -C /workspace config core.hooksPath /tmp")
 	shouldFail(t, cl, "replace .git/config", "cp /workspace/.git/config /tmp/c && mv /tmp/c /workspace/.git/config")
 	shouldFail(t, cl, "swap .git away", "mv /workspace/.git /workspace/.git-old")
+	shouldFail(t, cl, "hardlink .git/config into the writable tree", "ln /workspace/.git/config /workspace/cfg && echo x >> /workspace/cfg")
+	shouldFail(t, cl, "move a hook in", "echo '#!/bin/sh' > /workspace/h && chmod +x /workspace/h && mv /workspace/h /workspace/.git/hooks/pre-commit")
 	shouldFail(t, cl, "read a hidden file", "cat /workspace/.env | grep SECRET")
 	shouldFail(t, cl, "read a hidden glob", "grep KEY /workspace/config/key.pem")
 	shouldFail(t, cl, "remove a hidden file", "rm -f /workspace/.env")
