@@ -143,13 +143,6 @@ func TestSignerInSandbox(t *testing.T) {
 	})
 
 	t.Run("unix-socket", func(t *testing.T) {
-		if strings.Contains(h.BridgeLog(), "service=signer-unix addr=/run/airlock/signer.sock err=") {
-			// Known: in the namespace backend the guest sshd runs as the agent
-			// and /run/airlock is root's 0755, so the streamlocal forward
-			// cannot bind there (reported to the namespace/sshd owners).
-			// gitsign falls back to 127.0.0.1:8550 meanwhile.
-			t.Skip("bridge could not open /run/airlock/signer.sock in the guest (sshd refused the streamlocal forward)")
-		}
 		out, e, code := h.Exec(t, name, "curl", "-sS", "--unix-socket", "/run/airlock/signer.sock", "-H", "content-type: application/json",
 			"-d", `{"jsonrpc":"2.0","id":1,"method":"eth_accounts","params":[]}`, "http://signer/")
 		if code != 0 || !strings.Contains(out, strings.ToLower(pubs["wallet"].Address)) {
