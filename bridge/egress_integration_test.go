@@ -213,6 +213,31 @@ hosts = {
 			t.Fatalf("clone config: %s", out)
 		}
 	})
+	t.Run("denied-notification", func(t *testing.T) {
+		c := h.Client(t)
+		got := make(chan protocol.EgressDecision, 100)
+		c.OnNotify(func(m string, p json.RawMessage) {
+			var d protocol.EgressDecision
+			if m == protocol.NotifyEgressDenied && json.Unmarshal(p, &d) == nil {
+				got <- d
+			}
+		})
+		if err := c.Call(t.Context(), protocol.MethodSubscribe, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		sh(`curl -sS -o /dev/null https://notify-me.example/`)
+		deadline := time.After(15 * time.Second)
+		for {
+			select {
+			case d := <-got:
+				if d.Host == "notify-me.example" && d.Sandbox == name && d.Verdict == "deny" && d.Rule == "default-deny" {
+					return
+				}
+			case <-deadline:
+				t.Fatal("no egress.denied notification")
+			}
+		}
+	})
 	t.Run("refusals", func(t *testing.T) {
 		cases := []struct{ script, want string }{
 			{`curl -sS -v https://bad.test:` + port + `/ 2>&1`, "X-Airlock-Denied: deny bad.test"},
