@@ -109,7 +109,7 @@ func decodeGit(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	op.Operation = "git"
 	op.Key = keyName
 	op.GitType, op.GitRef, op.GitWho = kind, ref, who
-	op.finishDigest(obj)
+	op.setPayload(obj)
 	op.sign = func(k *key, rnd io.Reader) (any, error) {
 		var priv any = k.ed
 		if k.typ == P256 {

@@ -262,7 +262,7 @@ func decodeTx(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	if len(data) >= 4 {
 		op.Selector = hexutil.Encode(data[:4])
 	}
-	op.finishDigest(sighash[:])
+	op.setPayload(sighash[:])
 	op.sign = func(k *key, _ io.Reader) (any, error) {
 		signed, err := types.SignTx(tx, signer, k.ec)
 		if err != nil {
@@ -330,7 +330,7 @@ func decodePersonal(s *Service, c *Caller, params json.RawMessage) (*Op, error) 
 	op.Key = keyName
 	op.From = c.keys[keyName].Address
 	op.Message = preview(msg)
-	op.finishDigest(digest)
+	op.setPayload(digest)
 	op.sign = func(k *key, _ io.Reader) (any, error) { return signPrefixed(k, digest) }
 	return op, nil
 }
@@ -394,7 +394,7 @@ func decodeTyped(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	if op.Domain.VerifyingContract != "" {
 		op.Domain.VerifyingContract = common.HexToAddress(op.Domain.VerifyingContract).Hex()
 	}
-	op.finishDigest(digest)
+	op.setPayload(digest)
 	op.sign = func(k *key, _ io.Reader) (any, error) { return signPrefixed(k, digest) }
 	return op, nil
 }

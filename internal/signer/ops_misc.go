@@ -170,7 +170,7 @@ func decodeJWT(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	if sub, ok := claims["sub"].(string); ok {
 		op.Subject = sub
 	}
-	op.finishDigest(body)
+	op.setPayload(body)
 	op.sign = func(k *key, _ io.Reader) (any, error) {
 		tok := jwt.NewWithClaims(method, claims)
 		tok.Header["kid"] = keyName
@@ -257,7 +257,7 @@ func decodeHMAC(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	op.Operation = "hmac"
 	op.Key = keyName
 	op.Purpose = a.Purpose
-	op.finishDigest(data)
+	op.setPayload(data)
 	op.sign = func(k *key, _ io.Reader) (any, error) {
 		m := hmac.New(sha256.New, k.mac)
 		m.Write(data)
@@ -289,7 +289,7 @@ func decodeSign(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	op.Operation = "sign"
 	op.Key = keyName
 	op.Purpose = a.Purpose
-	op.finishDigest(msg)
+	op.setPayload(msg)
 	op.sign = func(k *key, _ io.Reader) (any, error) {
 		sig := ed25519.Sign(k.ed, msg)
 		return map[string]string{

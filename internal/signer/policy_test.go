@@ -297,3 +297,52 @@ func TestBudgetSurvivesRestart(t *testing.T) {
 		t.Fatalf("next day: %v", err)
 	}
 }
+
+// TestApprovalNotSharedAcrossSandboxes: an identical request from another
+// sandbox gets its own prompt; approving one sandbox's request must not sign
+// for a sandbox the human was not shown.
+func TestApprovalNotSharedAcrossSandboxes(t *testing.T) {
+	p := &config.Policy{Name: "p", Key: "main", Operations: []string{"eth_signTransaction"}, ChainIDs: []int64{1}, Approval: "always"}
+	h := policyHarness(t, p)
+	other, err := h.svc.NewCaller("other", &config.Signer{Keys: []*config.SignerKey{{Name: "main", Ref: "k4646"}}, Policies: []*config.Policy{p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal([]any{tx(nil)})
+	done := make(chan error, 2)
+	go func() { _, err := h.svc.Call(context.Background(), h.caller, "eth_signTransaction", raw); done <- err }()
+	waitPending(t, h.queue, 1)
+	go func() { _, err := h.svc.Call(context.Background(), other, "eth_signTransaction", raw); done <- err }()
+	pending := waitPending(t, h.queue, 2)
+	if pending[0].Digest == pending[1].Digest {
+		t.Fatalf("two sandboxes' requests share a digest: %+v", pending)
+	}
+	for _, a := range pending {
+		if a.Decoded.Sandbox == "other" {
+			if err := h.queue.Decide(a.ID, a.Digest, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, a := range pending {
+		if a.Decoded.Sandbox == "sb" {
+			if err := h.queue.Decide(a.ID, a.Digest, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var allowed, denied int
+	for i := 0; i < 2; i++ {
+		switch err := <-done; {
+		case err == nil:
+			allowed++
+		case errors.Is(err, ErrDenied):
+			denied++
+		default:
+			t.Fatalf("unexpected: %v", err)
+		}
+	}
+	if allowed != 1 || denied != 1 {
+		t.Fatalf("allowed %d denied %d, want 1 and 1", allowed, denied)
+	}
+}

@@ -69,7 +69,7 @@ type TypedDomain struct {
 // Op is one decoded signing request on its way through the layers.
 type Op struct {
 	Decoded
-	Digest string // hex SHA-256 binding Decoded and the exact bytes to be signed
+	Digest string // hex SHA-256 binding Decoded (sandbox and method included) and the exact bytes to be signed
 
 	keyRef  string   // store name of the key
 	keyType KeyType  // type the operation needs
@@ -86,10 +86,18 @@ type Op struct {
 	approval  string
 }
 
-// finishDigest computes op.Digest from the decoded fields and the payload.
-func (op *Op) finishDigest(payload []byte) {
+// setPayload records the hash of the exact bytes to be signed; the decoder
+// calls it once it has built them.
+func (op *Op) setPayload(payload []byte) {
 	ps := sha256.Sum256(payload)
 	op.Payload = hex.EncodeToString(ps[:])
+}
+
+// seal computes op.Digest over every decoded field, the payload hash and
+// the sandbox and method included: Call runs it after setting them, so two
+// sandboxes sending the same request never share a digest (nor, through
+// it, an approval prompt, a denial cooldown or a budget replay entry).
+func (op *Op) seal() {
 	b, _ := json.Marshal(op.Decoded)
 	d := sha256.Sum256(b)
 	op.Digest = hex.EncodeToString(d[:])
@@ -257,6 +265,7 @@ func (s *Service) Call(ctx context.Context, c *Caller, method string, params jso
 	op.caller = c
 	op.Sandbox = c.Sandbox
 	op.Method = method
+	op.seal()
 	return s.chain.Sign(ctx, op)
 }
 
