@@ -57,17 +57,24 @@ func TestAuditSurvivesKill9(t *testing.T) {
 	}
 	for round := 0; round < 3; round++ {
 		os.Remove(filepath.Join(dir, "ready"))
+		lines := func() int {
+			b, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+			return bytes.Count(b, []byte("\n"))
+		}
+		before := lines()
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "AIRLOCK_SIGNER_AUDIT_CHILD="+dir)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < 500; i++ {
-			if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) // when waitFor fails
+		// Wait until the child has signed a few times (under -race on a
+		// loaded machine a fixed sleep after "ready" was sometimes too
+		// short), then kill it at a round-dependent point mid-loop.
+		waitFor(t, 30*time.Second, "the child to start signing", func() bool {
+			_, err := os.Stat(filepath.Join(dir, "ready"))
+			return err == nil && lines() >= before+3
+		})
 		time.Sleep(time.Duration(50+round*37) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
@@ -157,5 +164,15 @@ func TestNothingSignedWithoutAudit(t *testing.T) {
 	// The log stays broken: later requests are refused too.
 	if _, err := h.call(t, "personal_sign", "0x02", addr4646); !errors.Is(err, ErrAuditDown) {
 		t.Fatalf("second request: %v", err)
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after d.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
 	}
 }
