@@ -2,6 +2,7 @@ package sshd
 
 import (
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,5 +147,36 @@ func TestKeepalive(t *testing.T) {
 	ok, _, err := cl.SendRequest("keepalive@openssh.com", true, nil)
 	if err != nil || ok {
 		t.Errorf("keepalive@openssh.com: ok=%v err=%v (want a failure reply, like OpenSSH)", ok, err)
+	}
+}
+
+// A client that never answers keepalives is dropped.
+func TestKeepaliveDropsSilentClient(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.KeepaliveInterval = 100 * time.Millisecond; c.KeepaliveCountMax = 2 })
+	nc, err := net.Dial("tcp", ts.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	cc, _, reqs, err := gossh.NewClientConn(nc, ts.Addr, &gossh.ClientConfig{User: "tester",
+		Auth: []gossh.AuthMethod{gossh.PublicKeys(ts.ClientKey)}, HostKeyCallback: gossh.FixedHostKey(ts.HostPublic)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Take the first keepalive off the queue and never answer it.
+	select {
+	case r := <-reqs:
+		if r.Type != "keepalive@openssh.com" || !r.WantReply {
+			t.Fatalf("global request %q want-reply %v", r.Type, r.WantReply)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no server keepalive")
+	}
+	done := make(chan error, 1)
+	go func() { done <- cc.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("silent client not dropped")
 	}
 }

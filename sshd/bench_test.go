@@ -180,7 +180,7 @@ LogLevel ERROR
 		return r
 	}
 	results := []result{
-		measure("ssh host true (latency, median of 15)", 15, false, func(h string) func() { return ssh(h, "", "true") }),
+		measure("ssh host true (latency, median of 11)", 11, false, func(h string) func() { return ssh(h, "", "true") }),
 		measure("exec down 256 MiB (best of 3)", 3, true, func(h string) func() {
 			return ssh(h, "", "head -c 268435456 /dev/zero")
 		}),
