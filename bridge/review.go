@@ -268,7 +268,12 @@ func reviewList(ctx context.Context, env Env, params json.RawMessage) (any, erro
 		return nil, reviewErr(env, p.Name, "review", err)
 	}
 	out := ReviewResultToWire(res)
-	env.Logger().Info("review", "sandbox", p.Name, "high", out.Summary.High, "medium", out.Summary.Medium, "files", out.Summary.Files)
+	steps := make([]string, 0, len(res.Steps))
+	for _, s := range res.Steps {
+		steps = append(steps, s.Name+"="+s.Dur.Round(time.Millisecond).String())
+	}
+	env.Logger().Info("review", "sandbox", p.Name, "high", out.Summary.High, "medium", out.Summary.Medium,
+		"files", out.Summary.Files, "steps", strings.Join(steps, " "))
 	return out, nil
 }
 

@@ -236,6 +236,11 @@ func TestDirectModeReviewAndRevert(t *testing.T) {
 	ctx := context.Background()
 	repo := hostRepo(t)
 	writeFile(t, repo+"/notes.txt", "untracked at start\n", 0o644)
+	// Editor and agent dirs ignored by the project: in direct mode they are
+	// live on the host, so review must still see changes in them.
+	writeFile(t, repo+"/.gitignore", ".vscode/\n.claude/\nnode_modules/\n", 0o644)
+	writeFile(t, repo+"/.vscode/settings.json", `{"editor.tabSize": 2}`, 0o644)
+	writeFile(t, repo+"/node_modules/x/package.json", `{"scripts":{"postinstall":"x"}}`, 0o644)
 	markers := t.TempDir()
 	t.Setenv("MARKER_DIR", markers)
 	tg := &Target{Name: "d", Mode: ModeDirect, Repo: repo, StateDir: t.TempDir(), Hide: []string{".env"}}
@@ -248,6 +253,7 @@ func TestDirectModeReviewAndRevert(t *testing.T) {
 	writeFile(t, repo+"/.gitattributes", "* filter=evil\n", 0o644)
 	runGit(t, repo, "config", "filter.evil.clean", "touch "+markers+"/filter-ran; cat")
 	os.Link(filepath.Join(repo, "README.md"), filepath.Join(repo, "docs-link.md"))
+	writeFile(t, repo+"/node_modules/y/package.json", `{"scripts":{"postinstall":"y"}}`, 0o644)
 
 	res, err := Review(ctx, tg)
 	if err != nil {
@@ -258,6 +264,9 @@ func TestDirectModeReviewAndRevert(t *testing.T) {
 	for _, r := range res.Reports {
 		for _, f := range r.Findings {
 			hard = hard || f.Rule == "FS-HARDLINK"
+		}
+		if strings.HasPrefix(r.File.Path, "node_modules/") {
+			t.Errorf("ignored dependency tree scanned: %s", r.File.Path)
 		}
 		if r.File.Path == "notes.txt" {
 			t.Errorf("untracked file present at baseline reported as changed")

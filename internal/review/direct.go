@@ -39,11 +39,60 @@ func (t *Target) writeTree(ctx context.Context, index string) (string, error) {
 	if _, err := g.run(ctx, args...); err != nil {
 		return "", fmt.Errorf("stage the workspace: %w", err)
 	}
+	if err := t.stageIgnoredRisky(ctx, g); err != nil {
+		return "", err
+	}
 	out, err := g.run(ctx, append(append([]string{}, privFlags...), "write-tree")...)
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// riskyIgnored are paths that can run code on the host and that projects
+// often list in .gitignore (.vscode/, .idea/, .envrc, ...). In direct mode
+// the live folder is what the host uses, so these are staged even when
+// ignored: otherwise an agent could add ".vscode/" to .gitignore and plant a
+// task unseen.
+var riskyIgnored = []string{".vscode/**", ".idea/**", ".zed/**", ".fleet/**", ".claude/**", ".cursor/**", ".codex/**",
+	".gemini/**", ".windsurf/**", ".continue/**", ".roo/**", ".devcontainer/**", ".devcontainer.json", ".github/**", ".husky/**",
+	".githooks/**", ".cargo/**", ".mvn/**", ".yarn/releases/**", ".yarn/plugins/**", "**/.envrc", "**/.npmrc", "**/.yarnrc",
+	"**/.yarnrc.yml", "**/.mcp.json", "**/.pnpmfile.cjs", "**/.pnp.cjs", "*.code-workspace", "**/AGENTS.md", "**/CLAUDE.md",
+	"**/CLAUDE.local.md", "**/GEMINI.md", "**/.cursorrules", "**/.windsurfrules", ".pre-commit-config.yaml", ".tool-versions",
+	"**/mise.toml", "**/.mise.toml", "**/mise.local.toml", "**/.mise.local.toml", "**/Makefile", "**/package.json",
+	"**/sitecustomize.py", "**/*.pth", "**/conftest.py", "**/sandbox.hcl", "**/bunfig.toml", ".gitattributes", ".gitmodules"}
+
+// maxRiskyIgnored caps how many ignored files are force-staged.
+const maxRiskyIgnored = 2000
+
+func (t *Target) stageIgnoredRisky(ctx context.Context, g gitCmd) error {
+	args := append(append([]string{}, privFlags...), "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--")
+	for _, p := range riskyIgnored {
+		args = append(args, ":(glob)"+p)
+	}
+	args = append(args, ":(exclude,glob)**/node_modules/**", ":(exclude,glob)**/vendor/**")
+	args = append(args, hidePathspecs(t.Hide)...)
+	out, err := g.run(ctx, args...)
+	if err != nil {
+		return fmt.Errorf("list ignored files: %w", err)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	list := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if len(list) > maxRiskyIgnored {
+		list = list[:maxRiskyIgnored]
+	}
+	var in strings.Builder
+	for _, p := range list {
+		in.WriteString(":(literal)" + p + "\x00")
+	}
+	g.stdin = strings.NewReader(in.String())
+	_, err = g.run(ctx, append(append([]string{}, privFlags...), "add", "-f", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")...)
+	if err != nil {
+		return fmt.Errorf("stage ignored files: %w", err)
+	}
+	return nil
 }
 
 func directBaseline(ctx context.Context, t *Target, s *state) error {
