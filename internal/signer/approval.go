@@ -42,7 +42,7 @@ type Queue struct {
 
 	mu      sync.Mutex // guards pending and denied
 	pending map[string]*pendingApproval
-	denied  map[string]time.Time // digest → when denied
+	denied  map[string]time.Time // digest → when denied; pruned past Cooldown
 }
 
 type pendingApproval struct {
@@ -82,6 +82,13 @@ func (q *Queue) Approve(ctx context.Context, op *Op) error {
 	q.mu.Lock()
 	if q.pending == nil {
 		q.pending, q.denied = map[string]*pendingApproval{}, map[string]time.Time{}
+	}
+	// Forget denials past the cooldown: a sandbox sending ever new requests
+	// and hanging up must not grow the map for the bridge's lifetime.
+	for d, t := range q.denied {
+		if now.Sub(t) >= cooldown {
+			delete(q.denied, d)
+		}
 	}
 	if t, ok := q.denied[op.Digest]; ok && now.Sub(t) < cooldown {
 		q.mu.Unlock()

@@ -346,3 +346,38 @@ func TestApprovalNotSharedAcrossSandboxes(t *testing.T) {
 		t.Fatalf("allowed %d denied %d, want 1 and 1", allowed, denied)
 	}
 }
+
+// TestApprovalDeniedForgotten: denials older than the cooldown are dropped,
+// so requests a sandbox abandons do not accumulate in the queue.
+func TestApprovalDeniedForgotten(t *testing.T) {
+	h := policyHarness(t, &config.Policy{Name: "p", Key: "main", Operations: []string{"eth_signTransaction"},
+		ChainIDs: []int64{1}, Approval: "always"})
+	for i := 0; i < 5; i++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		raw, _ := json.Marshal([]any{tx(func(m map[string]any) { m["nonce"] = fmt.Sprintf("0x%x", i) })})
+		done := make(chan error, 1)
+		go func() { _, err := h.svc.Call(ctx, h.caller, "eth_signTransaction", raw); done <- err }()
+		waitPending(t, h.queue, 1)
+		cancel() // the sandbox hangs up: a denial
+		if err := <-done; !errors.Is(err, ErrDenied) {
+			t.Fatalf("abandoned request: %v", err)
+		}
+	}
+	h.queue.mu.Lock()
+	n := len(h.queue.denied)
+	h.queue.mu.Unlock()
+	if n != 5 {
+		t.Fatalf("%d denials remembered within the cooldown, want 5", n)
+	}
+	h.now = h.now.Add(2 * time.Minute)
+	h.queue.Timeout = 30 * time.Millisecond
+	if _, err := h.call(t, "eth_signTransaction", tx(func(m map[string]any) { m["nonce"] = "0x0" })); !errors.Is(err, ErrApprovalTimeout) {
+		t.Fatalf("after the cooldown: %v", err)
+	}
+	h.queue.mu.Lock()
+	n = len(h.queue.denied)
+	h.queue.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d denials remembered after the cooldown, want 1 (the timeout just now)", n)
+	}
+}
