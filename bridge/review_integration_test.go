@@ -286,3 +286,44 @@ func runCmd(dir, name string, args ...string) ([]byte, error) {
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e")
 	return cmd.CombinedOutput()
 }
+
+func TestReviewMountlessInSandbox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration")
+	}
+	h := bridgetest.New(t)
+	repo := reviewRepo(t) // the sandbox.hcl's repo: where the branch lands
+	name := h.Up(t, fmt.Sprintf(reviewHCL, "rvm", "mountless"), repo)
+	script := `set -e
+cd /workspace
+git rev-parse --git-dir >/dev/null 2>&1 || git init -q
+mkdir -p src && echo 'package main' > src/main.go
+printf '#!/bin/sh\nid\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit
+`
+	if out, e, code := h.Exec(t, name, "sh", "-c", script); code != 0 {
+		t.Fatalf("agent: %d %s %s", code, out, e)
+	}
+	out, e, code := h.Airlock(t, "review", name, "--json")
+	if code != 3 {
+		t.Fatalf("review: %d %s\n%s", code, e, h.BridgeLog())
+	}
+	var res protocol.ReviewResult
+	json.Unmarshal([]byte(out), &res)
+	checkFlags(t, &res, map[string]string{".git/hooks/pre-commit": "GIT-HOOK"})
+	found := false
+	for _, f := range res.Files {
+		found = found || (f.Path == "src/main.go" && f.Status == "added")
+	}
+	if !found {
+		t.Errorf("src/main.go not reported as added: %+v", res.Files)
+	}
+	if o, e, code := h.Airlock(t, "apply", name, "--accept", "GIT-HOOK", "--branch", "agent/work"); code != 0 {
+		t.Fatalf("apply: %d %s %s", code, o, e)
+	}
+	if got := hostGit(t, repo, "show", "agent/work:src/main.go"); got != "package main\n" {
+		t.Errorf("branch content: %q", got)
+	}
+	if got := hostGit(t, repo, "rev-parse", "--abbrev-ref", "HEAD"); strings.TrimSpace(got) != "main" {
+		t.Errorf("apply moved HEAD: %s", got)
+	}
+}
