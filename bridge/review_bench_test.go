@@ -59,6 +59,9 @@ func BenchmarkReviewInSandbox(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric((review / time.Duration(b.N)).Seconds(), "s/review")
+			if os.Getenv("REVIEW_BENCH_LOG") != "" {
+				b.Log(h.BridgeLog())
+			}
 			b.ReportMetric(float64(review)/float64(anchor), "x-exec-git-status")
 		})
 	}
