@@ -76,8 +76,13 @@ func diffTrees(ctx context.Context, g gitCmd, a, b string) ([]rawEntry, error) {
 	return es, nil
 }
 
-// maxScanBytes bounds the content read per file for scanning.
-const maxScanBytes = 4 << 20
+// maxScanBytes bounds the content read per file for scanning, and
+// maxScanTotal the content held for one review (files past it are reported
+// as not scanned).
+const (
+	maxScanBytes = 4 << 20
+	maxScanTotal = 256 << 20
+)
 
 // blobReader reads blobs through one `git cat-file --batch` process.
 type blobReader struct {
@@ -152,18 +157,27 @@ func filesFromDiff(ctx context.Context, g gitCmd, es []rawEntry) ([]*File, error
 	}
 	defer br.close()
 	files := make([]*File, 0, len(es))
+	budget := int64(maxScanTotal) // content held in memory for one scan
+	limit := func() int64 {
+		if budget <= 0 {
+			return 0
+		}
+		return min(maxScanBytes, budget)
+	}
 	for _, e := range es {
 		f := &File{Path: e.path, OldMode: e.oldMode, NewMode: e.newMode, Size: -1}
 		if e.oldMode != 0 && e.oldMode != ModeGitlink && e.oldOID != zeroOID {
-			if f.Old, _, err = br.read(e.oldOID, maxScanBytes); err != nil {
+			if f.Old, _, err = br.read(e.oldOID, limit()); err != nil {
 				return nil, fmt.Errorf("read %s: %w", e.path, err)
 			}
+			budget -= int64(len(f.Old))
 		}
 		if e.newMode != 0 && e.newMode != ModeGitlink && e.newOID != zeroOID {
-			if f.New, f.Size, err = br.read(e.newOID, maxScanBytes); err != nil {
+			if f.New, f.Size, err = br.read(e.newOID, limit()); err != nil {
 				return nil, fmt.Errorf("read %s: %w", e.path, err)
 			}
-			f.Truncated = f.New == nil
+			budget -= int64(len(f.New))
+			f.Truncated = f.New == nil && f.Size > 0
 		}
 		files = append(files, f)
 	}

@@ -56,9 +56,14 @@ func ReadMeta(fsys MetaFS) (Meta, error) {
 }
 
 type metaWalker struct {
-	fs MetaFS
-	m  Meta
+	fs    MetaFS
+	m     Meta
+	bytes int64 // content read so far
 }
+
+// maxMetaTotal bounds the content one walk reads (a .git replaced by a
+// symlink to somewhere big must not exhaust memory).
+const maxMetaTotal = 32 << 20
 
 // repo walks one git dir (the main one, a module's or a worktree's).
 func (w *metaWalker) repo(dir string, depth int) error {
@@ -197,7 +202,7 @@ func (w *metaWalker) file(p string) error {
 		if fi.Mode().Perm()&0o111 != 0 {
 			mode = ModeExec
 		}
-		if fi.Size() > maxMetaBytes {
+		if fi.Size() > maxMetaBytes || w.bytes+fi.Size() > maxMetaTotal {
 			w.m[key] = MetaEntry{Mode: mode, Big: true, Data: []byte(fmt.Sprintf("size %d", fi.Size()))}
 			return nil
 		}
@@ -210,6 +215,7 @@ func (w *metaWalker) file(p string) error {
 		if err != nil {
 			return fmt.Errorf("read %s: %w", key, err)
 		}
+		w.bytes += int64(len(data))
 		w.m[key] = MetaEntry{Mode: mode, Data: data}
 	default: // fifos, devices: record that something odd is there
 		w.m[key] = MetaEntry{Mode: ModeFile, Data: []byte("special file " + fi.Mode().String())}

@@ -115,7 +115,7 @@ func setuid() Matcher {
 
 func large(limit int64) Matcher {
 	return func(f *File, _ *scanCtx) []Hit {
-		if f.NewMode != 0 && f.Size > limit {
+		if f.NewMode != 0 && (f.Size > limit || f.Truncated) {
 			return []Hit{{Detail: fmt.Sprintf("%d bytes", f.Size)}}
 		}
 		return nil

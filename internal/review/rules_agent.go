@@ -121,7 +121,7 @@ func fsRules() []*Rule {
 			Match: hardlink()},
 		{ID: "FS-SETUID", Severity: High, Reason: "The file has the setuid/setgid bit.",
 			Match: setuid()},
-		{ID: "FS-LARGE", Severity: Medium, Reason: "A very large file was added or changed; it was not scanned.",
+		{ID: "FS-LARGE", Severity: Medium, Reason: "A very large file (or one past the scan budget) was added or changed; it was not scanned.",
 			Match: large(10 << 20)},
 		{ID: "IGNORE-ADD", Severity: Info, Reason: "New ignore patterns hide files from git status and from review.",
 			Paths: []string{".gitignore", ".ignore", ".rgignore"}, Match: lineRe(`^[^#\s].*`)},
