@@ -1,7 +1,9 @@
 package signer
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -86,4 +88,66 @@ func TestEndpointWithNpmCheckers(t *testing.T) {
 			t.Errorf("GET: %d", resp.StatusCode)
 		}
 	}
+}
+
+// TestEndpointConnLimit: a sandbox's connections beyond MaxConns are closed
+// at once; a slot frees when a connection ends.
+func TestEndpointConnLimit(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	h.svc.MaxConns = 2
+	serve := func() (net.Conn, chan struct{}) {
+		client, server := net.Pipe()
+		done := make(chan struct{})
+		go func() { h.svc.ServeConn(t.Context(), "sb", nil, server); close(done) }()
+		return client, done
+	}
+	waitDone := func(done chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: ServeConn did not return", what)
+		}
+	}
+	c1, d1 := serve()
+	defer c1.Close()
+	c2, _ := serve()
+	defer c2.Close()
+	for h.svc.connsOf("sb") < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	c3, d3 := serve()
+	defer c3.Close()
+	waitDone(d3, "third connection")
+	if _, err := c3.Read(make([]byte, 1)); err == nil {
+		t.Fatal("third connection still open")
+	}
+	// Another sandbox has its own allowance.
+	o, od := net.Pipe()
+	defer o.Close()
+	go h.svc.ServeConn(t.Context(), "other", nil, od)
+	for h.svc.connsOf("other") < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	c1.Close()
+	waitDone(d1, "closed connection")
+	c4, _ := serve()
+	defer c4.Close()
+	req := `{"jsonrpc":"2.0","id":1,"method":"airlock_keys"}`
+	go fmt.Fprintf(c4, "POST / HTTP/1.1\r\nHost: signer\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(req), req)
+	resp, err := http.ReadResponse(bufio.NewReader(c4), nil)
+	if err != nil {
+		t.Fatalf("fourth connection after one closed: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("fourth connection: HTTP %d", resp.StatusCode)
+	}
+}
+
+// connsOf is the number of open endpoint connections of sandbox.
+func (s *Service) connsOf(sandbox string) int {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	return s.conns[sandbox]
 }

@@ -24,9 +24,22 @@ const MaxBody = 1 << 20
 // maxBatch bounds the number of calls in one batch.
 const maxBatch = 64
 
+// DefaultMaxConns bounds one sandbox's concurrent endpoint connections
+// when Service.MaxConns is 0. Each may hold a MaxBody request in memory, so
+// without a bound a sandbox opening connections without end could exhaust
+// the bridge's memory.
+const DefaultMaxConns = 32
+
 // ServeConn serves HTTP JSON-RPC on conn for sandbox until the peer closes it
-// or ctx ends. cfg is the sandbox's approved signer block.
+// or ctx ends. cfg is the sandbox's approved signer block. A connection
+// beyond the sandbox's MaxConns is closed at once.
 func (s *Service) ServeConn(ctx context.Context, sandbox string, cfg *config.Signer, conn net.Conn) {
+	if !s.acquireConn(sandbox) {
+		s.Log.Warn("signer connection refused: too many open", "sandbox", sandbox)
+		conn.Close()
+		return
+	}
+	defer s.releaseConn(sandbox)
 	c, err := s.NewCaller(sandbox, cfg)
 	var h http.Handler
 	if err != nil {
@@ -196,3 +209,28 @@ func (l *connListener) Close() error {
 }
 
 func (l *connListener) Addr() net.Addr { return l.conn.LocalAddr() }
+
+func (s *Service) acquireConn(sandbox string) bool {
+	max := s.MaxConns
+	if max <= 0 {
+		max = DefaultMaxConns
+	}
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.conns == nil {
+		s.conns = map[string]int{}
+	}
+	if s.conns[sandbox] >= max {
+		return false
+	}
+	s.conns[sandbox]++
+	return true
+}
+
+func (s *Service) releaseConn(sandbox string) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.conns[sandbox]--; s.conns[sandbox] <= 0 {
+		delete(s.conns, sandbox)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"math/big"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
@@ -161,9 +162,14 @@ type Service struct {
 	Clock    func() time.Time
 	Rand     io.Reader
 	Log      *slog.Logger
+	// MaxConns bounds each sandbox's concurrent endpoint connections;
+	// 0 means DefaultMaxConns.
+	MaxConns int
 
 	chain  Signer
 	ledger *ledger
+	connMu sync.Mutex     // guards conns
+	conns  map[string]int // open endpoint connections by sandbox
 }
 
 // Init builds the layer chain; call once before use.
