@@ -44,9 +44,12 @@ func BenchmarkLifecycle(b *testing.B) {
 			return time.Since(t0)
 		}
 		var anchor, up, stop, start []time.Duration
+		var upCPU time.Duration
 		for i := 0; i < n; i++ {
 			anchor = append(anchor, run("ls"))
+			c0 := procCPU(h.BridgePID())
 			up = append(up, run("up", "--yes", "-f", file))
+			upCPU += procCPU(h.BridgePID()) - c0
 			stop = append(stop, run("stop", "bench"))
 			start = append(start, run("start", "bench"))
 			run("rm", "bench")
@@ -56,7 +59,8 @@ func BenchmarkLifecycle(b *testing.B) {
 			mode, n, a.Round(time.Millisecond), median(up).Round(time.Millisecond), p90(up).Round(time.Millisecond), float64(median(up))/float64(a),
 			median(stop).Round(time.Millisecond), float64(median(stop))/float64(a),
 			median(start).Round(time.Millisecond), p90(start).Round(time.Millisecond), float64(median(start))/float64(a))
-		b.Logf("%-9s bridge-side split of up (p50 over this mode's runs): %s", mode, upSplit(h.BridgeLog(), n))
+		b.Logf("%-9s bridge-side split of up (p50 over this mode's runs): %s; bridge process CPU per up (mean): %v",
+			mode, upSplit(h.BridgeLog(), n), (upCPU / n).Round(100*time.Microsecond))
 		b.ReportMetric(float64(median(up).Microseconds())/1000, mode+"-up-p50-ms")
 		b.ReportMetric(float64(median(start).Microseconds())/1000, mode+"-start-p50-ms")
 	}
@@ -91,6 +95,20 @@ func upSplit(log string, n int) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// procCPU returns user+system CPU time of pid (clock ticks at 100 Hz).
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	var ut, st int64
+	fmt.Sscan(f[11], &ut)
+	fmt.Sscan(f[12], &st)
+	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
 func gitInit(tb testing.TB, dir string) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -72,6 +73,13 @@ func Run(ctx context.Context, home string, stderr io.Writer) error {
 		return err
 	}
 
+	// AIRLOCK_BRIDGE_CPUPROFILE=FILE writes a CPU profile until the bridge exits.
+	if f := os.Getenv("AIRLOCK_BRIDGE_CPUPROFILE"); f != "" {
+		if pf, err := os.Create(f); err == nil {
+			pprof.StartCPUProfile(pf)
+			defer func() { pprof.StopCPUProfile(); pf.Close() }()
+		}
+	}
 	d, err := New(Options{Home: home, Logger: log})
 	if err != nil {
 		return err
