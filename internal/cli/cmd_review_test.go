@@ -1,0 +1,31 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
+)
+
+func TestPrintReview(t *testing.T) {
+	var b bytes.Buffer
+	printReview(&b, &protocol.ReviewResult{Sandbox: "demo", Mode: "clone", Base: "0123456789abcdef0123", Snapshot: "fedcba9876543210fedc",
+		Files: []protocol.ReviewFile{
+			{Path: ".git/hooks/post-checkout", Status: "added", NewMode: "100755", Flags: []protocol.Flag{{Rule: "GIT-HOOK", Severity: "high", Reason: "A git hook runs.", Detail: "post-checkout 100755"}}},
+			{Path: "evil\x1b[2Jname", Status: "modified", OldMode: "100644", NewMode: "100755", Flags: []protocol.Flag{{Rule: "FS-EXEC", Severity: "high", Line: 3, Reason: "r."}}},
+		},
+		Summary: protocol.ReviewSummary{High: 2, Files: 2}})
+	out := b.String()
+	t.Log("\n" + out)
+	for _, want := range []string{"sandbox demo (clone mode): base 0123456789ab, reviewed fedcba987654",
+		"added    .git/hooks/post-checkout  100755", "HIGH   GIT-HOOK  A git hook runs. [post-checkout 100755]",
+		"evil?[2Jname  100644->100755", "FS-EXEC:3", "2 files changed: 2 high, 0 medium, 0 info"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	if strings.ContainsRune(out, 0x1b) {
+		t.Error("escape character reached the terminal")
+	}
+}
