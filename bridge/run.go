@@ -93,6 +93,7 @@ func Run(ctx context.Context, home string, stderr io.Writer) error {
 	defer signal.Stop(sigs)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- d.Serve(l) }()
+	ppid, _ := strconv.Atoi(os.Getenv("AIRLOCK_BRIDGE_PARENT"))
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
 	for {
@@ -115,6 +116,17 @@ func Run(ctx context.Context, home string, stderr io.Writer) error {
 			d.Close()
 			return nil
 		case <-tick.C:
+			// AIRLOCK_BRIDGE_PARENT=PID (set by bridgetest): when that process is
+			// gone (a test binary killed on timeout), stop its sandboxes and exit.
+			if ppid > 0 && unix.Kill(ppid, 0) == unix.ESRCH {
+				log.Warn("parent process gone; stopping sandboxes", "parent", ppid)
+				l.Close()
+				sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				d.StopAll(sctx)
+				cancel()
+				d.Close()
+				return errors.New("parent process gone; exiting")
+			}
 			// Orphan watchdog: if our socket was removed or replaced, nobody
 			// can reach us; if the whole home is gone, its sandboxes must go too.
 			cur, err := os.Stat(p.sock())

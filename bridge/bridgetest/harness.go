@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -102,6 +103,7 @@ func New(t testing.TB) *Harness {
 		"AIRLOCK_AGENT="+filepath.Join(bin, "airlock-agent"),
 		"AIRLOCK_BIN="+filepath.Join(bin, "airlock"),
 		"HOME="+h.userDir,
+		"AIRLOCK_BRIDGE_PARENT="+strconv.Itoa(os.Getpid()), // no leaked sandboxes if the test binary dies
 		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 	)
 	t.Cleanup(func() {
