@@ -179,6 +179,7 @@ func egressPrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) e
 		if !store.Has(c.Secret) {
 			env.Logger().Warn("egress: credential secret is not set; requests using it will be refused",
 				"sandbox", sb.Name(), "credential", c.Name, "secret", c.Secret)
+			Warn(ctx, fmt.Sprintf("credential %q: secret %q is not in your store (`airlock secret set %s`); requests that need it are refused", c.Name, c.Secret, c.Secret))
 		}
 	}
 	caPEM := st.proxyCA()

@@ -99,3 +99,32 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Warnings of one operation (e.g. `airlock up`): features call Warn from
+// their hooks and the user sees each line, instead of it only reaching the log.
+type warningsKey struct{}
+
+type warningSink struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// withWarnings returns a ctx collecting Warn lines and a func reading them.
+func withWarnings(ctx context.Context) (context.Context, func() []string) {
+	s := &warningSink{}
+	return context.WithValue(ctx, warningsKey{}, s), func() []string {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return append([]string(nil), s.lines...)
+	}
+}
+
+// Warn shows line to the user of the operation ctx belongs to (one line,
+// no secrets); without a collector it is dropped, so callers log as well.
+func Warn(ctx context.Context, line string) {
+	if s, ok := ctx.Value(warningsKey{}).(*warningSink); ok {
+		s.mu.Lock()
+		s.lines = append(s.lines, line)
+		s.mu.Unlock()
+	}
+}

@@ -169,6 +169,7 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
+	ctx, featureWarnings := withWarnings(ctx)
 	sb, err := d.create(ctx, f, sbc, beName)
 	if err != nil {
 		return nil, err
@@ -177,6 +178,7 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 	if warn != "" {
 		res.Warnings = append(res.Warnings, warn)
 	}
+	res.Warnings = append(res.Warnings, featureWarnings()...)
 	res.Warnings = append(res.Warnings, sb.warnings()...)
 	return res, nil
 }

@@ -140,6 +140,12 @@ func signerPrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) e
 	if cfg == nil || cfg.Signer == nil {
 		return nil
 	}
+	keys := &signer.Store{Dir: filepath.Join(env.Home(), "keys")}
+	for _, k := range cfg.Signer.Keys {
+		if _, err := keys.Info(k.Ref); err != nil {
+			Warn(ctx, fmt.Sprintf("signer: key %q (ref %q) is not in your store (`airlock key new %s` or `airlock key import %s`); requests for it are refused", k.Name, k.Ref, k.Ref, k.Ref))
+		}
+	}
 	if spec.Env == nil {
 		spec.Env = map[string]string{}
 	}

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
+
+	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/airlock-sandbox/airlock/bridge"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
@@ -26,7 +29,11 @@ func runBridge(e *Env, args []string) error {
 			return nil // nothing running
 		}
 		defer c.Close()
-		return rpcErr(c.Call(context.Background(), protocol.MethodShutdown, struct{}{}, nil))
+		err = c.Call(context.Background(), protocol.MethodShutdown, struct{}{}, nil)
+		if errors.Is(err, jsonrpc2.ErrClosed) {
+			return nil // it exited before its reply reached us: what we asked for
+		}
+		return rpcErr(err)
 	}
 	return bridge.Run(context.Background(), e.Home(), e.Stderr)
 }

@@ -139,6 +139,9 @@ func runUp(e *Env, args []string) error {
 		return rpcErr(err)
 	}
 	for _, w := range res.Warnings {
+		if !strings.HasPrefix(w, "warning: ") {
+			w = "warning: " + w
+		}
 		fmt.Fprintln(e.Stderr, w)
 	}
 	fmt.Fprintln(e.Stdout, res.Sandbox.Name)
