@@ -182,9 +182,13 @@ func (d *Daemon) Serve(l net.Listener) error {
 			}
 			return err
 		}
-		conn := jsonrpc2.NewConn(d.ctx, jsonrpc2.NewBufferedStream(c, jsonrpc2.VSCodeObjectCodec{}), h)
+		// Requests run under the connection's context: a client that goes
+		// away (Ctrl-C on `airlock exec`, a closed editor) cancels them.
+		cctx, cancel := context.WithCancel(d.ctx)
+		conn := jsonrpc2.NewConn(cctx, jsonrpc2.NewBufferedStream(c, jsonrpc2.VSCodeObjectCodec{}), h)
 		go func() {
 			<-conn.DisconnectNotify()
+			cancel()
 			d.mu.Lock()
 			delete(d.subs, conn)
 			d.mu.Unlock()

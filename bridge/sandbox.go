@@ -316,17 +316,34 @@ func (sb *sandbox) openGuestServices(s *session, c *ssh.Client) (warns []string)
 		go func(l net.Listener) {
 			defer s.wg.Done()
 			go func() { <-s.ctx.Done(); l.Close() }()
+			slots := make(chan struct{}, maxGuestServiceConns)
 			for {
 				conn, err := l.Accept()
 				if err != nil {
 					return
 				}
-				go gs.Serve(s.ctx, sb.d, sb, conn)
+				select {
+				case slots <- struct{}{}:
+				default:
+					// The guest holds too many open: refuse rather than let
+					// it grow the bridge's goroutines and memory without bound.
+					sb.d.log.Warn("guest service connection refused: limit reached", "sandbox", sb.name, "service", gs.Name, "limit", maxGuestServiceConns)
+					conn.Close()
+					continue
+				}
+				go func() {
+					defer func() { <-slots }()
+					gs.Serve(s.ctx, sb.d, sb, conn)
+				}()
 			}
 		}(o.l)
 	}
 	return warns
 }
+
+// maxGuestServiceConns caps the connections one guest service holds open
+// for one sandbox at a time; features may enforce tighter limits themselves.
+const maxGuestServiceConns = 256
 
 // warnings returns the current session's warning lines.
 func (sb *sandbox) warnings() []string {
