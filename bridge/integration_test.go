@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlock-sandbox/airlock/bridge/bridgetest"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 )
 
 // gitRepo makes a small git repository to use as a workspace.
@@ -244,7 +245,7 @@ func TestOpenSSHClient(t *testing.T) {
 		t.Skip("integration")
 	}
 	if _, err := exec.LookPath("ssh"); err != nil {
-		t.Skip("no ssh client")
+		testenv.Missing(t, "no ssh client")
 	}
 	h := bridgetest.New(t)
 	name := h.Up(t, fmt.Sprintf(directHCL, "osh", ""), gitRepo(t))
@@ -290,7 +291,7 @@ func TestPortForward(t *testing.T) {
 		t.Skip("integration")
 	}
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3 for the in-guest server")
+		testenv.Missing(t, "no python3 for the in-guest server")
 	}
 	h := bridgetest.New(t)
 	repo := gitRepo(t)

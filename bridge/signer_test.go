@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-sandbox/airlock/bridge/bridgetest"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/signer"
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 )
 
 const sbPass = "in-sandbox-test-passphrase"
@@ -99,10 +100,10 @@ func TestSignerInSandbox(t *testing.T) {
 	}
 	checkers, _ := filepath.Abs("../internal/signer/testdata/js")
 	if _, err := os.Stat(filepath.Join(checkers, "node_modules", "ethers")); err != nil {
-		t.Skip("npm packages missing: run `npm ci` in internal/signer/testdata/js")
+		testenv.Missing(t, "npm packages missing: run `npm ci` in internal/signer/testdata/js")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node not installed")
+		testenv.Missing(t, "node not installed")
 	}
 	t.Setenv("AIRLOCK_PASSPHRASE", sbPass)
 	h := bridgetest.New(t)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 )
 
 // TestVSCodeJSONRPCInterop: the real vscode-jsonrpc (the extension's client
@@ -14,11 +16,11 @@ import (
 func TestVSCodeJSONRPCInterop(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("no node")
+		testenv.Missing(t, "no node")
 	}
 	mods, _ := filepath.Abs(filepath.Join("..", "editor-ext", "node_modules"))
 	if _, err := os.Stat(filepath.Join(mods, "vscode-jsonrpc")); err != nil {
-		t.Skip("editor-ext/node_modules/vscode-jsonrpc not installed (npm ci in editor-ext)")
+		testenv.Missing(t, "editor-ext/node_modules/vscode-jsonrpc not installed (npm ci in editor-ext)")
 	}
 	home, err := os.MkdirTemp("", "alv-")
 	if err != nil {

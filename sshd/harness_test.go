@@ -19,6 +19,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 )
 
 // testServer is an in-process Server on 127.0.0.1:0 plus everything an
@@ -169,7 +171,7 @@ func needTool(t testing.TB, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Skipf("%s not installed (install it in .ci/run)", name)
+		testenv.Missing(t, "%s not installed (install it in .ci/run)", name)
 	}
 	return p
 }

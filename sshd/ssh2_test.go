@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 )
 
 // TestSSH2OpenRemoteSSH replays open-remote-ssh's steps with the npm ssh2
@@ -18,7 +20,7 @@ func TestSSH2OpenRemoteSSH(t *testing.T) {
 	skipShort(t)
 	node := needTool(t, "node")
 	if _, err := os.Stat("testdata/node/node_modules/ssh2"); err != nil {
-		t.Skip("npm ssh2 not installed: run `npm ci` in sshd/testdata/node")
+		testenv.Missing(t, "npm ssh2 not installed: run `npm ci` in sshd/testdata/node")
 	}
 	ts := startServer(t, nil)
 	work := t.TempDir()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlock-sandbox/airlock/bridge"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 	"github.com/airlock-sandbox/airlock/vm"
 	_ "github.com/airlock-sandbox/airlock/vm/namespace" // the backend the harness needs
 )
@@ -84,7 +85,7 @@ func Available() error {
 func New(t testing.TB) *Harness {
 	t.Helper()
 	if err := Available(); err != nil {
-		t.Skipf("namespace sandboxes unavailable: %v", err)
+		testenv.Missing(t, "namespace sandboxes unavailable: %v", err)
 	}
 	bin := Binaries(t)
 	// Short paths: unix socket paths under the home must fit in 108 bytes.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 )
 
 // Real clients (curl, git, node) on the host talking through the proxy to
@@ -18,7 +20,7 @@ func need(t *testing.T, bin string) string {
 	t.Helper()
 	p, err := exec.LookPath(bin)
 	if err != nil {
-		t.Skipf("%s not installed", bin)
+		testenv.Missing(t, "%s not installed", bin)
 	}
 	return p
 }

@@ -5,11 +5,13 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 )
 
 func gitOrSkip(t testing.TB) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		testenv.Missing(t, "git not installed")
 	}
 }
 

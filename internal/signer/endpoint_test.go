@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 )
 
 // checkerConfig is the signer block the npm checkers expect: an Ethereum key
@@ -36,11 +37,11 @@ func checkerConfig() *config.Signer {
 func nodeCheckers(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node not installed")
+		testenv.Missing(t, "node not installed")
 	}
 	dir, _ := filepath.Abs("testdata/js")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ethers")); err != nil {
-		t.Skip("npm packages missing: run `npm ci` in internal/signer/testdata/js")
+		testenv.Missing(t, "npm packages missing: run `npm ci` in internal/signer/testdata/js")
 	}
 	return dir
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 )
 
 const testCommit = "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n" +
@@ -22,7 +23,7 @@ const testTag = "object 4b825dc642cb6eb9a060e54bf8d69288fbee4904\ntype commit\nt
 // ed25519 and a p256 key and checks them with the real `ssh-keygen -Y verify`.
 func TestGitSSHSIGVerifiesWithOpenSSH(t *testing.T) {
 	if _, err := exec.LookPath("ssh-keygen"); err != nil {
-		t.Skip("ssh-keygen not installed")
+		testenv.Missing(t, "ssh-keygen not installed")
 	}
 	h := newHarness(t, map[string][2]string{"ed": {"ed25519", keyRFC8032}, "p": {"p256", strings.Repeat("22", 32)}},
 		&config.Signer{

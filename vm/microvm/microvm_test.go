@@ -17,6 +17,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -61,7 +62,7 @@ func vmTestEnv(t testing.TB) (home string) {
 		t.Skip("building the test image needs root (debootstrap)")
 	}
 	if err := New("", "").Available(context.Background()); err != nil {
-		t.Skip(err)
+		testenv.Missing(t, "%v", err)
 	}
 	home = testHome(t)
 	ctx := context.Background()

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 )
 
 // The initramfs writer's output is read back by the real cpio tool.
 func TestCPIOReadByCpio(t *testing.T) {
 	if _, err := exec.LookPath("cpio"); err != nil {
-		t.Skip("cpio not installed")
+		testenv.Missing(t, "cpio not installed")
 	}
 	var buf bytes.Buffer
 	c := &cpioWriter{w: &buf}

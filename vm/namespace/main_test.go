@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 	"github.com/airlock-sandbox/airlock/vm"
 	"github.com/airlock-sandbox/airlock/vm/vmtest"
 )
@@ -54,7 +55,7 @@ func newBackend(t testing.TB) *Backend {
 		t.Fatal(err)
 	}
 	if err := b.Available(context.Background()); err != nil {
-		t.Skip(err)
+		testenv.Missing(t, "%v", err)
 	}
 	return b
 }
