@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/hostgit"
 )
 
 // hidden reports whether rel (relative to the workspace) matches one of
@@ -107,18 +107,7 @@ func hostClone(ctx context.Context, src, dst string, hide []string) error {
 // repository's own config able to run code (hooks, fsmonitor) and no
 // system config.
 func hostGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
-		"-c", "safe.directory=*", "-c", "protocol.file.allow=always"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+	return hostgit.Cmd{Dir: dir, Config: []string{"safe.directory=*", "protocol.file.allow=always"}}.Run(ctx, args...)
 }
 
 func statOK(p string) os.FileInfo {

@@ -3,18 +3,17 @@
 package namespace
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/airlock-sandbox/airlock/internal/hostgit"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -95,18 +94,7 @@ func isGitRepo(ctx context.Context, dir string) bool {
 }
 
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
-		"-c", "safe.directory=*", "-c", "protocol.file.allow=always"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+	return hostgit.Cmd{Dir: dir, Config: []string{"safe.directory=*", "protocol.file.allow=always"}}.Run(ctx, args...)
 }
 
 func splitZ(b []byte) []string {

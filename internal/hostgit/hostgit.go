@@ -1,0 +1,88 @@
+// Package hostgit runs git on the host over repositories whose content is
+// not trusted: the user's repository as a sandbox left it, or a clone made
+// for a sandbox. Every command runs with nothing from the repository's own
+// config able to run code (hooks, fsmonitor), without the system config,
+// without prompts, and with a bounded stderr (a sandbox can make git's
+// remote side write without end).
+//
+// Trust boundary: the caller trusts git itself and the user's global config;
+// it trusts nothing inside the repository.
+package hostgit
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// Hardening is prepended to every command.
+var Hardening = []string{
+	"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
+	"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "core.untrackedCache=false",
+}
+
+// stderrCap bounds how much of git's stderr is kept for error messages.
+const stderrCap = 4 << 10
+
+// Cmd is one git invocation on the host.
+type Cmd struct {
+	Dir    string    // working directory ("" = inherit)
+	Env    []string  // extra environment, KEY=VALUE
+	Config []string  // extra `-c key=value` settings, e.g. "safe.directory=*"
+	Stdin  io.Reader // nil = no input
+	Stdout io.Writer // nil = returned by Run
+}
+
+// Run runs `git ARGS...` and returns its stdout (unless c.Stdout is set).
+// The error carries at most 400 bytes of git's stderr.
+func (c Cmd) Run(ctx context.Context, args ...string) ([]byte, error) {
+	full := append([]string{}, Hardening...)
+	for _, kv := range c.Config {
+		full = append(full, "-c", kv)
+	}
+	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	cmd.Env = append(cmd.Env, c.Env...)
+	cmd.Stdin = c.Stdin
+	var out strings.Builder
+	if c.Stdout != nil {
+		cmd.Stdout = c.Stdout
+	} else {
+		cmd.Stdout = &out
+	}
+	stderr := &capped{max: stderrCap}
+	cmd.Stderr = stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.b.String())
+		if len(msg) > 400 {
+			msg = msg[:400]
+		}
+		verb := "git"
+		if len(args) > 0 {
+			verb = "git " + args[0]
+		}
+		return []byte(out.String()), fmt.Errorf("%s: %w: %s", verb, err, msg)
+	}
+	return []byte(out.String()), nil
+}
+
+// capped keeps the first max bytes written and drops the rest.
+type capped struct {
+	b   strings.Builder
+	max int
+}
+
+func (w *capped) Write(p []byte) (int, error) {
+	if room := w.max - w.b.Len(); room > 0 {
+		if len(p) > room {
+			w.b.Write(p[:room])
+		} else {
+			w.b.Write(p)
+		}
+	}
+	return len(p), nil
+}
