@@ -111,6 +111,9 @@ func (g *sshGuest) Run(ctx context.Context, script string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", err, strings.TrimSpace(errb.String()))
 	}
+	if out.truncated {
+		return nil, fmt.Errorf("the sandbox's answer exceeded %d bytes", maxGuestOutput)
+	}
 	return out.Bytes(), nil
 }
 
@@ -174,18 +177,18 @@ func (m sftpMeta) noLinkedParents(p string) error {
 
 type limitedBuffer struct {
 	bytes.Buffer
-	max int
+	max       int
+	truncated bool // something was dropped: a caller relying on the whole output must fail
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room > 0 {
-		if len(p) > room {
-			b.Buffer.Write(p[:room])
-		} else {
-			b.Buffer.Write(p)
-		}
+	n := len(p) // report everything written so the SSH copy goes on draining
+	if room := b.max - b.Len(); n > room {
+		b.truncated = true
+		p = p[:max(room, 0)]
 	}
-	return len(p), nil
+	b.Buffer.Write(p)
+	return n, nil
 }
 
 // reviewStarted records the baseline the first time a sandbox starts and

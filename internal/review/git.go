@@ -10,14 +10,12 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/airlock-sandbox/airlock/internal/hostgit"
 )
 
-// hardening is prepended to every host git command: no hooks, no
-// fsmonitor, no automatic gc/maintenance.
-var hardening = []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
-	"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "core.untrackedCache=false"}
-
-// gitCmd is one git invocation on the host.
+// gitCmd is one git invocation on the host, hardened by package hostgit
+// (no hooks, no fsmonitor, no system config, bounded stderr).
 type gitCmd struct {
 	dir   string   // working directory ("" = inherit)
 	env   []string // extra environment
@@ -25,22 +23,7 @@ type gitCmd struct {
 }
 
 func (g gitCmd) run(ctx context.Context, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, hardening...), args...)...)
-	cmd.Dir = g.dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
-	cmd.Env = append(cmd.Env, g.env...)
-	cmd.Stdin = g.stdin
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if len(msg) > 400 {
-			msg = msg[:400]
-		}
-		return out, fmt.Errorf("git %s: %w: %s", args[0], err, msg)
-	}
-	return out, nil
+	return hostgit.Cmd{Dir: g.dir, Env: g.env, Stdin: g.stdin}.Run(ctx, args...)
 }
 
 // rawEntry is one line of `git diff-tree -r -z --raw`.
@@ -92,9 +75,9 @@ type blobReader struct {
 }
 
 func newBlobReader(ctx context.Context, g gitCmd) (*blobReader, error) {
-	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, hardening...), "cat-file", "--batch")...)
+	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, hostgit.Hardening...), "cat-file", "--batch")...)
 	cmd.Dir = g.dir
-	cmd.Env = append(append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0"), g.env...)
+	cmd.Env = append(append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_NOSYSTEM=1"), g.env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
