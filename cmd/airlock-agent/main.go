@@ -1,4 +1,3 @@
-// Command airlock-agent runs inside every sandbox: init, embedded sshd, helpers.
 package main
 
 import (

@@ -1,4 +1,3 @@
-// Command airlock is the host CLI and the `airlock bridge` daemon.
 package main
 
 import (

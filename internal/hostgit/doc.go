@@ -1,0 +1,10 @@
+// Package hostgit runs git on the host over repositories whose content is
+// not trusted: the user's repository as a sandbox left it, or a clone made
+// for a sandbox. Every command runs with nothing from the repository's own
+// config able to run code (hooks, fsmonitor), without the system config,
+// without prompts, and with a bounded stderr (a sandbox can make git's
+// remote side write without end).
+//
+// Trust boundary: the caller trusts git itself and the user's global config;
+// it trusts nothing inside the repository.
+package hostgit
