@@ -104,3 +104,16 @@ test('attach says exactly what to install when Remote-SSH is missing', async () 
   const open = rec.executed.find((e) => e.id === 'vscode.openFolder')!;
   assert.equal(String(open.args[0]), 'vscode-remote://ssh-remote+demo.airlock/workspace');
 });
+
+test('egress denials go to their output channel; sandbox changes refresh the view', async () => {
+  const a = new Airlock({ AIRLOCK_HOME: '/nonexistent' });
+  const lines: string[] = [];
+  (a.egress as any).appendLine = (l: string) => lines.push(l);
+  let refreshed = 0;
+  (a as any).refresh = async () => void refreshed++;
+  a.onNotification('egress.denied', { sandbox: 'demo', host: 'evil.example', rule: 'default-deny' });
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], /denied .*evil\.example.*default-deny/);
+  a.onNotification('sandbox.changed', { name: 'demo', state: 'stopped' });
+  assert.equal(refreshed, 1);
+});
