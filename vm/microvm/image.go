@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 // DefaultImage is the image a sandbox boots when its Spec names none.
@@ -160,7 +162,7 @@ func finishRoot(root string) error {
 	skel, _ := os.ReadDir(filepath.Join(root, "etc/skel"))
 	for _, e := range skel {
 		if e.Type().IsRegular() {
-			if err := copyFile(filepath.Join(root, "etc/skel", e.Name()), filepath.Join(home, e.Name()), 0o644); err != nil {
+			if err := fsx.CopyFile(filepath.Join(root, "etc/skel", e.Name()), filepath.Join(home, e.Name()), 0o644); err != nil {
 				return err
 			}
 		}

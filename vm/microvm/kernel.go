@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 // KernelPackage is Debian's meta package for the generic kernel flavour
@@ -109,7 +111,7 @@ func EnsureKernel(ctx context.Context, cacheDir string, progress io.Writer) (*Ke
 			}
 			seen[f[1]] = true
 			name := filepath.Base(f[1])
-			if err := copyFile(f[1], filepath.Join(k.ModDir, name), 0o644); err != nil {
+			if err := fsx.CopyFile(f[1], filepath.Join(k.ModDir, name), 0o644); err != nil {
 				return nil, err
 			}
 			k.Modules = append(k.Modules, name)
@@ -201,23 +203,6 @@ func run(ctx context.Context, dir, name string, args ...string) error {
 		return fmt.Errorf("%s: %v: %s", name, err, msg)
 	}
 	return nil
-}
-
-func copyFile(src, dst string, mode os.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 func writeFileAtomic(path string, data []byte, mode os.FileMode) error {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/hostgit"
 )
 
@@ -128,7 +129,7 @@ func copyEntry(s, d string, fi os.FileInfo) error {
 		os.Remove(d)
 		return os.Symlink(t, d)
 	case fi.Mode().IsRegular():
-		return copyFile(s, d, fi.Mode().Perm())
+		return fsx.CopyFile(s, d, fi.Mode().Perm())
 	case fi.IsDir():
 		return os.MkdirAll(d, 0o755)
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -286,7 +287,7 @@ func copyEntry(src, dst string) error {
 		return os.Symlink(t, dst)
 	case fi.Mode().IsRegular():
 		os.Remove(dst)
-		if err := copyFile(src, dst, fi.Mode().Perm()); err != nil {
+		if err := fsx.CopyFile(src, dst, fi.Mode().Perm()); err != nil {
 			return err
 		}
 		return os.Chmod(dst, fi.Mode().Perm())

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/testenv"
 	"github.com/airlock-sandbox/airlock/vm"
 	"github.com/airlock-sandbox/airlock/vm/vmtest"
@@ -95,7 +96,7 @@ func TestUnprivileged(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(tmp) })
 	os.Chmod(tmp, 0o777)
 	self := filepath.Join(tmp, "namespace.test")
-	if err := copyFile(os.Args[0], self, 0o755); err != nil {
+	if err := fsx.CopyFile(os.Args[0], self, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(self, "-test.run=^(TestConformance|TestEscapeHostFiles|TestEscapeBecomeRoot|TestEscapeNetwork|TestEscapeSurviveRemove)$", "-test.v")
