@@ -4,7 +4,7 @@ BIN     := bin
 GOFLAGS ?=
 export CGO_ENABLED ?= 0
 
-.PHONY: all build test test-short bench lint fuzz vsix clean up testdeps
+.PHONY: all build test test-short bench lint vsix clean testdeps
 
 # npm packages the Go tests drive as independent clients and checkers
 # (ssh2; ethers, viem, jose; vscode-jsonrpc). Installed once from lockfiles.
@@ -21,9 +21,12 @@ build:
 
 # The whole suite: unit, integration (real OpenSSH, namespaces, qemu under
 # TCG, git), and the editor extension's tests.
+# Both halves run even when the first fails, so one run shows every failure.
 test: build testdeps
-	$(GO) test -count=1 -timeout 60m ./...
-	$(MAKE) -C editor-ext test e2e
+	@status=0; \
+	$(GO) test -count=1 -timeout 60m ./... || status=1; \
+	$(MAKE) -C editor-ext test e2e || status=1; \
+	exit $$status
 
 # Quick loop: skips the long integration tests (microVM boot, code-server).
 test-short: build testdeps

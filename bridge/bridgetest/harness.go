@@ -3,6 +3,7 @@ package bridgetest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -49,17 +50,27 @@ func moduleRoot() string {
 func Binaries(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "airlock-bin-")
-		if buildErr != nil {
+		// One directory per checkout, reused by every test process (no temp
+		// dir left behind per run); each binary is built beside its final
+		// name and renamed into place, so parallel packages never see a
+		// half-written file.
+		sum := sha256.Sum256([]byte(moduleRoot()))
+		buildDir = filepath.Join(os.TempDir(), fmt.Sprintf("airlock-test-bin-%x", sum[:6]))
+		if buildErr = os.MkdirAll(buildDir, 0o755); buildErr != nil {
 			return
 		}
 		goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
 		for _, pkg := range []string{"airlock", "airlock-agent"} {
-			cmd := exec.Command(goBin, "build", "-o", filepath.Join(buildDir, pkg), "./cmd/"+pkg)
+			tmp := filepath.Join(buildDir, fmt.Sprintf(".%s.%d", pkg, os.Getpid()))
+			cmd := exec.Command(goBin, "build", "-o", tmp, "./cmd/"+pkg)
 			cmd.Dir = moduleRoot()
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 			if out, err := cmd.CombinedOutput(); err != nil {
+				os.Remove(tmp)
 				buildErr = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+				return
+			}
+			if buildErr = os.Rename(tmp, filepath.Join(buildDir, pkg)); buildErr != nil {
 				return
 			}
 		}

@@ -101,6 +101,7 @@ async function main() {
     cs.stop();
     try { airlock('rm', 'demo'); } catch {}
     try { sh(path.join(BIN, 'airlock'), ['bridge', '-stop'], { env }); } catch {}
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
   console.log('editor e2e: ok');
 }

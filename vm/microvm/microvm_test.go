@@ -9,14 +9,13 @@ import (
 	"errors"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/airlock-sandbox/airlock/bridge/bridgetest"
 	"github.com/airlock-sandbox/airlock/internal/testenv"
 	"github.com/airlock-sandbox/airlock/vm"
 )
@@ -24,32 +23,9 @@ import (
 // testImage is the small image the VM tests boot (minbase + git).
 const testImage = "test"
 
-var (
-	agentOnce sync.Once
-	agentPath string
-	agentErr  error
-)
-
-// testAgent builds a static airlock-agent once per test process.
+// testAgent is the static airlock-agent bridgetest builds once per checkout.
 func testAgent(t testing.TB) string {
-	agentOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "airlock-agent-")
-		if err != nil {
-			agentErr = err
-			return
-		}
-		agentPath = filepath.Join(dir, "airlock-agent")
-		cmd := exec.Command("go", "build", "-o", agentPath, "github.com/airlock-sandbox/airlock/cmd/airlock-agent")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			agentErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if agentErr != nil {
-		t.Fatalf("build airlock-agent: %v", agentErr)
-	}
-	return agentPath
+	return filepath.Join(bridgetest.Binaries(t), "airlock-agent")
 }
 
 // vmTestEnv skips unless VM tests can run here, and prepares the cached
