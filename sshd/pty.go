@@ -83,13 +83,22 @@ func (s *session) runPTY(req *gossh.Request, cmd *exec.Cmd) error {
 		select {
 		case <-out:
 		case <-time.After(2 * time.Second):
-			// Something outside the session still holds the terminal.
+			// Something still holds the terminal (a job that ignores
+			// SIGHUP): a PTY session cleans up its whole session.
+			for _, p := range sessionMembers(pid) {
+				syscall.Kill(p, syscall.SIGKILL)
+			}
 		}
 		s.mu.Lock()
 		s.ptmx = nil
 		s.mu.Unlock()
 		ptmx.Close()
-		<-out
+		select {
+		case <-out:
+		case <-time.After(2 * time.Second):
+			// A holder outside the session: closing ptmx does not wake a
+			// blocking read, so finish the channel without it.
+		}
 		s.exit(cmd.ProcessState)
 	}()
 	return nil

@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gliderlabs/ssh"
@@ -70,6 +72,16 @@ var (
 	ErrNoAuthorizedKeys = errors.New("sshd: no authorized keys")
 )
 
+// restoreHangup makes sessions start with SIGHUP at its default action, as
+// OpenSSH's do, even when this process was started with SIGHUP ignored
+// (nohup, some supervisors): an ignored signal is inherited across exec, a
+// handled one is reset. Without it a hung-up PTY session's jobs live on.
+func restoreHangup() {
+	if signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+	}
+}
+
 // New checks cfg and returns a server. It fails closed: no host key or no
 // authorized key is an error, never "anyone may log in".
 func New(cfg Config) (*Server, error) {
@@ -91,6 +103,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.KeepaliveCountMax <= 0 {
 		cfg.KeepaliveCountMax = 3
 	}
+	restoreHangup()
 	acct, err := lookupAccount(cfg.User, cfg.Shell)
 	if err != nil {
 		return nil, fmt.Errorf("sshd: %w", err)
