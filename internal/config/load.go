@@ -85,16 +85,9 @@ func Decode(filename string, src []byte, vars map[string]string) (*File, hcl.Dia
 		if v == nil {
 			continue
 		}
-		if prev, dup := seenVar[v.Name]; dup {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Duplicate variable",
-				Detail:   fmt.Sprintf("A variable named %q was already declared at %s.", v.Name, prev),
-				Subject:  b.LabelRanges[0].Ptr(),
-			})
+		if dupName("variable", "file", v.Name, b, seenVar, &diags) {
 			continue
 		}
-		seenVar[v.Name] = b.LabelRanges[0]
 		f.Variables = append(f.Variables, v)
 	}
 	diags = append(diags, applyVars(f.Variables, vars)...)
@@ -107,16 +100,9 @@ func Decode(filename string, src []byte, vars map[string]string) (*File, hcl.Dia
 		if sb == nil {
 			continue
 		}
-		if prev, dup := seen[sb.Name]; dup {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Duplicate sandbox",
-				Detail:   fmt.Sprintf("A sandbox named %q was already declared at %s. Sandbox names must be unique within a file.", sb.Name, prev),
-				Subject:  b.LabelRanges[0].Ptr(),
-			})
+		if dupName("sandbox", "file", sb.Name, b, seen, &diags) {
 			continue
 		}
-		seen[sb.Name] = b.LabelRanges[0]
 		f.Sandboxes = append(f.Sandboxes, sb)
 	}
 	if len(content.Blocks.OfType("sandbox")) == 0 {

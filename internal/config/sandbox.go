@@ -194,7 +194,7 @@ func (d *decoder) decodeSandboxChildren(sb *Sandbox, blocks hcl.Blocks, diags *h
 		if m == nil {
 			continue
 		}
-		if dupName("mount", m.Name, b, mountNames, diags) {
+		if dupName("mount", "sandbox", m.Name, b, mountNames, diags) {
 			continue
 		}
 		if m.Target != "" {
@@ -212,7 +212,7 @@ func (d *decoder) decodeSandboxChildren(sb *Sandbox, blocks hcl.Blocks, diags *h
 		if p == nil {
 			continue
 		}
-		if dupName("port", p.Name, b, portNames, diags) {
+		if dupName("port", "sandbox", p.Name, b, portNames, diags) {
 			continue
 		}
 		if p.Guest != 0 {
@@ -238,7 +238,7 @@ func (d *decoder) decodeSandboxChildren(sb *Sandbox, blocks hcl.Blocks, diags *h
 		if c == nil {
 			continue
 		}
-		if dupName("credential", c.Name, b, credNames, diags) {
+		if dupName("credential", "sandbox", c.Name, b, credNames, diags) {
 			continue
 		}
 		sb.Credentials = append(sb.Credentials, c)
@@ -250,12 +250,14 @@ func (d *decoder) decodeSandboxChildren(sb *Sandbox, blocks hcl.Blocks, diags *h
 }
 
 // dupName reports a duplicate block label; it returns true for a duplicate.
-func dupName(kind, name string, b *hcl.Block, seen map[string]hcl.Range, diags *hcl.Diagnostics) bool {
+// dupName reports a second block of kind named name within scope ("file" or
+// "sandbox") and records the first; it returns true for a duplicate.
+func dupName(kind, scope, name string, b *hcl.Block, seen map[string]hcl.Range, diags *hcl.Diagnostics) bool {
 	if prev, dup := seen[name]; dup {
 		*diags = append(*diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  fmt.Sprintf("Duplicate %s", kind),
-			Detail:   fmt.Sprintf("A %s named %q was already declared at %s; names must be unique within a sandbox.", kind, name, prev),
+			Detail:   fmt.Sprintf("A %s named %q was already declared at %s; names must be unique within a %s.", kind, name, prev, scope),
 			Subject:  b.LabelRanges[0].Ptr(),
 		})
 		return true

@@ -79,7 +79,7 @@ func (d *decoder) decodeSignerBlock(b *hcl.Block, diags *hcl.Diagnostics) *Signe
 				})
 			}
 		}
-		if !nameOK || dupName("signer key", k.Name, kb, keys, diags) {
+		if !nameOK || dupName("signer key", "sandbox", k.Name, kb, keys, diags) {
 			continue
 		}
 		keyNames = append(keyNames, k.Name)
@@ -89,7 +89,7 @@ func (d *decoder) decodeSignerBlock(b *hcl.Block, diags *hcl.Diagnostics) *Signe
 	for _, pb := range content.Blocks.OfType("policy") {
 		nameOK := checkBlockName("policy", pb, diags)
 		p := d.decodePolicyBlock(pb, keys, keyNames, diags)
-		if !nameOK || dupName("policy", p.Name, pb, policies, diags) {
+		if !nameOK || dupName("policy", "sandbox", p.Name, pb, policies, diags) {
 			continue
 		}
 		s.Policies = append(s.Policies, p)
