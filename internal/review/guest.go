@@ -139,13 +139,43 @@ func (t *Target) revParseAll(ctx context.Context, revs ...string) []string {
 }
 
 func guestBaseline(ctx context.Context, t *Target, s *state) error {
+	// In clone mode the bridge cloned the repository before the sandbox
+	// started, so the snapshot (objects, refs/airlock/base, a temporary
+	// index in /tmp) cannot change what the metadata walk reads (config,
+	// hooks, info, modules, worktrees): the two run at once. Elsewhere the
+	// snapshot may `git init` first, so the walk waits for it.
+	type metaResult struct {
+		m   Meta
+		err error
+	}
+	var pending chan metaResult
+	if t.Mode == ModeClone {
+		pending = make(chan metaResult, 1)
+		go func() {
+			m, err := t.guestMeta(ctx)
+			pending <- metaResult{m, err}
+		}()
+	}
 	id, err := t.snapshot(ctx, "refs/airlock/base")
+	var meta Meta
+	var merr error
+	if pending != nil {
+		r := <-pending
+		meta, merr = r.m, r.err
+		if _, ok := meta[".git/config"]; merr == nil && !ok {
+			// No repository when the walk ran: read again now that the
+			// snapshot has made one, as the sequential path would.
+			meta, merr = t.guestMeta(ctx)
+		}
+	}
 	if err != nil {
 		return err
 	}
-	meta, err := t.guestMeta(ctx)
-	if err != nil {
-		return err
+	if pending == nil {
+		meta, merr = t.guestMeta(ctx)
+	}
+	if merr != nil {
+		return merr
 	}
 	if err := saveJSON(filepath.Join(t.dir(), "meta-base.json"), meta); err != nil {
 		return err
