@@ -38,6 +38,7 @@ func init() {
 			protocol.MethodReviewRevert: reviewRevert,
 		},
 		Started: reviewStarted,
+		Removed: reviewRemoved,
 	})
 }
 
@@ -206,14 +207,26 @@ func reviewStarted(ctx context.Context, env Env, sb SandboxRef) error {
 		return err
 	}
 	if t.Mode != review.ModeDirect {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		baseFetches.Store(t.Name, cancel)
 		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			defer lockReview(t.Name)()
 			if err := review.FetchBase(ctx, t); err != nil {
 				env.Logger().Warn("review base fetch failed; review retries", "sandbox", t.Name, "err", err)
 			}
 		}()
+	}
+	return nil
+}
+
+// baseFetches holds the cancel func of each sandbox's background base fetch,
+// so removing the sandbox stops it (and frees its review lock) at once.
+var baseFetches sync.Map // name → context.CancelFunc
+
+func reviewRemoved(ctx context.Context, env Env, name string) error {
+	if c, ok := baseFetches.LoadAndDelete(name); ok {
+		c.(context.CancelFunc)()
 	}
 	return nil
 }

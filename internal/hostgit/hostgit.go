@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // Hardening is prepended to every command.
@@ -36,6 +37,9 @@ func (c Cmd) Run(ctx context.Context, args ...string) ([]byte, error) {
 	}
 	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
 	cmd.Dir = c.Dir
+	// When ctx ends, git is killed; its children (ssh, a ProxyCommand) may
+	// keep the pipes open, so stop waiting for them shortly after.
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 	cmd.Env = append(cmd.Env, c.Env...)
 	cmd.Stdin = c.Stdin
