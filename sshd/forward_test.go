@@ -21,6 +21,22 @@ import (
 // reaches it and its reply still travels back.
 func halfCloseServer(t testing.TB, network, addr string) net.Listener {
 	t.Helper()
+	return serveConns(t, network, addr, func(c net.Conn) {
+		n, _ := io.Copy(io.Discard, c)
+		fmt.Fprintf(c, "got %d bytes", n)
+	})
+}
+
+// echoServer echoes every connection until EOF, then closes.
+func echoServer(t testing.TB) net.Listener {
+	t.Helper()
+	return serveConns(t, "tcp", "127.0.0.1:0", func(c net.Conn) { io.Copy(c, c) })
+}
+
+// serveConns listens on network/addr until the test ends and runs handle
+// for each connection, closing it afterwards.
+func serveConns(t testing.TB, network, addr string, handle func(net.Conn)) net.Listener {
+	t.Helper()
 	l, err := net.Listen(network, addr)
 	if err != nil {
 		t.Fatal(err)
@@ -34,31 +50,7 @@ func halfCloseServer(t testing.TB, network, addr string) net.Listener {
 			}
 			go func() {
 				defer c.Close()
-				n, _ := io.Copy(io.Discard, c)
-				fmt.Fprintf(c, "got %d bytes", n)
-			}()
-		}
-	}()
-	return l
-}
-
-// echoServer echoes every connection until EOF, then closes.
-func echoServer(t testing.TB) net.Listener {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				io.Copy(c, c)
+				handle(c)
 			}()
 		}
 	}()
