@@ -92,7 +92,7 @@ func (q *Queue) Approve(ctx context.Context, op *Op) error {
 	}
 	if t, ok := q.denied[op.Digest]; ok && now.Sub(t) < cooldown {
 		q.mu.Unlock()
-		return ErrThrottled
+		return ErrRecentlyDenied
 	}
 	// An identical request already waiting shares that prompt.
 	var p *pendingApproval

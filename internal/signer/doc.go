@@ -26,7 +26,8 @@
 //   - chain_ids bound eth_signTransaction's chainId and the EIP-712
 //     domain's chainId (required: typed data without one is refused).
 //   - to is the recipient allowlist for transactions (contract creation is
-//     then refused) and the verifyingContract allowlist for typed data.
+//     then refused) and the verifyingContract allowlist for typed data
+//     (typed data naming no verifyingContract is then refused).
 //   - max_value and daily_limit count the transaction's value in wei per
 //     sandbox, policy, chain and UTC day; gas fees and token amounts inside
 //     calldata or typed data are not counted. The daily spend is reserved

@@ -239,7 +239,12 @@ func (p *policySigner) check(op *Op, pol *policy) (above bool, err error) {
 		switch {
 		case op.Operation == "eth_signTransaction" && (op.Create || !pol.to[common.HexToAddress(op.To)]):
 			return false, ErrRecipient
-		case op.Domain != nil && op.Domain.VerifyingContract != "" && !pol.to[common.HexToAddress(op.Domain.VerifyingContract)]:
+		case op.Domain != nil && op.Domain.VerifyingContract == "":
+			// Under a `to` allowlist typed data must name the contract it
+			// is for: a message without one (or with only a salt) is valid
+			// for any contract that accepts it.
+			return false, ErrNoContract
+		case op.Domain != nil && !pol.to[common.HexToAddress(op.Domain.VerifyingContract)]:
 			return false, ErrRecipient
 		}
 	}

@@ -235,7 +235,7 @@ func TestApprovalFlow(t *testing.T) {
 	if err := <-done; !errors.Is(err, ErrDenied) {
 		t.Fatalf("denied: %v", err)
 	}
-	if _, err := h.call(t, "eth_signTransaction", big); !errors.Is(err, ErrThrottled) {
+	if _, err := h.call(t, "eth_signTransaction", big); !errors.Is(err, ErrRecentlyDenied) {
 		t.Fatalf("repeat after deny: %v", err)
 	}
 	if notified.Load() != 2 {

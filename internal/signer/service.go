@@ -105,8 +105,10 @@ func (op *Op) seal() {
 }
 
 // Refusal is a deliberate, sandbox-safe error: the JSON-RPC error the agent
-// sees. Code follows EIP-1193 where one fits (4001 rejected by the user,
-// 4100 not authorized, 4200 unsupported) and JSON-RPC otherwise.
+// sees. Codes follow EIP-1193 and EIP-1474 so wallet libraries (ethers,
+// viem) classify them: 4001 the person denied (or did not answer in time),
+// 4100 policy refuses, 4200 unsupported method, -32005 a budget or rate
+// limit refuses, -32602 invalid params, -32603 internal.
 type Refusal struct {
 	Code   int
 	Reason string
@@ -127,12 +129,12 @@ func refusef(code int, format string, args ...any) *Refusal {
 
 // Error codes.
 const (
-	CodeUserRejected   = 4001
-	CodeUnauthorized   = 4100
-	CodeUnsupported    = 4200
-	CodeInvalidParams  = -32602
-	CodeMethodNotFound = -32601
-	CodeInternal       = -32603
+	CodeUserRejected  = 4001   // EIP-1193: the person denied, or the approval timed out
+	CodeUnauthorized  = 4100   // EIP-1193: policy does not allow it
+	CodeUnsupported   = 4200   // EIP-1193: method not supported
+	CodeLimitExceeded = -32005 // EIP-1474: a budget or rate limit refuses
+	CodeInvalidParams = -32602 // EIP-1474 / JSON-RPC: invalid params
+	CodeInternal      = -32603
 )
 
 // Refusal reasons from policy (first match wins; each non-match is one of these).
@@ -140,16 +142,18 @@ var (
 	ErrNoPolicy        = &Refusal{CodeUnauthorized, "no policy allows this operation with this key"}
 	ErrWrongChain      = &Refusal{CodeUnauthorized, "chain id not allowed by policy"}
 	ErrRecipient       = &Refusal{CodeUnauthorized, "recipient not in the policy's allowlist"}
-	ErrMaxValue        = &Refusal{CodeUnauthorized, "value exceeds the policy's maximum per transaction"}
-	ErrDailyLimit      = &Refusal{CodeUnauthorized, "daily limit would be exceeded"}
-	ErrRate            = &Refusal{CodeUnauthorized, "rate limit exceeded"}
+	ErrMaxValue        = &Refusal{CodeLimitExceeded, "value exceeds the policy's maximum per transaction"}
+	ErrDailyLimit      = &Refusal{CodeLimitExceeded, "daily limit would be exceeded"}
+	ErrRate            = &Refusal{CodeLimitExceeded, "rate limit exceeded"}
+	ErrNoContract      = &Refusal{CodeUnauthorized, "typed data names no verifyingContract, and the policy allows only listed contracts"}
 	ErrPurpose         = &Refusal{CodeUnauthorized, "purpose not allowed by policy"}
 	ErrAudience        = &Refusal{CodeUnauthorized, "audience not allowed by policy"}
 	ErrClaim           = &Refusal{CodeUnauthorized, "claim not allowed by policy"}
 	ErrLifetime        = &Refusal{CodeUnauthorized, "lifetime exceeds the policy's maximum"}
 	ErrDenied          = &Refusal{CodeUserRejected, "denied by the user"}
 	ErrApprovalTimeout = &Refusal{CodeUserRejected, "no approval within the timeout (denied)"}
-	ErrThrottled       = &Refusal{CodeUserRejected, "too many approval requests; try again later"}
+	ErrThrottled       = &Refusal{CodeLimitExceeded, "too many approval requests waiting; try again later"}
+	ErrRecentlyDenied  = &Refusal{CodeUserRejected, "the same request was denied less than a minute ago"}
 	ErrSigningFailed   = &Refusal{CodeInternal, "signing failed; see the bridge log"}
 	ErrAuditDown       = &Refusal{CodeInternal, "audit log unavailable; nothing was signed"}
 )
@@ -252,7 +256,7 @@ func (s *Service) Call(ctx context.Context, c *Caller, method string, params jso
 	}
 	dec, ok := decoders[method]
 	if !ok {
-		return nil, refusef(CodeMethodNotFound, "method %q not offered", method)
+		return nil, refusef(CodeUnsupported, "method %q not offered", method)
 	}
 	op, err := safeDecode(dec, s, c, params)
 	if err != nil {

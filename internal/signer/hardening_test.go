@@ -1,0 +1,118 @@
+package signer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
+)
+
+// Issue 16, item 1: under a `to` policy, typed data must name an allowed
+// verifyingContract; a domain without one (or with only a salt) is refused.
+func TestTypedDataUnderToPolicyNeedsContract(t *testing.T) {
+	h := newHarness(t, map[string][2]string{"cow": {"secp256k1", keyCow}}, &config.Signer{
+		Keys: []*config.SignerKey{{Name: "cow", Ref: "cow"}},
+		Policies: []*config.Policy{{Name: "p", Key: "cow", Operations: []string{"eth_signTypedData_v4"}, ChainIDs: []int64{1},
+			To: []string{"0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC"}, Approval: "never"}},
+	})
+	noContract := `{"types":{"EIP712Domain":[{"name":"name","type":"string"},{"name":"chainId","type":"uint256"}],
+"Permit":[{"name":"owner","type":"address"},{"name":"spender","type":"address"},{"name":"value","type":"uint256"},{"name":"nonce","type":"uint256"},{"name":"deadline","type":"uint256"}]},
+"primaryType":"Permit","domain":{"name":"USD Coin","chainId":1},
+"message":{"owner":"` + addrCow + `","spender":"0x1111111111111111111111111111111111111111","value":"115792089237316195423570985008687907853269984665640564039457584007913129639935","nonce":0,"deadline":"115792089237316195423570985008687907853269984665640564039457584007913129639935"}}`
+	saltOnly := strings.Replace(strings.Replace(noContract, `{"name":"name","type":"string"}`, `{"name":"name","type":"string"},{"name":"salt","type":"bytes32"}`, 1),
+		`"chainId":1}`, `"chainId":1,"salt":"0x000000000000000000000000cccccccccccccccccccccccccccccccccccccccc"}`, 1)
+	otherContract := strings.Replace(mailTypedData, "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC", "0x1111111111111111111111111111111111111111", 1)
+	for name, td := range map[string]string{"no verifyingContract": noContract, "salt only": saltOnly} {
+		if _, err := h.call(t, "eth_signTypedData_v4", addrCow, td); !errors.Is(err, ErrNoContract) {
+			t.Errorf("%s: %v, want %v", name, err, ErrNoContract)
+		}
+	}
+	if _, err := h.call(t, "eth_signTypedData_v4", addrCow, otherContract); !errors.Is(err, ErrRecipient) {
+		t.Errorf("contract not listed: %v, want %v", err, ErrRecipient)
+	}
+	if _, err := h.call(t, "eth_signTypedData_v4", addrCow, mailTypedData); err != nil {
+		t.Errorf("listed contract: %v", err)
+	}
+}
+
+// rpcCode posts one JSON-RPC request to url and returns its error code (0
+// for a result).
+func rpcCode(t *testing.T, url, method string, params ...any) int {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var r struct {
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("%s: %s", method, raw)
+	}
+	if r.Error == nil {
+		return 0
+	}
+	return r.Error.Code
+}
+
+// Issue 16, item 5: EIP-1193 / EIP-1474 error codes on the wire.
+func TestWalletErrorCodes(t *testing.T) {
+	h := newHarness(t, map[string][2]string{"k4646": {"secp256k1", keyEIP155}, "cow": {"secp256k1", keyCow}}, &config.Signer{
+		Keys: []*config.SignerKey{{Name: "main", Ref: "k4646"}, {Name: "cow", Ref: "cow"}},
+		Policies: []*config.Policy{
+			{Name: "tx", Key: "main", Operations: []string{"eth_signTransaction"}, ChainIDs: []int64{1}, DailyLimit: "2 wei", Approval: "never"},
+			{Name: "msg", Key: "main", Operations: []string{"personal_sign"}, Rate: "1/hour", Approval: "never"},
+			{Name: "ask", Key: "cow", Operations: []string{"personal_sign"}, Approval: "always"},
+		},
+	})
+	h.queue.Timeout = 50 * time.Millisecond
+	srv := httptest.NewServer(h.svc.Handler(h.caller))
+	defer srv.Close()
+	cases := []struct {
+		name   string
+		want   int
+		method string
+		params []any
+	}{
+		{"allowed", 0, "eth_signTransaction", []any{tx(nil)}},
+		{"policy refuses (wrong chain)", 4100, "eth_signTransaction", []any{tx(func(m map[string]any) { m["chainId"] = "0x5" })}},
+		{"no policy for the operation", 4100, "eth_signTypedData_v4", []any{addr4646, mailTypedData}},
+		{"daily budget", -32005, "eth_signTransaction", []any{tx(func(m map[string]any) { m["value"] = "0x2" })}},
+		{"rate first", 0, "personal_sign", []any{"0x00", addr4646}},
+		{"rate limit", -32005, "personal_sign", []any{"0x01", addr4646}},
+		{"approval timeout", 4001, "personal_sign", []any{"0x02", addrCow}},
+		{"denied recently", 4001, "personal_sign", []any{"0x02", addrCow}},
+		{"eth_sign unsupported", 4200, "eth_sign", []any{addr4646, "0x00"}},
+		{"unknown method", 4200, "wallet_switchEthereumChain", []any{map[string]any{"chainId": "0x1"}}},
+		{"invalid params", -32602, "eth_signTransaction", []any{tx(func(m map[string]any) { m["gas"] = "nope" })}},
+		{"invalid params (shape)", -32602, "personal_sign", []any{}},
+	}
+	for _, c := range cases {
+		if got := rpcCode(t, srv.URL, c.method, c.params...); got != c.want {
+			t.Errorf("%s: code %d, want %d", c.name, got, c.want)
+		}
+	}
+	// A person's explicit denial.
+	h.queue.Timeout = 10 * time.Second
+	done := make(chan int, 1)
+	go func() { done <- rpcCode(t, srv.URL, "personal_sign", "0x03", addrCow) }()
+	p := waitPending(t, h.queue, 1)[0]
+	if err := h.queue.Decide(p.ID, p.Digest, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-done; got != 4001 {
+		t.Errorf("denied: code %d, want 4001", got)
+	}
+}
