@@ -69,4 +69,4 @@ async function openBrowser() {
   return { browser, page };
 }
 
-module.exports = { startCodeServer, openBrowser, freePort };
+module.exports = { startCodeServer, openBrowser, freePort, CODE_SERVER_ENTRY: ENTRY };
