@@ -284,6 +284,11 @@ func reviewList(ctx context.Context, env Env, params json.RawMessage) (any, erro
 		return nil, reviewErr(env, p.Name, "review", err)
 	}
 	out := ReviewResultToWire(res)
+	if sb, err := env.Sandbox(p.Name); err == nil {
+		if out.Provenance, err = provenance(ctx, env, sb); err != nil {
+			env.Logger().Warn("provenance unavailable", "sandbox", p.Name, "err", err)
+		}
+	}
 	steps := make([]string, 0, len(res.Steps))
 	for _, s := range res.Steps {
 		steps = append(steps, s.Name+"="+s.Dur.Round(time.Millisecond).String())
@@ -345,6 +350,15 @@ func reviewApply(ctx context.Context, env Env, params json.RawMessage) (any, err
 		return nil, err
 	}
 	defer lockReview(t.Name)()
+	sb, err := env.Sandbox(p.Name)
+	if err != nil {
+		return nil, reviewErr(env, p.Name, "apply", err)
+	}
+	prov, err := provenance(ctx, env, sb)
+	if err != nil {
+		return nil, reviewErr(env, p.Name, "apply: provenance", err)
+	}
+	t.Trailers = ProvenanceTrailers(p.Name, prov)
 	branch, commit, err := review.Apply(ctx, t, p.Branch, p.Accept)
 	if err != nil {
 		return nil, reviewErr(env, p.Name, "apply", err)

@@ -49,6 +49,23 @@ type ReviewResult struct {
 	Files    []ReviewFile  `json:"files"`
 	Summary  ReviewSummary `json:"summary"`
 	Notes    []string      `json:"notes,omitempty"`
+	// Provenance says which environment produced the work (clone and
+	// mountless apply writes it as Airlock-* trailers on the commit).
+	Provenance *Provenance `json:"provenance,omitempty"`
+}
+
+// Provenance is what ran a sandbox's work, recorded by the bridge (never
+// reported by the guest, except the kernel release the guest's uname gives).
+type Provenance struct {
+	Backend     string   `json:"backend"`          // microvm | namespace
+	Accelerator string   `json:"accelerator"`      // kvm | tcg | none (namespace: the host kernel)
+	Kernel      string   `json:"kernel,omitempty"` // guest kernel release (uname -r inside)
+	Image       string   `json:"image,omitempty"`  // "sha256:HEX" of the microVM root image; namespace: none
+	Version     string   `json:"version"`          // airlock version (module version or vcs revision)
+	Plan        string   `json:"plan"`             // SHA-256 of the approved sandbox.hcl
+	Policy      string   `json:"policy"`           // SHA-256 of the effective egress policy (airlock policy NAME)
+	SignerKeys  []string `json:"signerKeys"`       // signer keys that signed for this sandbox since it started
+	Started     string   `json:"started"`          // RFC 3339 UTC: when the sandbox last started
 }
 
 // ReviewFileParams asks for one path's base and current content.

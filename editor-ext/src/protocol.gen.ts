@@ -110,6 +110,20 @@ export interface ReviewResult {
   files: ReviewFile[];
   summary: ReviewSummary;
   notes?: string[];
+  provenance?: Provenance;
+}
+// Provenance is what ran a sandbox's work, recorded by the bridge (never
+// reported by the guest, except the kernel release the guest's uname gives).
+export interface Provenance {
+  backend: string; // microvm | namespace
+  accelerator: string; // kvm | tcg | none (namespace: the host kernel)
+  kernel?: string; // guest kernel release (uname -r inside)
+  image?: string; // "sha256:HEX" of the microVM root image; namespace: none
+  version: string; // airlock version (module version or vcs revision)
+  plan: string; // SHA-256 of the approved sandbox.hcl
+  policy: string; // SHA-256 of the effective egress policy (airlock policy NAME)
+  signerKeys: string[]; // signer keys that signed for this sandbox since it started
+  started: string; // RFC 3339 UTC: when the sandbox last started
 }
 // ReviewFileParams asks for one path's base and current content.
 export interface ReviewFileParams {

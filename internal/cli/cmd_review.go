@@ -99,6 +99,10 @@ func short(id string) string {
 // indented below, and a summary line.
 func printReview(w io.Writer, r *protocol.ReviewResult) {
 	fmt.Fprintf(w, "sandbox %s (%s mode): base %s, reviewed %s\n", r.Sandbox, r.Mode, short(r.Base), short(r.Snapshot))
+	if p := r.Provenance; p != nil {
+		fmt.Fprintf(w, "ran on %s (%s), kernel %s, plan %s, policy %s\n", p.Backend, p.Accelerator,
+			safeText(orNone(p.Kernel)), short(p.Plan), short(p.Policy))
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
@@ -242,4 +246,11 @@ func runRevert(e *Env, args []string) error {
 		fmt.Fprintf(e.Stdout, "reverted %s\n", safeText(p))
 	}
 	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }

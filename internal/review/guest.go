@@ -351,17 +351,21 @@ func Apply(ctx context.Context, t *Target, branch string, accept []string) (stri
 	if _, err := t.hostGit().run(ctx, "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
 		return "", "", fmt.Errorf("invalid branch name %q", branch)
 	}
+	commit, err := t.stamp(ctx, s.Snapshot)
+	if err != nil {
+		return "", "", err
+	}
 	ref := "refs/heads/" + branch
 	if have, _ := t.revParse(ctx, ref); have != "" {
-		if have == s.Snapshot {
-			return branch, s.Snapshot, nil
+		if have == commit {
+			return branch, commit, nil
 		}
 		return "", "", fmt.Errorf("branch %s already exists; pass another with --branch", branch)
 	}
-	if _, err := t.hostGit().run(ctx, "update-ref", "-m", "airlock apply "+t.Name, "--create-reflog", ref, s.Snapshot, zeroOID); err != nil {
+	if _, err := t.hostGit().run(ctx, "update-ref", "-m", "airlock apply "+t.Name, "--create-reflog", ref, commit, zeroOID); err != nil {
 		return "", "", fmt.Errorf("create branch %s: %w", branch, err)
 	}
-	return branch, s.Snapshot, nil
+	return branch, commit, nil
 }
 
 // RefusedError lists the high rules that block apply.

@@ -44,6 +44,9 @@ type Target struct {
 	FetchEnv []string
 	// GuestRepo is the workspace path inside the sandbox (default /workspace).
 	GuestRepo string
+	// Trailers are added to the snapshot commit's message by Apply
+	// (provenance); none = the branch points at the snapshot itself.
+	Trailers []Trailer
 }
 
 // ErrNoBaseline: nothing recorded to compare with.
