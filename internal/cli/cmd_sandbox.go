@@ -113,30 +113,42 @@ func runUp(e *Env, args []string) error {
 		return err
 	}
 	defer c.Close()
+	res, err := upSandbox(e, c, protocol.UpParams{ConfigPath: path, Name: *name, Backend: *backend, Vars: vars, Approve: *yes})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.Stdout, res.Sandbox.Name)
+	return nil
+}
+
+// upSandbox shows the plan and asks for approval when it is not approved
+// yet (unless p.Approve), brings the sandbox up (or starts the existing
+// one) and prints the warnings.
+func upSandbox(e *Env, c *bridge.Client, p protocol.UpParams) (protocol.UpResult, error) {
 	ctx := context.Background()
-	if !*yes {
+	var res protocol.UpResult
+	if !p.Approve {
 		var plan protocol.PlanResult
-		if err := c.Call(ctx, protocol.MethodPlanShow, protocol.PlanParams{ConfigPath: path, Name: *name, Vars: vars}, &plan); err != nil {
-			return rpcErr(err)
+		if err := c.Call(ctx, protocol.MethodPlanShow, protocol.PlanParams{ConfigPath: p.ConfigPath, Name: p.Name, Vars: p.Vars}, &plan); err != nil {
+			return res, rpcErr(err)
 		}
 		if !plan.Approved {
 			if !isTerminal(e.Stdin) {
-				return fmt.Errorf("the plan of %s is not approved yet: run `airlock up` in a terminal to review it, or pass --yes", path)
+				return res, fmt.Errorf("the plan of %s is not approved yet: run `airlock up` in a terminal to review it, or pass --yes", p.ConfigPath)
 			}
 			fmt.Fprint(e.Stderr, plan.Text)
 			fmt.Fprint(e.Stderr, "Approve this plan? [y/N] ")
 			line, _ := bufio.NewReader(e.Stdin).ReadString('\n')
 			if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-				return errors.New("plan not approved; nothing started")
+				return res, errors.New("plan not approved; nothing started")
 			}
-			if err := c.Call(ctx, protocol.MethodApprove, protocol.ApproveParams{ConfigPath: path, SHA256: plan.SHA256}, nil); err != nil {
-				return rpcErr(err)
+			if err := c.Call(ctx, protocol.MethodApprove, protocol.ApproveParams{ConfigPath: p.ConfigPath, SHA256: plan.SHA256}, nil); err != nil {
+				return res, rpcErr(err)
 			}
 		}
 	}
-	var res protocol.UpResult
-	if err := c.Call(ctx, protocol.MethodUp, protocol.UpParams{ConfigPath: path, Name: *name, Backend: *backend, Vars: vars, Approve: *yes}, &res); err != nil {
-		return rpcErr(err)
+	if err := c.Call(ctx, protocol.MethodUp, p, &res); err != nil {
+		return res, rpcErr(err)
 	}
 	for _, w := range res.Warnings {
 		if !strings.HasPrefix(w, "warning: ") {
@@ -144,8 +156,7 @@ func runUp(e *Env, args []string) error {
 		}
 		fmt.Fprintln(e.Stderr, w)
 	}
-	fmt.Fprintln(e.Stdout, res.Sandbox.Name)
-	return nil
+	return res, nil
 }
 
 func runLs(e *Env, args []string) error {

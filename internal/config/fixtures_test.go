@@ -51,7 +51,10 @@ func TestExampleFile(t *testing.T) {
 	if len(sb.Ports) != 1 || sb.Ports[0].Guest != 8080 || sb.Ports[0].HostPort() != 18080 {
 		t.Errorf("ports = %+v", sb.Ports)
 	}
-	if len(sb.Credentials) != 1 || sb.Credentials[0].Secret != "github-token" || sb.Credentials[0].Env != "GITHUB_TOKEN" ||
+	if len(sb.Agents) != 1 || sb.Agents[0].Name != "claude" || sb.Agents[0].Credential != "anthropic" {
+		t.Errorf("agents = %+v", sb.Agents)
+	}
+	if len(sb.Credentials) != 2 || sb.Credentials[1].Env != "ANTHROPIC_API_KEY" || sb.Credentials[0].Secret != "github-token" || sb.Credentials[0].Env != "GITHUB_TOKEN" ||
 		sb.Credentials[0].Format != "Bearer %s" || sb.Credentials[0].Hosts[0] != "api.github.com" {
 		t.Errorf("credentials = %+v", sb.Credentials)
 	}

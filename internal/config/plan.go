@@ -31,6 +31,7 @@ type SandboxPlan struct {
 	Network     NetworkPlan      `json:"network"`
 	Credentials []CredentialPlan `json:"credentials"`
 	Signer      *SignerPlan      `json:"signer,omitempty"`
+	Agents      []AgentPlan      `json:"agents"`
 	// Warnings are the things a careful user should look at twice.
 	Warnings []string `json:"warnings"`
 }
@@ -118,6 +119,7 @@ func buildSandboxPlan(f *File, sb *Sandbox) SandboxPlan {
 		Name: sb.Name, Backend: sb.Backend, CPUs: sb.CPUs, Memory: sb.Memory, Disk: sb.Disk,
 		Image: sb.Image, User: sb.User, EnvNames: sortedKeys(sb.Env),
 		Mounts: []MountPlan{}, Ports: []PortPlan{}, Credentials: []CredentialPlan{}, Warnings: []string{},
+		Agents: []AgentPlan{},
 	}
 	ws := sb.Workspace
 	sp.Workspace = WorkspacePlan{
@@ -163,6 +165,7 @@ func buildSandboxPlan(f *File, sb *Sandbox) SandboxPlan {
 			Name: c.Name, Secret: c.Secret, Hosts: nonNil(c.Hosts), Header: c.Header, Query: c.Query, Format: c.Format, Env: c.Env,
 		})
 	}
+	sp.addAgents(sb)
 	if sb.Signer != nil {
 		s := &SignerPlan{Keys: []SignerKey{}, Policies: []Policy{}}
 		for _, k := range sb.Signer.Keys {
@@ -306,6 +309,7 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 			b.WriteString("\n")
 		}
 	}
+	sp.agentsText(b)
 	if len(sp.EnvNames) > 0 {
 		fmt.Fprintf(b, "  environment: %s\n", strings.Join(sp.EnvNames, ", "))
 	}

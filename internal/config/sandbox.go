@@ -43,6 +43,7 @@ var sandboxSchema = &hcl.BodySchema{
 		{Type: "network"},
 		{Type: "credential", LabelNames: []string{"name"}},
 		{Type: "signer"},
+		{Type: "agent", LabelNames: []string{"name"}},
 	},
 }
 
@@ -247,6 +248,7 @@ func (d *decoder) decodeSandboxChildren(sb *Sandbox, blocks hcl.Blocks, diags *h
 	if b := single("signer"); b != nil {
 		sb.Signer = d.decodeSignerBlock(b, diags)
 	}
+	d.decodeAgents(sb, blocks, diags)
 }
 
 // dupName reports a duplicate block label; it returns true for a duplicate.

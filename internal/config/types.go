@@ -31,6 +31,7 @@ type Sandbox struct {
 	Network     Network
 	Credentials []*Credential
 	Signer      *Signer // nil when the block is absent
+	Agents      []*Agent
 
 	DeclRange hcl.Range `json:"-"` // the `sandbox "NAME"` header, for diagnostics
 }
