@@ -215,16 +215,35 @@ func approvalWire(r signer.ApprovalRequest) protocol.Approval {
 		Key: d.Key, ChainID: d.ChainID, From: d.From, To: d.To, Create: d.Create, Value: d.Value, Selector: d.Selector,
 		Created: r.Created.UTC().Format(time.RFC3339), Deadline: r.Expires.UTC().Format(time.RFC3339),
 		Details: protocol.ApprovalDetails{TxType: d.TxType, Nonce: d.Nonce, DataLen: d.DataLen, Message: d.Message,
-			PrimaryType: d.PrimaryType, Purpose: d.Purpose, Issuer: d.Issuer, Audience: d.Audience, Subject: d.Subject,
-			Claims: d.Claims, Lifetime: d.Lifetime, GitType: d.GitType, GitRef: d.GitRef, GitWho: d.GitWho, PayloadHash: d.Payload},
+			PrimaryType: d.PrimaryType, Message712: typedWire(d.TypedMessage), Purpose: d.Purpose, Issuer: d.Issuer,
+			Audience: d.Audience, Subject: d.Subject, Claims: d.Claims, Lifetime: d.Lifetime, GitType: d.GitType,
+			GitRef: d.GitRef, GitWho: d.GitWho, PayloadHash: d.Payload},
 	}
 	if d.Domain != nil {
-		a.Domain = &protocol.TypedDomain{Name: d.Domain.Name, Version: d.Domain.Version, ChainID: d.Domain.ChainID, VerifyingContract: d.Domain.VerifyingContract}
+		a.Domain = &protocol.TypedDomain{Name: d.Domain.Name, Version: d.Domain.Version, ChainID: d.Domain.ChainID,
+			VerifyingContract: d.Domain.VerifyingContract, Salt: d.Domain.Salt}
+	}
+	for _, m := range d.Moves {
+		a.Moves = append(a.Moves, protocol.Move{Kind: m.Kind, Token: m.Token, From: m.From, To: m.To, Amount: m.Amount,
+			AmountText: m.AmountText, TokenID: m.TokenID, Approved: m.Approved, Deadline: m.Deadline, Note: m.Note})
 	}
 	a.Summary = approvalSummary(a)
 	return a
 }
 
+func typedWire(fs []signer.TypedField) []protocol.TypedField {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]protocol.TypedField, len(fs))
+	for i, f := range fs {
+		out[i] = protocol.TypedField{Name: f.Name, Type: f.Type, Value: f.Value, Fields: typedWire(f.Fields)}
+	}
+	return out
+}
+
+// approvalSummary is one line for a person. The signer escaped every
+// agent-controlled string already; TerminalSafe is the last guard.
 func approvalSummary(a protocol.Approval) string {
 	s := a.Sandbox + ": " + a.Method
 	switch {
@@ -236,13 +255,13 @@ func approvalSummary(a protocol.Approval) string {
 			s += " selector=" + a.Selector
 		}
 	case a.Domain != nil:
-		s += fmt.Sprintf(" %s domain=%q chain=%s contract=%s", a.Details.PrimaryType, a.Domain.Name, a.Domain.ChainID, a.Domain.VerifyingContract)
+		s += fmt.Sprintf(" %s domain=\"%s\" chain=%s contract=%s", a.Details.PrimaryType, a.Domain.Name, a.Domain.ChainID, a.Domain.VerifyingContract)
 	case a.Operation == "personal_sign":
 		m := a.Details.Message
-		if len(m) > 60 {
-			m = m[:60] + "…"
+		if r := []rune(m); len(r) > 60 {
+			m = string(r[:60]) + "…"
 		}
-		s += fmt.Sprintf(" message=%q", m)
+		s += " message=\"" + m + "\""
 	case a.Operation == "jwt":
 		s += fmt.Sprintf(" aud=%s sub=%s lifetime=%s", a.Details.Audience, a.Details.Subject, a.Details.Lifetime)
 	case a.Operation == "git":
@@ -250,7 +269,47 @@ func approvalSummary(a protocol.Approval) string {
 	case a.Details.Purpose != "":
 		s += " purpose=" + a.Details.Purpose
 	}
-	return s + " key=" + a.Key
+	for _, m := range a.Moves {
+		s += " | " + MoveText(m)
+	}
+	return signer.TerminalSafe(s + " key=" + a.Key)
+}
+
+// MoveText is one decoded move in words.
+func MoveText(m protocol.Move) string {
+	if m.Kind == "unknown" {
+		return "UNKNOWN CALLDATA: " + m.Note
+	}
+	s := m.Kind
+	amt := m.Amount
+	if m.AmountText != "" {
+		amt = m.AmountText + " (" + m.Amount + " base units)"
+	}
+	if amt != "" {
+		s += " amount " + amt
+	}
+	if m.TokenID != "" {
+		s += " token id " + m.TokenID
+	}
+	if m.Approved != nil {
+		s += fmt.Sprintf(" approved=%v", *m.Approved)
+	}
+	if m.From != "" {
+		s += " from " + m.From
+	}
+	if m.To != "" {
+		s += " to " + m.To
+	}
+	if m.Token != "" {
+		s += " token " + m.Token
+	}
+	if m.Deadline != "" {
+		s += " deadline " + m.Deadline
+	}
+	if m.Note != "" {
+		s += " (" + m.Note + ")"
+	}
+	return s
 }
 
 func approvalsList(ctx context.Context, env Env, _ json.RawMessage) (any, error) {

@@ -22,24 +22,28 @@ const (
 // Approval is one pending signing request: only what the signer decoded
 // itself, never a description supplied by the agent.
 type Approval struct {
-	ID        string          `json:"id"`
-	Digest    string          `json:"digest"` // hex SHA-256 the decision binds to
-	Sandbox   string          `json:"sandbox"`
-	Method    string          `json:"method"`    // JSON-RPC method, e.g. "eth_signTransaction"
-	Operation string          `json:"operation"` // policy operation, e.g. "eth_signTransaction", "jwt", "git"
-	Policy    string          `json:"policy"`
-	Key       string          `json:"key"`
-	ChainID   string          `json:"chainId,omitempty"` // decimal
-	From      string          `json:"from,omitempty"`
-	To        string          `json:"to,omitempty"` // "" with Create: contract creation
-	Create    bool            `json:"create,omitempty"`
-	Value     string          `json:"value,omitempty"` // wei, decimal
-	Selector  string          `json:"selector,omitempty"`
-	Domain    *TypedDomain    `json:"domain,omitempty"`
-	Summary   string          `json:"summary"`  // one line built by the bridge from the fields above
-	Created   string          `json:"created"`  // RFC 3339
-	Deadline  string          `json:"deadline"` // RFC 3339; no answer by then = deny
-	Details   ApprovalDetails `json:"details"`
+	ID        string       `json:"id"`
+	Digest    string       `json:"digest"` // hex SHA-256 the decision binds to
+	Sandbox   string       `json:"sandbox"`
+	Method    string       `json:"method"`    // JSON-RPC method, e.g. "eth_signTransaction"
+	Operation string       `json:"operation"` // policy operation, e.g. "eth_signTransaction", "jwt", "git"
+	Policy    string       `json:"policy"`
+	Key       string       `json:"key"`
+	ChainID   string       `json:"chainId,omitempty"` // decimal
+	From      string       `json:"from,omitempty"`
+	To        string       `json:"to,omitempty"` // "" with Create: contract creation
+	Create    bool         `json:"create,omitempty"`
+	Value     string       `json:"value,omitempty"` // wei, decimal
+	Selector  string       `json:"selector,omitempty"`
+	Domain    *TypedDomain `json:"domain,omitempty"`
+	// Moves is what the signature lets move (token transfers, approvals,
+	// permits), decoded by the signer; a move of kind "unknown" means
+	// calldata it could not decode.
+	Moves    []Move          `json:"moves,omitempty"`
+	Summary  string          `json:"summary"`  // one line built by the bridge from the fields above
+	Created  string          `json:"created"`  // RFC 3339
+	Deadline string          `json:"deadline"` // RFC 3339; no answer by then = deny
+	Details  ApprovalDetails `json:"details"`
 }
 
 // TypedDomain is an EIP-712 domain as the signer decoded it.
@@ -48,25 +52,51 @@ type TypedDomain struct {
 	Version           string `json:"version,omitempty"`
 	ChainID           string `json:"chainId,omitempty"`
 	VerifyingContract string `json:"verifyingContract,omitempty"`
+	Salt              string `json:"salt,omitempty"`
+}
+
+// Move is one decoded transfer or approval. Agent-supplied text in every
+// Approval field is escaped by the signer (controls, bidi and format
+// characters appear as \uNNNN); amounts are decimal base units.
+type Move struct {
+	Kind       string `json:"kind"` // e.g. "erc20.transfer", "erc20.approve", "eip2612.permit", "unknown"
+	Token      string `json:"token,omitempty"`
+	From       string `json:"from,omitempty"`
+	To         string `json:"to,omitempty"` // recipient, spender or operator
+	Amount     string `json:"amount,omitempty"`
+	AmountText string `json:"amountText,omitempty"` // with decimals, for tokens declared in policy
+	TokenID    string `json:"tokenId,omitempty"`
+	Approved   *bool  `json:"approved,omitempty"`
+	Deadline   string `json:"deadline,omitempty"` // unix seconds
+	Note       string `json:"note,omitempty"`
+}
+
+// TypedField is one node of an EIP-712 message as signed.
+type TypedField struct {
+	Name   string       `json:"name"`
+	Type   string       `json:"type"`
+	Value  string       `json:"value,omitempty"`
+	Fields []TypedField `json:"fields,omitempty"`
 }
 
 // ApprovalDetails are the remaining decoded fields (empty when not relevant).
 type ApprovalDetails struct {
-	TxType      int      `json:"txType,omitempty"`
-	Nonce       uint64   `json:"nonce,omitempty"`
-	DataLen     int      `json:"dataLen,omitempty"`
-	Message     string   `json:"message,omitempty"` // EIP-191 text (hex if not printable), truncated
-	PrimaryType string   `json:"primaryType,omitempty"`
-	Purpose     string   `json:"purpose,omitempty"`
-	Issuer      string   `json:"issuer,omitempty"`
-	Audience    string   `json:"audience,omitempty"`
-	Subject     string   `json:"subject,omitempty"`
-	Claims      []string `json:"claims,omitempty"`
-	Lifetime    string   `json:"lifetime,omitempty"`
-	GitType     string   `json:"gitType,omitempty"`
-	GitRef      string   `json:"gitRef,omitempty"`
-	GitWho      string   `json:"gitWho,omitempty"`
-	PayloadHash string   `json:"payloadSha256,omitempty"`
+	TxType      int          `json:"txType,omitempty"`
+	Nonce       uint64       `json:"nonce,omitempty"`
+	DataLen     int          `json:"dataLen,omitempty"`
+	Message     string       `json:"message,omitempty"` // EIP-191 text (hex if not printable), truncated
+	PrimaryType string       `json:"primaryType,omitempty"`
+	Message712  []TypedField `json:"typedMessage,omitempty"` // the whole EIP-712 message
+	Purpose     string       `json:"purpose,omitempty"`
+	Issuer      string       `json:"issuer,omitempty"`
+	Audience    string       `json:"audience,omitempty"`
+	Subject     string       `json:"subject,omitempty"`
+	Claims      []string     `json:"claims,omitempty"`
+	Lifetime    string       `json:"lifetime,omitempty"`
+	GitType     string       `json:"gitType,omitempty"`
+	GitRef      string       `json:"gitRef,omitempty"`
+	GitWho      string       `json:"gitWho,omitempty"`
+	PayloadHash string       `json:"payloadSha256,omitempty"`
 }
 
 // ApprovalsListResult lists pending approvals, oldest first.

@@ -298,6 +298,7 @@ export interface Approval {
   value?: string; // wei, decimal
   selector?: string;
   domain?: TypedDomain;
+  moves?: Move[];
   summary: string; // one line built by the bridge from the fields above
   created: string; // RFC 3339
   deadline: string; // RFC 3339; no answer by then = deny
@@ -309,6 +310,29 @@ export interface TypedDomain {
   version?: string;
   chainId?: string;
   verifyingContract?: string;
+  salt?: string;
+}
+// Move is one decoded transfer or approval. Agent-supplied text in every
+// Approval field is escaped by the signer (controls, bidi and format
+// characters appear as \uNNNN); amounts are decimal base units.
+export interface Move {
+  kind: string; // e.g. "erc20.transfer", "erc20.approve", "eip2612.permit", "unknown"
+  token?: string;
+  from?: string;
+  to?: string; // recipient, spender or operator
+  amount?: string;
+  amountText?: string; // with decimals, for tokens declared in policy
+  tokenId?: string;
+  approved?: boolean;
+  deadline?: string; // unix seconds
+  note?: string;
+}
+// TypedField is one node of an EIP-712 message as signed.
+export interface TypedField {
+  name: string;
+  type: string;
+  value?: string;
+  fields?: TypedField[];
 }
 // ApprovalDetails are the remaining decoded fields (empty when not relevant).
 export interface ApprovalDetails {
@@ -317,6 +341,7 @@ export interface ApprovalDetails {
   dataLen?: number;
   message?: string; // EIP-191 text (hex if not printable), truncated
   primaryType?: string;
+  typedMessage?: TypedField[]; // the whole EIP-712 message
   purpose?: string;
   issuer?: string;
   audience?: string;

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/airlock-sandbox/airlock/bridge"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/signer"
 )
@@ -304,9 +305,37 @@ func runApprovals(e *Env, args []string) error {
 		return nil
 	}
 	for _, a := range res.Approvals {
-		fmt.Fprintf(e.Stdout, "%s  until %s\n  %s\n  digest %s\n", a.ID, a.Deadline, a.Summary, a.Digest)
+		printApproval(e.Stdout, a)
 	}
 	return nil
+}
+
+// printApproval shows one pending request. Every string passes through
+// signer.TerminalSafe: the signer escaped what the agent controls, and this
+// keeps a bridge of another version from writing raw control characters.
+func printApproval(w io.Writer, a protocol.Approval) {
+	safe := signer.TerminalSafe
+	fmt.Fprintf(w, "%s  until %s\n  %s\n", safe(a.ID), safe(a.Deadline), safe(a.Summary))
+	for _, m := range a.Moves {
+		fmt.Fprintf(w, "  moves: %s\n", safe(bridge.MoveText(m)))
+	}
+	if a.Domain != nil {
+		fmt.Fprintf(w, "  typed data %s, domain name \"%s\" version \"%s\" chain %s contract %s\n",
+			safe(a.Details.PrimaryType), safe(a.Domain.Name), safe(a.Domain.Version), safe(a.Domain.ChainID), safe(a.Domain.VerifyingContract))
+		printTyped(w, a.Details.Message712, "    ")
+	}
+	fmt.Fprintf(w, "  digest %s\n", safe(a.Digest))
+}
+
+func printTyped(w io.Writer, fs []protocol.TypedField, indent string) {
+	for _, f := range fs {
+		if len(f.Fields) > 0 || f.Value == "" {
+			fmt.Fprintf(w, "%s%s (%s):\n", indent, signer.TerminalSafe(f.Name), signer.TerminalSafe(f.Type))
+			printTyped(w, f.Fields, indent+"  ")
+			continue
+		}
+		fmt.Fprintf(w, "%s%s (%s): %s\n", indent, signer.TerminalSafe(f.Name), signer.TerminalSafe(f.Type), signer.TerminalSafe(f.Value))
+	}
 }
 
 func decide(e *Env, decision string, args []string) error {

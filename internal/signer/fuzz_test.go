@@ -3,6 +3,8 @@ package signer
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
@@ -99,8 +101,68 @@ func FuzzTypedData(f *testing.F) {
 		if parsed.Domain.ChainId == nil {
 			t.Fatal("accepted typed data without chainId")
 		}
-		if op.Domain == nil || op.Domain.Name != parsed.Domain.Name {
+		if op.Domain == nil || op.Domain.Name != Escape(parsed.Domain.Name) {
 			t.Fatalf("domain shown %+v, hashed %+v", op.Domain, parsed.Domain)
+		}
+	})
+}
+
+// FuzzStrictJSON: checkJSON never panics; what it accepts is valid JSON in
+// which no object holds two keys equal under case folding (checked here
+// pairwise with strings.EqualFold, independently of foldKey); what
+// strictUnmarshal accepts into the transaction object has only exact
+// field names.
+func FuzzStrictJSON(f *testing.F) {
+	for _, s := range []string{`{"chainId":"0x1","chainid":"0x5"}`, `{"a":{"b":1,"B":2}}`, `[{"x":1},{"x":1}]`,
+		`{"k":1,"\u212a":2}`, `"\ud800"`, `"\ud83d\ude80"`, `{"from":"0x00","ChainId":"0x1"}`, `{"a":[{"a":{"a":[]}}]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if checkJSON(raw) != nil {
+			return
+		}
+		if !json.Valid(raw) {
+			t.Fatalf("accepted invalid JSON %q", raw)
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatal(err)
+		}
+		var walk func(any)
+		walk = func(x any) {
+			switch y := x.(type) {
+			case map[string]any:
+				keys := make([]string, 0, len(y))
+				for k, e := range y {
+					keys = append(keys, k)
+					walk(e)
+				}
+				for i := range keys {
+					for j := i + 1; j < len(keys); j++ {
+						if strings.EqualFold(keys[i], keys[j]) {
+							t.Fatalf("accepted fold-equal keys %q %q", keys[i], keys[j])
+						}
+					}
+				}
+			case []any:
+				for _, e := range y {
+					walk(e)
+				}
+			}
+		}
+		walk(v)
+		var a txArgs
+		if strictUnmarshal(raw, &a, "tx") == nil {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(raw, &m) == nil {
+				fields := map[string]reflect.Type{}
+				structFields(reflect.TypeOf(a), fields)
+				for k := range m {
+					if _, ok := fields[k]; !ok {
+						t.Fatalf("accepted key %q that is not a field name", k)
+					}
+				}
+			}
 		}
 	})
 }

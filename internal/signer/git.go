@@ -108,7 +108,7 @@ func decodeGit(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	op := &Op{keyRef: c.refs[keyName], keyType: c.keys[keyName].Type}
 	op.Operation = "git"
 	op.Key = keyName
-	op.GitType, op.GitRef, op.GitWho = kind, ref, who
+	op.GitType, op.GitRef, op.GitWho = kind, ref, Escape(who)
 	op.setPayload(obj)
 	op.sign = func(k *key, rnd io.Reader) (any, error) {
 		var priv any = k.ed

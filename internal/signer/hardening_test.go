@@ -26,7 +26,7 @@ func TestTypedDataUnderToPolicyNeedsContract(t *testing.T) {
 "Permit":[{"name":"owner","type":"address"},{"name":"spender","type":"address"},{"name":"value","type":"uint256"},{"name":"nonce","type":"uint256"},{"name":"deadline","type":"uint256"}]},
 "primaryType":"Permit","domain":{"name":"USD Coin","chainId":1},
 "message":{"owner":"` + addrCow + `","spender":"0x1111111111111111111111111111111111111111","value":"115792089237316195423570985008687907853269984665640564039457584007913129639935","nonce":0,"deadline":"115792089237316195423570985008687907853269984665640564039457584007913129639935"}}`
-	saltOnly := strings.Replace(strings.Replace(noContract, `{"name":"name","type":"string"}`, `{"name":"name","type":"string"},{"name":"salt","type":"bytes32"}`, 1),
+	saltOnly := strings.Replace(strings.Replace(noContract, `{"name":"chainId","type":"uint256"}]`, `{"name":"chainId","type":"uint256"},{"name":"salt","type":"bytes32"}]`, 1),
 		`"chainId":1}`, `"chainId":1,"salt":"0x000000000000000000000000cccccccccccccccccccccccccccccccccccccccc"}`, 1)
 	otherContract := strings.Replace(mailTypedData, "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC", "0x1111111111111111111111111111111111111111", 1)
 	for name, td := range map[string]string{"no verifyingContract": noContract, "salt only": saltOnly} {
@@ -114,5 +114,79 @@ func TestWalletErrorCodes(t *testing.T) {
 	}
 	if got := <-done; got != 4001 {
 		t.Errorf("denied: code %d, want 4001", got)
+	}
+}
+
+// Issue 16, item 4: ambiguous JSON is refused in every signer input:
+// duplicate keys, keys differing only in case (Go would match either), a
+// key matching a field only up to case, lone surrogates; integers out of
+// their type's range.
+func TestAmbiguousJSONRefused(t *testing.T) {
+	h := ethHarness(t)
+	srv := httptest.NewServer(h.svc.Handler(h.caller))
+	defer srv.Close()
+	post := func(body string) (int, string) {
+		resp, err := http.Post(srv.URL, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Result any `json:"result"`
+			Error  *struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		if json.Unmarshal(raw, &r) != nil {
+			t.Fatalf("reply %s", raw)
+		}
+		if r.Error == nil {
+			return 0, ""
+		}
+		return r.Error.Code, r.Error.Message
+	}
+	txj := func(extra string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"eth_signTransaction","params":[{"from":"` + addr4646 +
+			`","to":"0x3535353535353535353535353535353535353535","nonce":"0x1","gas":"0x5208","gasPrice":"0x1","value":"0x0"` + extra + `}]}`
+	}
+	typed := func(old, new string) string {
+		td, _ := json.Marshal(strings.Replace(mailTypedData, old, new, 1))
+		return `{"jsonrpc":"2.0","id":1,"method":"eth_signTypedData_v4","params":["` + addrCow + `",` + string(td) + `]}`
+	}
+	if code, msg := post(txj(`,"chainId":"0x1"`)); code != 0 {
+		t.Fatalf("plain transaction refused: %d %s", code, msg)
+	}
+	cases := map[string]string{
+		"chainId and chainid":         txj(`,"chainId":"0x1","chainid":"0x5"`),
+		"duplicate chainId":           txj(`,"chainId":"0x1","chainId":"0x5"`),
+		"ChainId only (case variant)": txj(`,"ChainId":"0x1"`),
+		"gas and GAS":                 strings.Replace(txj(`,"chainId":"0x1"`), `"gas":`, `"gas":"0x5208","GAS":`, 1),
+		"key and Kelvin-sign key":     `{"jsonrpc":"2.0","id":1,"method":"airlock_signJWT","params":[{"key":"a","\u212aey":"b"}]}`,
+		"duplicate method":            `{"jsonrpc":"2.0","id":1,"method":"eth_accounts","method":"eth_signTransaction","params":[]}`,
+		"Method case variant":         `{"jsonrpc":"2.0","id":1,"Method":"eth_accounts"}`,
+		"typed chainId twice":         typed(`"chainId":1`, `"chainId":1,"chainId":5`),
+		"typed domain case variant":   typed(`"chainId":1`, `"chainId":1,"ChainId":5`),
+		"typed message dup":           typed(`"contents":"Hello, Bob!"`, `"contents":"Hello, Bob!","contents":"Hi"`),
+		"typed primaryType variant":   typed(`"primaryType":"Mail"`, `"primaryType":"Mail","primarytype":"Person"`),
+		"lone surrogate":              typed(`"Hello, Bob!"`, `"Hello, \ud800Bob!"`),
+		"jwt claims dup":              `{"jsonrpc":"2.0","id":1,"method":"airlock_signJWT","params":[{"claims":{"sub":"a","sub":"b"}}]}`,
+		"batch member dup":            `[{"jsonrpc":"2.0","id":1,"method":"eth_accounts","id":2}]`,
+	}
+	for name, body := range cases {
+		code, msg := post(body)
+		if code == 0 || !strings.Contains(msg, "ambiguous") && !strings.Contains(msg, "spelled") {
+			t.Errorf("%s: code %d %q, want an ambiguous-JSON refusal", name, code, msg)
+		}
+	}
+	// Out-of-range integers in typed data are refused, not wrapped.
+	for _, c := range []struct{ typ, v string }{
+		{"int256", `"-57896044618658097711785492504343953926634992332820282019728792003956564819969"`},
+		{"int8", `"200"`}, {"int8", `-129`}, {"uint8", `256`}, {"uint256", `"-1"`}, {"uint256[2]", `[1,2,3]`},
+	} {
+		if _, err := parseTypedData([]byte(oneField(c.typ, c.v))); err == nil || !strings.Contains(err.Error(), "range") && !strings.Contains(err.Error(), "exactly") {
+			t.Errorf("%s %s: %v, want out of range", c.typ, c.v, err)
+		}
 	}
 }

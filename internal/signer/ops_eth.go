@@ -15,7 +15,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 )
 
 // decoder turns one method's params into an Op, validating everything that
@@ -103,7 +102,6 @@ var (
 	ErrTxType        = &Refusal{CodeInvalidParams, "unsupported transaction type (legacy, 0x1 and 0x2 only)"}
 	ErrMissingField  = &Refusal{CodeInvalidParams, "nonce, gas and fee fields are required"}
 	ErrTypedNoChain  = &Refusal{CodeInvalidParams, "typed data domain has no chainId"}
-	ErrTypedInvalid  = &Refusal{CodeInvalidParams, "typed data does not encode"}
 )
 
 // txArgs is the eth_signTransaction object. Unknown fields are refused: a
@@ -137,11 +135,9 @@ func decodeTx(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(ps[0]))
-	dec.DisallowUnknownFields()
 	var a txArgs
-	if err := dec.Decode(&a); err != nil {
-		return nil, refusef(CodeInvalidParams, "invalid transaction object: %s", safeJSONErr(err))
+	if err := strictUnmarshal(ps[0], &a, "invalid transaction object"); err != nil {
+		return nil, err
 	}
 	keyName, err := c.byAddress(a.From)
 	if err != nil {
@@ -335,22 +331,19 @@ func decodePersonal(s *Service, c *Caller, params json.RawMessage) (*Op, error) 
 	return op, nil
 }
 
-// preview shows a message to an approver: text if printable UTF-8, else hex;
-// at most 256 bytes.
+// preview shows a message to an approver: escaped text when it is UTF-8,
+// else hex; at most 256 bytes.
 func preview(msg []byte) string {
 	cut := msg
 	if len(cut) > 256 {
 		cut = cut[:256]
-	}
-	printable := utf8.Valid(cut)
-	for _, r := range string(cut) {
-		if r < 0x20 && r != '\n' && r != '\t' {
-			printable = false
+		for len(cut) > 0 && !utf8.Valid(cut) && utf8.Valid(msg) {
+			cut = cut[:len(cut)-1] // do not split a character
 		}
 	}
 	s := "0x" + hex.EncodeToString(cut)
-	if printable {
-		s = string(cut)
+	if utf8.Valid(cut) {
+		s = Escape(string(cut))
 	}
 	if len(msg) > len(cut) {
 		s += fmt.Sprintf("… (%d bytes)", len(msg))
@@ -380,64 +373,16 @@ func decodeTyped(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	if err != nil {
 		return nil, err
 	}
-	digest, _, err := apitypes.TypedDataAndHash(*td)
-	if err != nil {
-		return nil, ErrTypedInvalid
-	}
+	digest := td.digest
 	op := &Op{keyRef: c.refs[keyName], keyType: Secp256k1}
 	op.Operation = "eth_signTypedData_v4"
 	op.Key = keyName
 	op.From = c.keys[keyName].Address
-	op.PrimaryType = td.PrimaryType
-	op.Domain = &TypedDomain{Name: td.Domain.Name, Version: td.Domain.Version, VerifyingContract: td.Domain.VerifyingContract}
-	op.Domain.ChainID = (*big.Int)(td.Domain.ChainId).String()
-	if op.Domain.VerifyingContract != "" {
-		op.Domain.VerifyingContract = common.HexToAddress(op.Domain.VerifyingContract).Hex()
-	}
+	op.PrimaryType = Escape(td.td.PrimaryType)
+	op.Domain = &TypedDomain{Name: Escape(td.name), Version: Escape(td.version), ChainID: td.chainID,
+		VerifyingContract: td.contract, Salt: td.salt}
+	op.TypedMessage = td.tree
 	op.setPayload(digest)
 	op.sign = func(k *key, _ io.Reader) (any, error) { return signPrefixed(k, digest) }
 	return op, nil
-}
-
-// parseTypedData decodes and checks EIP-712 input before hashing.
-func parseTypedData(raw []byte) (*apitypes.TypedData, error) {
-	if len(raw) > 256<<10 {
-		return nil, refusef(CodeInvalidParams, "typed data too large")
-	}
-	var td apitypes.TypedData
-	if err := json.Unmarshal(raw, &td); err != nil {
-		return nil, refusef(CodeInvalidParams, "invalid typed data JSON")
-	}
-	if _, ok := td.Types["EIP712Domain"]; !ok {
-		return nil, refusef(CodeInvalidParams, "typed data has no EIP712Domain type")
-	}
-	if td.PrimaryType == "" || td.PrimaryType == "EIP712Domain" {
-		return nil, refusef(CodeInvalidParams, "typed data primaryType must name a message type")
-	}
-	if _, ok := td.Types[td.PrimaryType]; !ok {
-		return nil, refusef(CodeInvalidParams, "typed data primaryType is not among its types")
-	}
-	if td.Message == nil {
-		return nil, refusef(CodeInvalidParams, "typed data has no message")
-	}
-	if td.Domain.ChainId == nil {
-		return nil, ErrTypedNoChain
-	}
-	if vc := td.Domain.VerifyingContract; vc != "" && !common.IsHexAddress(vc) {
-		return nil, refusef(CodeInvalidParams, "typed data verifyingContract is not an address")
-	}
-	// Every domain field set must be declared in EIP712Domain and vice versa,
-	// so what is shown to an approver is what is hashed.
-	declared := map[string]bool{}
-	for _, f := range td.Types["EIP712Domain"] {
-		declared[f.Name] = true
-	}
-	set := map[string]bool{"name": td.Domain.Name != "", "version": td.Domain.Version != "",
-		"chainId": td.Domain.ChainId != nil, "verifyingContract": td.Domain.VerifyingContract != "", "salt": td.Domain.Salt != ""}
-	for f, isSet := range set {
-		if isSet != declared[f] {
-			return nil, refusef(CodeInvalidParams, "typed data domain field %s and EIP712Domain type disagree", f)
-		}
-	}
-	return &td, nil
 }

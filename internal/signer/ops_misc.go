@@ -1,7 +1,6 @@
 package signer
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -74,12 +73,7 @@ func decodeObject(params json.RawMessage, v any) error {
 	if err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(ps[0]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return refusef(CodeInvalidParams, "invalid params: %s", safeJSONErr(err))
-	}
-	return nil
+	return strictUnmarshal(ps[0], v, "invalid params")
 }
 
 // jwtArgs is airlock_signJWT's object.
@@ -166,9 +160,16 @@ func decodeJWT(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	op := &Op{keyRef: c.refs[keyName], keyType: typ}
 	op.Operation = "jwt"
 	op.Key = keyName
-	op.Issuer, op.Audience, op.Claims, op.Lifetime = pol.issuer, aud, names, ttl.String()
+	// What a person sees is escaped: claim names, the audience and the
+	// subject come from the agent.
+	shown := make([]string, len(names))
+	for i, n := range names {
+		shown[i] = Escape(n)
+	}
+	op.Issuer, op.Audience, op.Claims, op.Lifetime = pol.issuer, Escape(aud), shown, ttl.String()
+	op.jwtAudience, op.jwtClaims = aud, names
 	if sub, ok := claims["sub"].(string); ok {
-		op.Subject = sub
+		op.Subject = Escape(sub)
 	}
 	op.setPayload(body)
 	op.sign = func(k *key, _ io.Reader) (any, error) {
@@ -194,16 +195,16 @@ func decodeJWT(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 
 // checkJWT is the policy check for a decoded JWT.
 func checkJWT(op *Op, pol *policy) error {
-	if op.Audience != "" || len(pol.audience) > 0 {
+	if op.jwtAudience != "" || len(pol.audience) > 0 {
 		ok := false
 		for _, a := range pol.audience {
-			ok = ok || a == op.Audience
+			ok = ok || a == op.jwtAudience
 		}
 		if !ok {
 			return ErrAudience
 		}
 	}
-	for _, c := range op.Claims {
+	for _, c := range op.jwtClaims {
 		if !pol.claims[c] {
 			return ErrClaim
 		}
@@ -256,7 +257,7 @@ func decodeHMAC(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	op := &Op{keyRef: c.refs[keyName], keyType: HMAC}
 	op.Operation = "hmac"
 	op.Key = keyName
-	op.Purpose = a.Purpose
+	op.Purpose = a.Purpose // purposeRE: printable ASCII only
 	op.setPayload(data)
 	op.sign = func(k *key, _ io.Reader) (any, error) {
 		m := hmac.New(sha256.New, k.mac)
@@ -288,7 +289,7 @@ func decodeSign(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	op := &Op{keyRef: c.refs[keyName], keyType: Ed25519}
 	op.Operation = "sign"
 	op.Key = keyName
-	op.Purpose = a.Purpose
+	op.Purpose = a.Purpose // purposeRE: printable ASCII only
 	op.setPayload(msg)
 	op.sign = func(k *key, _ io.Reader) (any, error) {
 		sig := ed25519.Sign(k.ed, msg)

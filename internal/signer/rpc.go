@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -106,6 +108,15 @@ func (s *Service) handler(c *Caller, unusable *Refusal) http.Handler {
 			return
 		}
 		trim := bytes.TrimSpace(body)
+		if err := checkJSON(trim); err != nil {
+			r := err.(*Refusal)
+			code := -32700
+			if strings.HasPrefix(r.Reason, "ambiguous") {
+				code = -32600
+			}
+			writeJSON(w, rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{code, r.Reason}})
+			return
+		}
 		if len(trim) > 0 && trim[0] == '[' {
 			var batch []json.RawMessage
 			if err := json.Unmarshal(trim, &batch); err != nil || len(batch) == 0 || len(batch) > maxBatch {
@@ -143,6 +154,9 @@ func writeJSON(w http.ResponseWriter, v any) {
 // nothing is signed for it: a signature nobody receives is never made).
 func (s *Service) one(ctx context.Context, c *Caller, unusable *Refusal, raw json.RawMessage) (rpcResponse, bool) {
 	var req rpcRequest
+	if err := exactFields(raw, reflect.TypeOf(req), 0); err != nil {
+		return rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{-32600, err.Error()}}, true
+	}
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{-32700, "parse error"}}, true
 	}

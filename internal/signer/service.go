@@ -44,8 +44,12 @@ type Decoded struct {
 	// EIP-191 message (shown to approvers; hex if not printable)
 	Message string `json:"message,omitempty"`
 	// EIP-712
-	Domain      *TypedDomain `json:"domain,omitempty"`
-	PrimaryType string       `json:"primary_type,omitempty"`
+	Domain       *TypedDomain `json:"domain,omitempty"`
+	PrimaryType  string       `json:"primary_type,omitempty"`
+	TypedMessage []TypedField `json:"typed_message,omitempty"` // the whole message, as signed
+	// What moves: decoded token transfers and approvals (calldata or typed
+	// data); Unknown says calldata could not be decoded.
+	Moves []Move `json:"moves,omitempty"`
 	// JWT / HMAC / sign / git
 	Purpose  string   `json:"purpose,omitempty"`
 	Issuer   string   `json:"issuer,omitempty"`
@@ -65,6 +69,7 @@ type TypedDomain struct {
 	Version           string `json:"version,omitempty"`
 	ChainID           string `json:"chain_id,omitempty"`
 	VerifyingContract string `json:"verifying_contract,omitempty"`
+	Salt              string `json:"salt,omitempty"`
 }
 
 // Op is one decoded signing request on its way through the layers.
@@ -85,6 +90,10 @@ type Op struct {
 	// committed reports whether commit succeeded (audit writes "failed" after).
 	committed bool
 	approval  string
+	// JWT audience and claim names as requested (Decoded holds them
+	// escaped for display); policy compares these.
+	jwtAudience string
+	jwtClaims   []string
 }
 
 // setPayload records the hash of the exact bytes to be signed; the decoder
@@ -255,6 +264,11 @@ func (s *Service) Call(ctx context.Context, c *Caller, method string, params jso
 		return n.String(), nil
 	}
 	dec, ok := decoders[method]
+	if ok {
+		if err := checkJSON(params); err != nil {
+			return nil, err
+		}
+	}
 	if !ok {
 		return nil, refusef(CodeUnsupported, "method %q not offered", method)
 	}

@@ -59,6 +59,23 @@ test('approval text shows what the signer decoded and only Approve approves', ()
   assert.equal(secondsLeft('garbage', now), 0);
 });
 
+test('approval modal shows token moves and the typed-data tree, escaped', () => {
+  const { title, detail } = describeApproval(approval({
+    sandbox: 'demo\u001b[8m',
+    operation: 'eth_signTypedData_v4', method: 'eth_signTypedData_v4',
+    moves: [{ kind: 'erc20.transfer', token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', to: '0x1111111111111111111111111111111111111111', amount: '1000000', amountText: '1 USDC' },
+      { kind: 'unknown', note: 'selector 0xdeadbeef not decoded' }],
+    details: { primaryType: 'Permit\r\u202e', typedMessage: [{ name: 'spender', type: 'address', value: '0x1111111111111111111111111111111111111111' },
+      { name: 'details', type: 'D', fields: [{ name: 'amount', type: 'uint160', value: '5' }] }] },
+  }));
+  assert.ok(!/[\u0000-\u001f\u202e]/.test(title + detail.replace(/\n/g, '')), 'no raw control or bidi characters');
+  assert.match(title, /demo\\u001b\[8m/);
+  assert.ok(detail.includes('Moves: erc20.transfer amount 1 USDC (1000000 base units) to 0x1111111111111111111111111111111111111111'), detail);
+  assert.ok(detail.includes('⚠ UNKNOWN CALLDATA: selector 0xdeadbeef not decoded'), detail);
+  assert.ok(detail.includes('Primary type: Permit\\u000d\\u202e'), detail);
+  assert.ok(detail.includes('    amount (uint160): 5'), detail);
+});
+
 test('apply refuses while high flags are unacknowledged and sends accepted rules after', async () => {
   const a = new Airlock({ AIRLOCK_HOME: '/nonexistent' });
   const calls: { method: string; params: any }[] = [];
