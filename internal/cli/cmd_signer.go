@@ -274,7 +274,7 @@ func runAudit(e *Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("audit verify: %w", err)
 	}
-	fmt.Fprintf(e.Stdout, "ok: %d entries, chain intact\n", n)
+	fmt.Fprintf(e.Stdout, "ok: %d entries, chain intact, head record matches\n", n)
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package signer
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -41,6 +40,7 @@ type AuditEntry struct {
 	Approval  string   `json:"approval,omitempty"` // "policy", "user", "" when none was needed
 	Decoded   *Decoded `json:"decoded,omitempty"`
 	Recovered int      `json:"recovered_bytes,omitempty"` // "recovered": bytes of a torn tail removed at open
+	Head      bool     `json:"head,omitempty"`            // "open": a head record is kept from here on
 }
 
 // Audit events.
@@ -64,6 +64,8 @@ type AuditLog struct {
 
 	mu     sync.Mutex // guards everything below; held across write+sync so lines never interleave
 	f      *os.File
+	head   *os.File     // the head record (audit_head.go)
+	recent []AuditEntry // verified entries of the last two days at open, for budget replay
 	seq    uint64
 	prev   string
 	size   int64
@@ -91,18 +93,39 @@ func OpenAudit(path string, clock func() time.Time) (*AuditLog, error) {
 		f.Close()
 		return nil, err
 	}
+	// The whole chain and the head record are checked before anything is
+	// appended or any budget is replayed from the log.
+	entries, err := verifyAgainstHead(path)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open audit log: %w (run `airlock audit verify`; to start a new log, move %s and %s aside)", err, path, HeadPath(path))
+	}
+	since := clock().UTC().Add(-48 * time.Hour).Format("2006-01-02")
+	for _, e := range entries {
+		if e.Time >= since {
+			l.recent = append(l.recent, e)
+		}
+	}
+	if l.head, err = os.OpenFile(HeadPath(path), os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open audit head record: %w", err)
+	}
 	if torn > 0 {
 		if err := l.Append(&AuditEntry{Event: EventRecovered, Recovered: torn}); err != nil {
 			f.Close()
 			return nil, err
 		}
 	}
-	if err := l.Append(&AuditEntry{Event: EventOpen}); err != nil {
-		f.Close()
+	if err := l.Append(&AuditEntry{Event: EventOpen, Head: true}); err != nil {
+		l.Close()
 		return nil, err
 	}
 	return l, nil
 }
+
+// Recent returns the verified entries of the last two days read at open
+// (what budgets are replayed from).
+func (l *AuditLog) Recent() []AuditEntry { return l.recent }
 
 // scanTail finds the last complete line, truncating a torn remainder.
 func (l *AuditLog) scanTail() (int, error) {
@@ -165,6 +188,10 @@ func (l *AuditLog) Append(e *AuditEntry) error {
 	if l.broken != nil {
 		return fmt.Errorf("%w: %v", ErrAuditUnavailable, l.broken)
 	}
+	if err := l.checkIdentity(); err != nil {
+		l.broken = err
+		return fmt.Errorf("%w: %v", ErrAuditUnavailable, err)
+	}
 	e.Seq = l.seq + 1
 	e.Prev = l.prev
 	e.Time = l.Clock().UTC().Format(time.RFC3339Nano)
@@ -189,6 +216,12 @@ func (l *AuditLog) Append(e *AuditEntry) error {
 	}
 	sum := sha256.Sum256(line)
 	l.seq, l.prev, l.size = e.Seq, hex.EncodeToString(sum[:]), l.size+int64(len(buf))
+	if err := l.writeHead(); err != nil {
+		// The entry is durable; the head is not: stop, the next open
+		// accepts a log one entry ahead of its head.
+		l.broken = err
+		return fmt.Errorf("%w: head record: %v", ErrAuditUnavailable, err)
+	}
 	return nil
 }
 
@@ -199,6 +232,9 @@ func (l *AuditLog) Close() error {
 	if l.broken == nil {
 		l.broken = errors.New("closed")
 	}
+	if l.head != nil {
+		l.head.Close()
+	}
 	return l.f.Close()
 }
 
@@ -206,63 +242,14 @@ func (l *AuditLog) Close() error {
 // and each Prev equal to the SHA-256 of the line before. It returns the
 // number of entries.
 func VerifyAudit(r io.Reader) (int, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	prev, n := genesis, 0
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && line[len(line)-1] != '\n' {
-			return n, fmt.Errorf("entry %d: torn final line (no newline); the bridge cuts it at its next start", n+1)
-		}
-		if len(line) > 0 {
-			line = line[:len(line)-1]
-			var e AuditEntry
-			if err := json.Unmarshal(line, &e); err != nil {
-				return n, fmt.Errorf("entry %d: not valid JSON", n+1)
-			}
-			if e.Seq != uint64(n+1) {
-				return n, fmt.Errorf("entry %d: sequence number %d (entries removed or reordered)", n+1, e.Seq)
-			}
-			if e.Prev != prev {
-				return n, fmt.Errorf("entry %d: hash chain broken (an earlier entry was changed)", n+1)
-			}
-			sum := sha256.Sum256(line)
-			prev = hex.EncodeToString(sum[:])
-			n++
-		}
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-	}
+	n := 0
+	_, err := verifyStream(r, func(AuditEntry) { n++ })
+	return n, err
 }
 
-// VerifyAuditFile runs VerifyAudit on a file.
+// VerifyAuditFile checks the log at path and its head record: the chain,
+// and that no entries were cut from the end and the file was not replaced.
 func VerifyAuditFile(path string) (int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	return VerifyAudit(f)
-}
-
-// readAudit parses every complete entry of the log at path.
-func readAudit(path string) ([]AuditEntry, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []AuditEntry
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		var e AuditEntry
-		if json.Unmarshal(sc.Bytes(), &e) == nil {
-			out = append(out, e)
-		}
-	}
-	return out, sc.Err()
+	entries, err := verifyAgainstHead(path)
+	return len(entries), err
 }

@@ -32,7 +32,8 @@
 //     sandbox, policy, chain and UTC day; gas fees and token amounts inside
 //     calldata or typed data are not counted. The daily spend is reserved
 //     before signing, released if signing fails, and replayed from the audit
-//     log when the bridge restarts.
+//     log when the bridge restarts (after the whole chain and its head
+//     record verified; a log that fails is not opened and nothing is signed).
 //   - approval: "never" — within limits is allowed, beyond is refused;
 //     "above_limit" — beyond max_value, daily_limit or rate a human decides;
 //     "always" — a human decides every request (limits still refuse).

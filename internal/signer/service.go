@@ -197,12 +197,9 @@ func (s *Service) Init() {
 		s.Log = slog.New(slog.DiscardHandler)
 	}
 	s.ledger = newLedger()
-	if s.Audit != nil && s.Audit.path != "" {
-		if entries, err := readAudit(s.Audit.path); err == nil {
-			s.ledger.replay(entries, s.Clock().UTC().Format("2006-01-02"))
-		} else {
-			s.Log.Error("replay budgets from the audit log", "err", err)
-		}
+	if s.Audit != nil {
+		// OpenAudit verified the chain and head before keeping these.
+		s.ledger.replay(s.Audit.Recent(), s.Clock().UTC().Format("2006-01-02"))
 	}
 	core := &keySigner{store: s.Store, rand: s.Rand}
 	pol := &policySigner{next: core, ledger: s.ledger, approver: s.Approver, clock: s.Clock}
