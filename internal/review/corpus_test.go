@@ -1,9 +1,136 @@
 package review
 
 import (
+	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
 )
+
+// A corpus case is a txtar archive: its comment says what it is ("class:
+// N" and one line of why), its files are "old/PATH" and "new/PATH" (a path
+// only under new/ is added, only under old/ deleted). A name may end in
+// "@MODE" (git octal mode: 100755, 120000 with the target as content,
+// 160000 for a gitlink).
+type corpusCase struct {
+	files []*File
+	ctx   map[string][]byte // unchanged files of the tree ("ctx/PATH")
+}
+
+func (c corpusCase) scan() []*Report {
+	return scanCorpus(c)
+}
+
+func loadCorpus(t *testing.T, dir string) map[string]corpusCase {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join("testdata", dir, "*.txtar"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no corpus in testdata/%s: %v", dir, err)
+	}
+	out := map[string]corpusCase{}
+	for _, n := range names {
+		ar, err := txtar.ParseFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byPath := map[string]*File{}
+		ctx := map[string][]byte{}
+		var order []string
+		for _, f := range ar.Files {
+			side, p, ok := strings.Cut(f.Name, "/")
+			if !ok || (side != "old" && side != "new" && side != "ctx") {
+				t.Fatalf("%s: file %q is not under old/, new/ or ctx/", n, f.Name)
+			}
+			if side == "ctx" {
+				ctx[p] = f.Data
+				continue
+			}
+			mode := ModeFile
+			if i := strings.LastIndexByte(p, '@'); i > 0 {
+				m, err := strconv.ParseUint(p[i+1:], 8, 32)
+				if err != nil {
+					t.Fatalf("%s: bad mode in %q", n, f.Name)
+				}
+				p, mode = p[:i], uint32(m)
+			}
+			data := f.Data
+			if mode == ModeSymlink || mode == ModeGitlink {
+				data = []byte(strings.TrimSuffix(string(data), "\n"))
+			}
+			x := byPath[p]
+			if x == nil {
+				x = &File{Path: p, Size: -1}
+				byPath[p] = x
+				order = append(order, p)
+			}
+			if side == "old" {
+				x.OldMode, x.Old = mode, data
+			} else {
+				x.NewMode, x.New, x.Size = mode, data, int64(len(data))
+			}
+		}
+		var files []*File
+		for _, p := range order {
+			files = append(files, byPath[p])
+		}
+		out[strings.TrimSuffix(filepath.Base(n), ".txtar")] = corpusCase{files, ctx}
+	}
+	return out
+}
+
+func maxFinding(reps []*Report) (Severity, []string) {
+	m := Info
+	var got []string
+	for _, r := range reps {
+		for _, f := range r.Findings {
+			got = append(got, r.File.Path+":"+f.Rule+":"+f.Severity.String())
+			if f.Severity > m {
+				m = f.Severity
+			}
+		}
+	}
+	return m, got
+}
+
+// Every disguised attack in the corpus must raise a high flag.
+func TestAttackCorpus(t *testing.T) {
+	cases := loadCorpus(t, "attack")
+	var names []string
+	for n := range cases {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	count := map[Severity]int{}
+	for _, n := range names {
+		sev, got := maxFinding(cases[n].scan())
+		count[sev]++
+		if sev != High {
+			t.Errorf("%s: max severity %s, want high; findings %v", n, sev, got)
+		}
+	}
+	t.Logf("attack corpus: %d cases, %d high, %d medium, %d missed", len(names), count[High], count[Medium], count[Info])
+}
+
+// An ordinary day of agent work, and real-world config files, raise no
+// high flag.
+func TestBenignCorpus(t *testing.T) {
+	cases := loadCorpus(t, "benign")
+	highs := 0
+	for n, c := range cases {
+		for _, r := range c.scan() {
+			for _, f := range r.Findings {
+				if f.Severity == High {
+					highs++
+					t.Errorf("%s: %s: high %s (%s)", n, r.File.Path, f.Rule, f.Detail)
+				}
+			}
+		}
+	}
+	t.Logf("benign corpus: %d cases, %d high", len(cases), highs)
+}
 
 // An ordinary day of agent work must raise no high flag.
 func TestBenignCorpusNoHigh(t *testing.T) {
@@ -33,3 +160,5 @@ func TestBenignCorpusNoHigh(t *testing.T) {
 		}
 	}
 }
+
+func scanCorpus(c corpusCase) []*Report { return Scan(c.files) }
