@@ -161,4 +161,9 @@ func TestBenignCorpusNoHigh(t *testing.T) {
 	}
 }
 
-func scanCorpus(c corpusCase) []*Report { return Scan(c.files) }
+func scanCorpus(c corpusCase) []*Report {
+	return ScanTree(c.files, func(p string) ([]byte, bool) {
+		b, ok := c.ctx[p]
+		return b, ok
+	})
+}

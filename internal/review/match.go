@@ -10,8 +10,11 @@ import (
 
 // pathMatch reports whether the slash path p matches the pattern, case
 // insensitively (a checkout on macOS or Windows folds case, so ".VSCode/x"
-// is ".vscode/x" there). A pattern without "/" matches the base name at any
-// depth; "**" matches any number of path segments.
+// is ".vscode/x" there). Every pattern matches at any depth ("x/y" is
+// "**/x/y"): tools look for their config where they are started, not only
+// at the repository root (Cargo walks up from the cwd, VS Code opens
+// subfolders, agents read nested settings). A leading "/" anchors a
+// pattern at the root. "**" matches any number of path segments.
 func pathMatch(pattern, p string) bool {
 	return segMatch(patternSegs(pattern), strings.Split(strings.ToLower(p), "/"))
 }
@@ -25,7 +28,9 @@ func patternSegs(pattern string) []string {
 		return v.([]string)
 	}
 	p := strings.ToLower(pattern)
-	if !strings.Contains(p, "/") {
+	if strings.HasPrefix(p, "/") {
+		p = p[1:]
+	} else if !strings.HasPrefix(p, "**/") {
 		p = "**/" + p
 	}
 	segs := strings.Split(p, "/")
@@ -166,15 +171,18 @@ func lineRe(re string) Matcher {
 	}
 }
 
-// jsonKeys fires on every node of a JSON(C) file that is new or whose
-// scalar value changed and whose path matches one of keys.
-func jsonKeys(keys ...key) Matcher {
+// docKeys fires on every node of a config document (JSON, JSONC, YAML,
+// TOML, INI; see formats) that is new or whose scalar value changed and
+// whose path matches one of keys. A document we could not read the way
+// its consumer does is flagged by PARSE-FAIL; the nodes read are still
+// matched here.
+func docKeys(keys ...key) Matcher {
 	return func(f *File, s *scanCtx) []Hit {
-		cur, err := s.json(f, false)
+		cur := s.doc(f, false)
 		if cur == nil {
 			return nil
 		}
-		old, _ := s.json(f, true)
+		old := s.doc(f, true)
 		var hits []Hit
 		for _, n := range cur.nodes {
 			if o, ok := old.get(n.Path); ok && o.Kind == n.Kind && o.Value == n.Value {
@@ -186,9 +194,6 @@ func jsonKeys(keys ...key) Matcher {
 					break
 				}
 			}
-		}
-		if err != nil && len(hits) == 0 && len(keys) > 0 {
-			_ = err // unparsable tails are reported by the JSON-INVALID rule
 		}
 		return hits
 	}
@@ -286,6 +291,10 @@ func equalFold(w ...string) func(string) bool {
 		return false
 	}
 }
+func contains(sub string) func(string) bool {
+	return func(v string) bool { return strings.Contains(strings.ToLower(v), sub) }
+}
+func isTrue(v string) bool  { return equalFold("true")(v) }
 func isFalse(v string) bool { return equalFold("false", "no", "off", "0")(v) }
 func notEmpty(v string) bool {
 	v = strings.TrimSpace(v)
@@ -310,4 +319,49 @@ func isBinary(b []byte) bool {
 		b = b[:8000]
 	}
 	return bytes.IndexByte(b, 0) >= 0
+}
+
+// docNodes fires on every new or changed node of a config document for
+// which test is true.
+func docNodes(test func(n Node) bool) Matcher {
+	return func(f *File, s *scanCtx) []Hit {
+		cur := s.doc(f, false)
+		if cur == nil {
+			return nil
+		}
+		old := s.doc(f, true)
+		var hits []Hit
+		for _, n := range cur.nodes {
+			if o, ok := old.get(n.Path); ok && o.Kind == n.Kind && o.Value == n.Value {
+				continue
+			}
+			if test(n) {
+				hits = append(hits, Hit{Line: n.Line, Detail: clip(describe(n))})
+			}
+		}
+		return hits
+	}
+}
+
+// docValues fires on new or changed scalar values (decoded: YAML and JSON
+// escapes resolved) matching re.
+func docValues(re string) Matcher {
+	rx := regexp.MustCompile(re)
+	return docNodes(func(n Node) bool { return n.Kind == 's' && rx.MatchString(n.Value) })
+}
+
+// ciExprRe: an expression expanding text an outsider controls.
+const ciExprRe = `\$\{\{\s*(github\.event\.[^}]*|github\.head_ref[^}]*)\}\}`
+
+// ciTrigger fires when a workflow's "on" (scalar, list or mapping form)
+// names pull_request_target or workflow_run.
+func ciTrigger() Matcher {
+	risky := func(s string) bool { return s == "pull_request_target" || s == "workflow_run" }
+	return docNodes(func(n Node) bool {
+		if n.Path != "on" && !strings.HasPrefix(n.Path, "on.") {
+			return false
+		}
+		parts := strings.Split(n.Path, ".")
+		return risky(n.Value) || len(parts) >= 2 && risky(parts[1])
+	})
 }

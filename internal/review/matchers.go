@@ -131,6 +131,43 @@ func gitlink() Matcher {
 	}
 }
 
+// nestedRepo fires on the marks of a repository nested below the root: a
+// gitfile or a .git directory's HEAD, config or hooks (each nested repo's
+// files are scanned like the top-level .git's too), and a new gitlink
+// that no .gitmodules entry names (so it points at a repository that
+// exists only in the workspace).
+func nestedRepo() Matcher {
+	return func(f *File, s *scanCtx) []Hit {
+		if f.NewMode == 0 {
+			return nil
+		}
+		if f.NewMode == ModeGitlink {
+			if f.OldMode == ModeGitlink {
+				return nil
+			}
+			gm, _ := s.read(".gitmodules")
+			es, _ := ParseGitConfig(gm)
+			for _, e := range es {
+				if e.Section == "submodule" && e.Name == "path" && path.Clean(e.Value) == f.Path {
+					return nil
+				}
+			}
+			return []Hit{{Detail: "gitlink " + clip(f.Path) + " has no .gitmodules entry"}}
+		}
+		segs := strings.Split(f.Path, "/")
+		for i := 1; i < len(segs); i++ {
+			if segs[i] != ".git" || (i == 1 && segs[0] == ".git") {
+				continue
+			}
+			rest := strings.Join(segs[i+1:], "/")
+			if rest == "" || rest == "HEAD" || rest == "config" || rest == "commondir" || strings.HasPrefix(rest, "hooks/") {
+				return []Hit{{Detail: "nested repository " + clip(strings.Join(segs[:i], "/"))}}
+			}
+		}
+		return nil
+	}
+}
+
 // hfsIgnorable are code points HFS+ drops when comparing names, so
 // ".g\u200cit" is ".git" on macOS.
 func hfsIgnorable(r rune) bool {
@@ -254,11 +291,11 @@ func IsRiskyEnv(name string) bool {
 // paths (e.g. "env", "containerEnv", "terminal.integrated.env.*").
 func jsonEnv(blocks ...string) Matcher {
 	return func(f *File, s *scanCtx) []Hit {
-		cur, _ := s.json(f, false)
+		cur := s.doc(f, false)
 		if cur == nil {
 			return nil
 		}
-		old, _ := s.json(f, true)
+		old := s.doc(f, true)
 		var hits []Hit
 		for _, n := range cur.nodes {
 			i := strings.LastIndexByte(n.Path, '.')

@@ -6,11 +6,14 @@ import "strings"
 // malicious and a benign fixture in rules_test.go.
 
 var (
-	instructionFiles = []string{"AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "codex.md", ".cursorrules",
+	instructionFiles = []string{"AGENTS.md", "AGENT.md", "AGENTS.override.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "QWEN.md",
+		"CRUSH.md", "WARP.md", "CONVENTIONS.md", "codex.md", ".cursorrules", ".github/chatmodes/**", ".kiro/steering/**",
+		".junie/guidelines.md", ".amazonq/rules/**", ".augment/rules/**", ".trae/rules/**", ".kilocode/rules/**", ".rules",
 		".windsurfrules", ".clinerules", ".github/copilot-instructions.md", ".github/instructions/**", ".github/prompts/**",
 		"SKILL.md", ".claude/commands/**", ".claude/agents/**", ".claude/skills/**", ".cursor/rules/**", ".windsurf/rules/**"}
 	agentDirs = []string{".claude/**", ".codex/**", ".gemini/**", ".cursor/**", ".windsurf/**", ".continue/**", ".roo/**",
-		".aider.conf.yml", ".mcp.json", ".clinerules/**"}
+		".aider.conf.yml", ".mcp.json", ".clinerules/**", ".opencode/**", "opencode.json", ".kiro/**", ".qwen/**", ".amazonq/**",
+		".augment/**", ".kilocode/**", ".junie/**", ".crush.json", ".goose/**"}
 	agentText     = append(append([]string{}, instructionFiles...), agentDirs...)
 	claudeConfigs = []string{".claude/settings.json", ".claude/settings.local.json"}
 	mcpConfigs    = []string{".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json", ".roo/mcp.json", ".gemini/settings.json", ".claude/settings.json", ".claude/settings.local.json", ".kiro/settings/mcp.json"}
@@ -27,17 +30,43 @@ var (
 	exemptScripts = []string{"scripts/**", "script/**", "bin/**", "tools/**", "hack/**", ".git/hooks/**", ".git/modules/**"}
 )
 
+// cmdKeys are git config keys whose value git runs (or that name a program
+// git runs). The explicit list comes from git-config(1); the suffix
+// patterns after it catch the rest of the family (every *.cmd, *.command,
+// *.program, *.helper, *.driver, *.textconv, *editor, *filter, *hook key).
 var cmdKeys = []key{
 	{"core.hookspath", nil}, {"core.fsmonitor", func(v string) bool { return !isFalse(v) }}, {"core.sshcommand", nil},
 	{"core.gitproxy", nil}, {"core.pager", nil}, {"pager.*", func(v string) bool { return !isBoolish(v) }},
 	{"core.editor", nil}, {"sequence.editor", nil}, {"core.askpass", nil}, {"credential.helper", notEmpty},
 	{"credential.*.helper", notEmpty}, {"diff.external", nil}, {"diff.*.command", nil}, {"diff.*.textconv", nil},
 	{"filter.*.clean", nil}, {"filter.*.smudge", nil}, {"filter.*.process", nil}, {"merge.*.driver", nil},
-	{"gpg.program", nil}, {"gpg.*.program", nil}, {"alias.*", prefix("!")}, {"remote.*.uploadpack", nil},
+	{"gpg.program", nil}, {"gpg.*.program", nil}, {"gpg.ssh.defaultkeycommand", nil}, {"interactive.difffilter", nil},
+	{"tar.*.command", nil}, {"guitool.*.cmd", nil}, {"alias.*", aliasRuns}, {"remote.*.uploadpack", nil},
 	{"remote.*.receivepack", nil}, {"uploadpack.packobjectshook", nil}, {"submodule.*.update", prefix("!")},
 	{"init.templatedir", nil}, {"core.alternaterefscommand", nil}, {"difftool.*.cmd", nil}, {"mergetool.*.cmd", nil},
-	{"browser.*.cmd", nil}, {"man.*.cmd", nil}, {"web.browser", nil}, {"sendemail.smtpserver", prefix("/")},
-	{"sendemail.*.smtpserver", prefix("/")}, {"core.gitproxy", nil}, {"ssh.variant", nil}, {"gc.*hook*", nil},
+	{"difftool.*.path", nil}, {"mergetool.*.path", nil}, {"browser.*.cmd", nil}, {"browser.*.path", nil},
+	{"man.*.cmd", nil}, {"man.*.path", nil}, {"web.browser", nil}, {"sendemail.smtpserver", prefix("/")},
+	{"sendemail.*.smtpserver", prefix("/")}, {"sendemail.*cmd", nil}, {"ssh.variant", nil}, {"gc.*hook*", nil},
+	{"protocol.ext.allow", func(v string) bool { return !equalFold("never")(v) }}, {"protocol.allow", equalFold("always")},
+	{"remote.*.url", isExtURL}, {"remote.*.pushurl", isExtURL}, {"url.*.insteadof", isExtURL}, {"url.*.pushinsteadof", isExtURL},
+	{"remote.*.vcs", nil},
+	{"*cmd", nil}, {"*command", nil}, {"*.program", nil}, {"*.helper", notEmpty}, {"*.driver", nil}, {"*.textconv", nil},
+	{"*editor", nil}, {"*filter", nil}, {"*hook", nil}, {"*askpass", nil}, {"*.process", nil}, {"*.smudge", nil}, {"*.clean", nil},
+}
+
+// aliasRuns: a "!" alias is a shell command; a plain alias can still set
+// command-bearing config for its run (-c, --config-env) or switch the git
+// programs used (--exec-path).
+func aliasRuns(v string) bool {
+	v = strings.TrimSpace(v)
+	return strings.HasPrefix(v, "!") || strings.Contains(v, "-c ") || strings.Contains(v, "-c=") || strings.HasPrefix(v, "-c") ||
+		strings.Contains(v, "--config-env") || strings.Contains(v, "--exec-path") || strings.Contains(v, "-C ")
+}
+
+// isExtURL: the ext:: transport runs its URL as a command.
+func isExtURL(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	return strings.HasPrefix(v, "ext::") || strings.HasPrefix(v, "fd::")
 }
 
 var redirectKeys = []key{
@@ -67,7 +96,7 @@ func npmScriptKeys(lifecycle bool) Matcher {
 		set[s] = true
 	}
 	return func(f *File, s *scanCtx) []Hit {
-		hits := jsonKeys(key{"scripts.*", nil})(f, s)
+		hits := docKeys(key{"scripts.*", nil})(f, s)
 		var out []Hit
 		for _, h := range hits {
 			name := strings.ToLower(strings.TrimPrefix(strings.SplitN(h.Detail, " = ", 2)[0], "scripts."))
@@ -101,7 +130,7 @@ func gitRules() []*Rule {
 			Paths: append([]string{".gitmodules", ".lfsconfig"}, gitConfigPaths...), GitConfig: true, Match: gitKeys(trustKeys...)},
 		{ID: "GIT-CONFIG-CR", Severity: High, Reason: "A carriage return inside a git config value can change a submodule path as git writes it back (CVE-2025-48384).",
 			Paths: append([]string{".gitmodules"}, gitConfigPaths...), GitConfig: true, Match: gitKeys(key{"*", func(v string) bool { return strings.ContainsRune(v, '\r') }})},
-		{ID: "GIT-CONFIG-INVALID", Severity: Medium, Reason: "This git config has syntax git rejects or reads differently; a reviewer may misread it.",
+		{ID: "GIT-CONFIG-INVALID", Severity: High, Reason: "This git config has syntax our parser could not read the way git does; git may act on a key we did not see.",
 			Paths: append([]string{".gitmodules"}, gitConfigPaths...), GitConfig: true, Match: configInvalid()},
 		{ID: "GIT-ALTERNATES", Severity: High, Reason: "objects/info/alternates makes git borrow objects from another directory, outside review.",
 			Paths: []string{".git/objects/info/alternates", ".git/objects/info/http-alternates", ".git/modules/**/objects/info/alternates"}, Match: changed()},
@@ -127,5 +156,7 @@ func gitRules() []*Rule {
 			Match: bareRepo()},
 		{ID: "GIT-SUBMODULE-COMMIT", Severity: Medium, Reason: "A submodule commit (gitlink) was added; its content is not part of this review.",
 			Match: gitlink()},
+		{ID: "GIT-NESTED-REPO", Severity: High, Reason: "A repository nested in the workspace (a .git directory or gitfile below the root, or a gitlink no .gitmodules entry names) runs its own config and hooks when git recurses into it.",
+			Match: nestedRepo()},
 	}
 }

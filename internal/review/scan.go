@@ -18,16 +18,19 @@ type Rule struct {
 	// config includes (include.path / includeIf.*.path targets) and to the
 	// config of an embedded bare repository.
 	GitConfig bool
+	// AgentText: the rule also applies to files an agent instruction file
+	// includes with @path.
+	AgentText bool
 	Match     Matcher
 }
 
-func (r *Rule) applies(f *File, segs []string) bool {
+func (r *Rule) applies(f *File, segs []string, s *scanCtx) bool {
 	for _, n := range r.Not {
 		if segMatch(patternSegs(n), segs) {
 			return false
 		}
 	}
-	if r.GitConfig && f.gitConfig {
+	if r.GitConfig && f.gitConfig || r.AgentText && s.agentIncluded[f.Path] {
 		return true
 	}
 	if len(r.Paths) == 0 {
@@ -44,24 +47,55 @@ func (r *Rule) applies(f *File, segs []string) bool {
 // scanCtx caches per-scan state shared by matchers.
 type scanCtx struct {
 	files map[string]*File
-	jsons map[*File][2]*jsonDoc
-	jerr  map[*File]error
+	docs  map[*File][2]*doc
 	bare  map[string]bool // dirs that look like embedded bare repos
+	tree  Tree
+	// agentIncluded: changed files an agent instruction file pulls in
+	// with @path; the agent text rules apply to them.
+	agentIncluded map[string]bool
+	tcache        map[string][]byte // tree reads
+	lifecycle     map[string]map[string]string
 }
 
-func (s *scanCtx) json(f *File, old bool) (*jsonDoc, error) {
-	d, ok := s.jsons[f]
+// doc returns the parsed old or new version of a config file (nil when
+// that side is absent or the path is not a config format we parse).
+func (s *scanCtx) doc(f *File, old bool) *doc {
+	d, ok := s.docs[f]
 	if !ok {
-		var err error
-		d[0], _ = parseJSONDoc(f.Old)
-		d[1], err = parseJSONDoc(f.New)
-		s.jsons[f] = d
-		s.jerr[f] = err
+		if fm, isCfg := formatOf(f.Path); isCfg {
+			d[0], d[1] = parseDoc(fm, f.Old), parseDoc(fm, f.New)
+		}
+		s.docs[f] = d
 	}
 	if old {
-		return d[0], nil
+		return d[0]
 	}
-	return d[1], s.jerr[f]
+	return d[1]
+}
+
+// Tree reads the current (reviewed) version of any path in the tree,
+// changed or not; rules that depend on unchanged files (a lifecycle script
+// that runs a changed file) use it.
+type Tree func(path string) ([]byte, bool)
+
+// read returns the current content of p: from the changed files, else
+// from the tree.
+func (s *scanCtx) read(p string) ([]byte, bool) {
+	if f, ok := s.files[p]; ok {
+		return f.New, f.NewMode != 0 && f.New != nil
+	}
+	if s.tree == nil {
+		return nil, false
+	}
+	if b, ok := s.tcache[p]; ok {
+		return b, b != nil
+	}
+	b, ok := s.tree(p)
+	if !ok {
+		b = nil
+	}
+	s.tcache[p] = b
+	return b, ok
 }
 
 // maxHitsPerRule caps findings of one rule in one file.
@@ -71,25 +105,32 @@ const maxHitsPerRule = 20
 // file, in path order. It never runs or opens anything: files carry their
 // content.
 func Scan(files []*File) []*Report {
-	return ScanWith(defaultRules(), files)
+	return ScanWith(defaultRules(), files, nil)
+}
+
+// ScanTree is Scan with read access to the whole reviewed tree.
+func ScanTree(files []*File, tree Tree) []*Report {
+	return ScanWith(defaultRules(), files, tree)
 }
 
 // defaultRules builds the rule set once (its regexps compile once).
 var defaultRules = sync.OnceValue(Rules)
 
 // ScanWith is Scan with an explicit rule set (tests).
-func ScanWith(rules []*Rule, files []*File) []*Report {
-	s := &scanCtx{files: map[string]*File{}, jsons: map[*File][2]*jsonDoc{}, jerr: map[*File]error{}, bare: map[string]bool{}}
+func ScanWith(rules []*Rule, files []*File, tree Tree) []*Report {
+	s := &scanCtx{files: map[string]*File{}, docs: map[*File][2]*doc{}, bare: map[string]bool{}, tree: tree,
+		agentIncluded: map[string]bool{}, tcache: map[string][]byte{}, lifecycle: map[string]map[string]string{}}
 	for _, f := range files {
 		s.files[f.Path] = f
 	}
 	markGitConfigTargets(s)
+	markAgentIncludes(s)
 	out := make([]*Report, 0, len(files))
 	for _, f := range files {
 		rep := &Report{File: f}
 		segs := strings.Split(strings.ToLower(f.Path), "/")
 		for _, r := range rules {
-			if !r.applies(f, segs) {
+			if !r.applies(f, segs, s) {
 				continue
 			}
 			seen := map[int]bool{}
