@@ -3,12 +3,13 @@ package review
 import (
 	"context"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 )
 
 // localGuest plays the sandbox with a clone on the host: scripts run with
@@ -117,20 +118,16 @@ func checkPlanted(t *testing.T, res *Result) {
 	}
 }
 
-// fingerprint captures what review must never touch in the host repo.
+// fingerprint hashes every file of the host repository, .git included
+// (path, mode, size, content or link target): review and diff must leave
+// all of it byte-identical; only apply may write.
 func fingerprint(t testing.TB, repo string) string {
-	var b strings.Builder
-	for _, p := range []string{".git/config", ".git/HEAD", ".git/index"} {
-		data, _ := os.ReadFile(filepath.Join(repo, p))
-		b.WriteString(p + ":" + string(data) + "\n")
+	t.Helper()
+	fp, err := testenv.TreeHash(repo)
+	if err != nil {
+		t.Fatal(err)
 	}
-	filepath.WalkDir(filepath.Join(repo, ".git/hooks"), func(p string, d fs.DirEntry, err error) error {
-		b.WriteString(p + "\n")
-		return nil
-	})
-	b.WriteString(runGit(t, repo, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "status", "--porcelain", "--untracked-files=all"))
-	b.WriteString(runGit(t, repo, "rev-parse", "HEAD"))
-	return b.String()
+	return fp
 }
 
 // trapHost installs a host hook and fsmonitor that leave a marker if any
@@ -163,10 +160,13 @@ func TestCloneModeCaptureScanApply(t *testing.T) {
 
 	tg := &Target{Name: "demo", Mode: ModeClone, Repo: host, StateDir: t.TempDir(), Guest: localGuest{sandbox},
 		FetchURL: sandbox, Hide: []string{".env", "*.pem"}}
+	before := fingerprint(t, host)
 	if err := Baseline(ctx, tg); err != nil {
 		t.Fatal(err)
 	}
-	before := fingerprint(t, host)
+	if err := FetchBase(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
 
 	// The agent commits some ordinary work, then plants everything.
 	writeFile(t, sandbox+"/src/util.go", "package main\n\nfunc util() {}\n", 0o644)
@@ -181,13 +181,16 @@ func TestCloneModeCaptureScanApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPlanted(t, res)
+	if _, err := FileContent(ctx, tg, "package.json"); err != nil { // what `airlock diff` reads
+		t.Fatal(err)
+	}
 	for _, r := range res.Reports {
 		if r.File.Path == ".env" || r.File.Path == "certs/k.pem" {
 			t.Errorf("hidden file %s was captured", r.File.Path)
 		}
 	}
 	if after := fingerprint(t, host); after != before {
-		t.Errorf("host repo changed by review:\n%s\nvs\n%s", before, after)
+		t.Errorf("host repo changed by review:\n%s", testenv.DiffLines(before, after))
 	}
 	if m := markersIn(t, markers); len(m) != 0 {
 		t.Fatalf("review ran hooks/fsmonitor: %v", m)

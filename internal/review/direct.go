@@ -219,7 +219,7 @@ func FileContent(ctx context.Context, t *Target, p string) (*Content, error) {
 	if s.Base == "" {
 		return nil, ErrNoBaseline
 	}
-	g := t.hostGit()
+	g := t.qGit()
 	base, curRev := s.Base, s.Snapshot
 	if t.Mode == ModeDirect {
 		g = t.privGit("index-cur")

@@ -82,8 +82,6 @@ func (t *Target) fetchURL() string {
 	return t.Name + ".airlock:" + t.guestRepo()
 }
 
-func (t *Target) hostGit() gitCmd { return gitCmd{dir: t.Repo, env: t.FetchEnv} }
-
 func (t *Target) ref(n string) string { return "refs/airlock/" + t.Name + "/" + n }
 
 // snapshot makes a snapshot commit inside the sandbox under ref.
@@ -102,19 +100,27 @@ func (t *Target) snapshot(ctx context.Context, ref string) (string, error) {
 	return id, nil
 }
 
-// fetch brings the sandbox's refs into refs/airlock/NAME/* with a real
-// git fetch; fsck checks every object that arrives.
+// fetch brings the sandbox's refs into refs/airlock/NAME/* of the
+// quarantine repository with a real git fetch; fsck checks every object
+// that arrives. The host repository is not written.
 func (t *Target) fetch(ctx context.Context, refspecs ...string) error {
+	if err := t.ensureQuarantine(ctx); err != nil {
+		return err
+	}
 	args := []string{"-c", "fetch.fsckObjects=true", "-c", "transfer.fsckObjects=true",
 		"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--no-auto-gc", t.fetchURL()}
-	if _, err := t.hostGit().run(ctx, append(args, refspecs...)...); err != nil {
+	if _, err := t.qGit().run(ctx, append(args, refspecs...)...); err != nil {
 		return fmt.Errorf("fetch from the sandbox: %w", err)
 	}
 	return nil
 }
 
+// revParse resolves rev in the quarantine repository.
 func (t *Target) revParse(ctx context.Context, rev string) (string, error) {
-	out, err := t.hostGit().run(ctx, "rev-parse", "-q", "--verify", rev)
+	if _, err := os.Stat(filepath.Join(t.quarantine(), "HEAD")); err != nil {
+		return "", err
+	}
+	out, err := t.qGit().run(ctx, "rev-parse", "-q", "--verify", rev)
 	return strings.TrimSpace(string(out)), err
 }
 
@@ -124,7 +130,7 @@ func (t *Target) revParseAll(ctx context.Context, revs ...string) []string {
 	out := make([]string, len(revs))
 	// --verify takes one revision; without it, an unknown one fails the
 	// whole call, so fall back to one call each.
-	res, err := t.hostGit().run(ctx, append([]string{"rev-parse"}, revs...)...)
+	res, err := t.qGit().run(ctx, append([]string{"rev-parse"}, revs...)...)
 	if err == nil {
 		ls := strings.Fields(string(res))
 		if len(ls) == len(revs) {
@@ -184,8 +190,8 @@ func guestBaseline(ctx context.Context, t *Target, s *state) error {
 	return t.saveState(s)
 }
 
-// FetchBase brings the base snapshot recorded by Baseline into the host
-// repository, so a later deletion inside the sandbox cannot lose it.
+// FetchBase brings the base snapshot recorded by Baseline into the
+// quarantine repository, so a later deletion inside the sandbox cannot lose it.
 // Review retries when this has not happened.
 func FetchBase(ctx context.Context, t *Target) error {
 	if err := t.validate(); err != nil || t.Mode == ModeDirect {
@@ -247,7 +253,7 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 			return nil, errors.New("the base snapshot recorded at start is missing or was replaced in the sandbox")
 		}
 	case t.Mode == ModeClone:
-		if base, err = t.revParse(ctx, "HEAD^{commit}"); err != nil {
+		if base, err = t.hostHead(ctx); err != nil {
 			return nil, fmt.Errorf("no baseline and no HEAD in the host repository: %w", err)
 		}
 		res.Notes = append(res.Notes, "no baseline was recorded at start; comparing with the host repository's HEAD")
@@ -277,14 +283,14 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 	return res, nil
 }
 
-// scanGuest scans base..snap in the host repo plus the sandbox's .git
+// scanGuest scans base..snap in the quarantine plus the sandbox's .git
 // changes (cur against the meta recorded at start).
 func (t *Target) scanGuest(ctx context.Context, base, snap string, cur Meta) ([]*Report, []string, error) {
-	es, err := diffTrees(ctx, t.hostGit(), base, snap)
+	es, err := diffTrees(ctx, t.qGit(), base, snap)
 	if err != nil {
 		return nil, nil, err
 	}
-	files, err := filesFromDiff(ctx, t.hostGit(), es)
+	files, err := filesFromDiff(ctx, t.qGit(), es)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -323,12 +329,12 @@ func Apply(ctx context.Context, t *Target, branch string, accept []string) (stri
 		return "", "", errors.New("nothing reviewed yet: run review first")
 	}
 	if got, _ := t.revParse(ctx, t.ref("snapshot")+"^{commit}"); got != s.Snapshot {
-		return "", "", errors.New("the reviewed snapshot is gone from the host repository: run review again")
+		return "", "", errors.New("the reviewed snapshot is gone from the quarantine: run review again")
 	}
 	base := s.Base
 	if base == "" {
 		if t.Mode == ModeClone {
-			base, _ = t.revParse(ctx, "HEAD^{commit}")
+			base, _ = t.hostHead(ctx)
 		} else {
 			base = emptyTree
 		}
@@ -348,7 +354,7 @@ func Apply(ctx context.Context, t *Target, branch string, accept []string) (stri
 	if branch == "" {
 		branch = "airlock/" + t.Name
 	}
-	if _, err := t.hostGit().run(ctx, "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
+	if _, err := t.repoGit().run(ctx, "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
 		return "", "", fmt.Errorf("invalid branch name %q", branch)
 	}
 	commit, err := t.stamp(ctx, s.Snapshot)
@@ -356,16 +362,22 @@ func Apply(ctx context.Context, t *Target, branch string, accept []string) (stri
 		return "", "", err
 	}
 	ref := "refs/heads/" + branch
-	if have, _ := t.revParse(ctx, ref); have != "" {
-		if have == commit {
+	if out, err := t.repoGit().run(ctx, "rev-parse", "-q", "--verify", ref); err == nil {
+		if strings.TrimSpace(string(out)) == commit {
 			return branch, commit, nil
 		}
 		return "", "", fmt.Errorf("branch %s already exists; pass another with --branch", branch)
 	}
-	if _, err := t.hostGit().run(ctx, "update-ref", "-m", "airlock apply "+t.Name, "--create-reflog", ref, commit, zeroOID); err != nil {
-		return "", "", fmt.Errorf("create branch %s: %w", branch, err)
+	if err := t.applyToHost(ctx, commit, branch); err != nil {
+		return "", "", err
 	}
 	return branch, commit, nil
+}
+
+// hostHead resolves HEAD of the host repository (read only).
+func (t *Target) hostHead(ctx context.Context) (string, error) {
+	out, err := t.repoGit().run(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+	return strings.TrimSpace(string(out)), err
 }
 
 // RefusedError lists the high rules that block apply.

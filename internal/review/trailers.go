@@ -48,7 +48,7 @@ func (t *Target) stamp(ctx context.Context, snapshot string) (string, error) {
 	if err != nil || lines == "" {
 		return snapshot, err
 	}
-	g := t.hostGit()
+	g := t.qGit()
 	tree, err := t.revParse(ctx, snapshot+"^{tree}")
 	if err != nil {
 		return "", fmt.Errorf("snapshot tree: %w", err)
