@@ -11,6 +11,7 @@ import (
 
 	"github.com/airlock-sandbox/airlock/bridge/bridgetest"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/testenv"
 )
 
 // In-sandbox review tests: a real namespace sandbox, real git inside, the
@@ -125,21 +126,6 @@ func checkFlags(t *testing.T, res *protocol.ReviewResult, want map[string]string
 	}
 }
 
-func hostFingerprint(t *testing.T, repo string) string {
-	var b strings.Builder
-	for _, p := range []string{".git/config", ".git/HEAD", ".git/index"} {
-		data, _ := os.ReadFile(filepath.Join(repo, p))
-		b.WriteString(p + ":" + string(data) + "\n")
-	}
-	ents, _ := os.ReadDir(filepath.Join(repo, ".git/hooks"))
-	for _, e := range ents {
-		b.WriteString(e.Name() + "\n")
-	}
-	b.WriteString(hostGit(t, repo, "status", "--porcelain", "--untracked-files=all"))
-	b.WriteString(hostGit(t, repo, "for-each-ref", "refs/heads"))
-	return b.String()
-}
-
 func TestReviewCloneModeInSandbox(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration")
@@ -153,10 +139,14 @@ func TestReviewCloneModeInSandbox(t *testing.T) {
 		os.WriteFile(filepath.Join(repo, ".git/hooks", hk), []byte("#!/bin/sh\ntouch "+markers+"/host-"+hk+"\n"), 0o755)
 	}
 	hostGit(t, repo, "config", "core.fsmonitor", "touch "+markers+"/host-fsmonitor; false")
-	name := h.Up(t, fmt.Sprintf(reviewHCL, "rv", "clone"), repo)
+	hcl := fmt.Sprintf(reviewHCL, "rv", "clone")
+	os.WriteFile(filepath.Join(repo, "sandbox.hcl"), []byte(hcl), 0o644)
 	hostGit(t, repo, "add", "sandbox.hcl")
 	hostGit(t, repo, "commit", "-q", "-m", "hcl")
-	before := hostFingerprint(t, repo)
+	// Every byte of the host repository, .git included, from before up
+	// until apply: up, the agent's work, review and diff write nothing.
+	before := treeHash(t, repo)
+	name := h.Up(t, hcl, repo)
 
 	if out, errOut, code := h.Exec(t, name, "sh", "-c", plantScript); code != 0 {
 		t.Fatalf("plant: %d %s %s", code, out, errOut)
@@ -170,9 +160,6 @@ func TestReviewCloneModeInSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFlags(t, &res, plantedHigh)
-	if after := hostFingerprint(t, repo); after != before {
-		t.Errorf("host repo changed by review:\n%s\nvs\n%s", before, after)
-	}
 	if m, _ := os.ReadDir(markers); len(m) != 0 {
 		t.Fatalf("review ran host hooks/fsmonitor: %v", m)
 	}
@@ -184,6 +171,12 @@ func TestReviewCloneModeInSandbox(t *testing.T) {
 	d, e, code := h.Airlock(t, "diff", name, ".git/hooks/post-checkout")
 	if code != 0 || !strings.Contains(d, "+touch \"$MARKER_DIR/hook-ran\"") {
 		t.Errorf("diff: %d %s\n%s", code, e, d)
+	}
+	if d, e, code := h.Airlock(t, "diff", name, "package.json"); code != 0 || !strings.Contains(d, "postinstall") {
+		t.Errorf("diff package.json: %d %s\n%s", code, e, d)
+	}
+	if after := treeHash(t, repo); after != before {
+		t.Errorf("host repo changed before apply:\n%s", testenv.DiffLines(before, after))
 	}
 
 	// Apply refuses while high flags are unaccepted, then makes a branch.
@@ -207,7 +200,10 @@ func TestReviewCloneModeInSandbox(t *testing.T) {
 	if code != 0 || !strings.Contains(o, "airlock/rv") {
 		t.Fatalf("apply: %d %s %s", code, o, e)
 	}
-	if a, b := hostGit(t, repo, "rev-parse", "airlock/rv^{tree}"), hostGit(t, repo, "rev-parse", res.Snapshot+"^{tree}"); a != b {
+	// The snapshot commit itself stays in the quarantine (apply stamps a
+	// copy with provenance trailers); its tree is the sandbox's.
+	snapTree, _, _ := h.Exec(t, name, "git", "-C", "/workspace", "rev-parse", res.Snapshot+"^{tree}")
+	if a, b := hostGit(t, repo, "rev-parse", "airlock/rv^{tree}"), snapTree; a != b {
 		t.Errorf("branch tree %s != snapshot tree %s", a, b)
 	}
 	if m, _ := os.ReadDir(markers); len(m) != 0 {
@@ -224,6 +220,13 @@ func TestReviewCloneModeInSandbox(t *testing.T) {
 	}
 	if m, _ := os.ReadDir(markers); len(m) != 0 {
 		t.Fatalf("git status after apply ran: %v", m)
+	}
+	// rm leaves nothing of the sandbox in the host repository.
+	if _, e, code := h.Airlock(t, "rm", name); code != 0 {
+		t.Fatalf("rm: %d %s", code, e)
+	}
+	if refs := hostGit(t, repo, "for-each-ref", "refs/airlock"); refs != "" {
+		t.Errorf("refs left in the host repo after rm: %s", refs)
 	}
 }
 
@@ -278,6 +281,15 @@ if echo x > .git/hooks/post-checkout 2>/dev/null; then echo HOOK-WRITABLE; fi
 	if _, e, code := h.Airlock(t, "apply", name); code == 0 || !strings.Contains(e, "direct mode") {
 		t.Errorf("apply in direct mode: %d %s", code, e)
 	}
+}
+
+func treeHash(t *testing.T, dir string) string {
+	t.Helper()
+	h, err := testenv.TreeHash(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 func runCmd(dir, name string, args ...string) ([]byte, error) {

@@ -38,19 +38,14 @@ func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace) error {
 		return err
 	}
 	// Uncommitted work: every path that differs from HEAD (staged or not)
-	// plus untracked files that are not ignored.
-	changed, err := git(ctx, w.HostPath, "diff", "--name-only", "-z", "--no-renames", "HEAD", "--")
-	if err != nil {
-		// No commit yet: everything in the index counts as changed.
-		if changed, err = git(ctx, w.HostPath, "ls-files", "-z", "--cached"); err != nil {
-			return err
-		}
-	}
-	untracked, err := git(ctx, w.HostPath, "ls-files", "-z", "--others", "--exclude-standard")
+	// plus untracked files that are not ignored. `git status` with optional
+	// locks off refreshes the index in memory only (`git diff` would write
+	// it back: the host's .git must stay byte-identical).
+	changed, err := statusPaths(ctx, w.HostPath)
 	if err != nil {
 		return err
 	}
-	for _, rel := range append(splitZ(changed), splitZ(untracked)...) {
+	for _, rel := range changed {
 		if !localRel(rel) || strings.HasPrefix(rel, ".git/") {
 			continue
 		}
@@ -79,6 +74,23 @@ func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace) error {
 	// The clone's origin names a host path the guest cannot see.
 	_, err = git(ctx, dst, "remote", "remove", "origin")
 	return err
+}
+
+// statusPaths lists the paths `git status` reports (changed against HEAD
+// in the index or the work tree, deleted, untracked and not ignored),
+// without writing anything to the repository.
+func statusPaths(ctx context.Context, repo string) ([]string, error) {
+	out, err := git(ctx, repo, "status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all", "--ignore-submodules=all")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, e := range splitZ(out) {
+		if len(e) > 3 && e[2] == ' ' {
+			paths = append(paths, e[3:])
+		}
+	}
+	return paths, nil
 }
 
 func isGitRepo(ctx context.Context, dir string) bool {
