@@ -131,7 +131,16 @@ func buildEgress(env Env, sb SandboxRef, dlog *egress.DecisionLog) (*egressState
 	if err != nil {
 		return nil, err
 	}
+	approve, err := hs.ApproveRules(cfg.Network.Approve, filepath.Join(sb.ConfigDir(), "sandbox.hcl"))
+	if err != nil {
+		return nil, err
+	}
+	heldTimeout, err := hs.HeldTimeout()
+	if err != nil {
+		return nil, err
+	}
 	p, err := egress.New(egress.Config{
+		Approve: approve, Approver: networkApprover(env, heldTimeout),
 		Sandbox: sb.Name(), Policy: pol, Resolver: resolver, Credentials: creds,
 		Secrets: secrets.Open(env.Home()), CA: ca, RootCAs: roots, Log: dlog, Logger: env.Logger(),
 		OnDeny: func(e egress.Entry) { env.Notify(protocol.NotifyEgressDenied, toDecision(e)) },

@@ -227,6 +227,9 @@ func approvalWire(r signer.ApprovalRequest) protocol.Approval {
 		a.Moves = append(a.Moves, protocol.Move{Kind: m.Kind, Token: m.Token, From: m.From, To: m.To, Amount: m.Amount,
 			AmountText: m.AmountText, TokenID: m.TokenID, Approved: m.Approved, Deadline: m.Deadline, Note: m.Note})
 	}
+	if h, ok := heldRequest(r.Digest); ok {
+		networkApprovalWire(&a, h)
+	}
 	a.Summary = approvalSummary(a)
 	return a
 }
@@ -245,6 +248,9 @@ func typedWire(fs []signer.TypedField) []protocol.TypedField {
 // approvalSummary is one line for a person. The signer escaped every
 // agent-controlled string already; TerminalSafe is the last guard.
 func approvalSummary(a protocol.Approval) string {
+	if a.Operation == networkOperation {
+		return networkSummary(a)
+	}
 	s := a.Sandbox + ": " + a.Method
 	switch {
 	case a.Operation == "eth_signTransaction" && a.Create:

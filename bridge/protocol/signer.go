@@ -44,6 +44,13 @@ type Approval struct {
 	Created  string          `json:"created"`  // RFC 3339
 	Deadline string          `json:"deadline"` // RFC 3339; no answer by then = deny
 	Details  ApprovalDetails `json:"details"`
+
+	// Operation "network": an HTTP request held by a network.approve rule
+	// (Method is the HTTP method). Size is the body length, -1 when chunked.
+	Host string `json:"host,omitempty"` // host:port
+	Path string `json:"path,omitempty"`
+	Size *int64 `json:"size,omitempty"`
+	Rule string `json:"rule,omitempty"`
 }
 
 // TypedDomain is an EIP-712 domain as the signer decoded it.

@@ -75,11 +75,18 @@ export function describeApproval(a: Approval, now: number = Date.now()): { title
   add('Claims', d.claims?.join(', '));
   add('Git object', d.gitType);
   add('Git signer', d.gitWho);
+  add('Host', a.host);
+  add('Path', a.path);
+  if (a.size !== undefined) add('Body size', a.size < 0 ? 'unknown (chunked)' : `${a.size} bytes`);
+  add('Held by rule', a.rule);
   add('Summary', a.summary);
   add('Digest', a.digest);
   const left = secondsLeft(a.deadline, now);
   if (a.deadline) lines.push(`Time left: ${left}s (no answer = deny)`);
-  return { title: `Airlock: sandbox "${safeText(a.sandbox)}" asks to sign (${safeText(a.operation)})`, detail: lines.join('\n') };
+  const title = a.operation === 'network'
+    ? `Airlock: sandbox "${safeText(a.sandbox)}" wants to send ${safeText(a.method)} ${safeText(a.host ?? '')}${safeText(a.path ?? '')}`
+    : `Airlock: sandbox "${safeText(a.sandbox)}" asks to sign (${safeText(a.operation)})`;
+  return { title, detail: lines.join('\n') };
 }
 
 /** Maps the modal's answer to a decision. Only an explicit "Approve" approves. */

@@ -303,6 +303,10 @@ export interface Approval {
   created: string; // RFC 3339
   deadline: string; // RFC 3339; no answer by then = deny
   details: ApprovalDetails;
+  host?: string; // host:port
+  path?: string;
+  size?: number;
+  rule?: string;
 }
 // TypedDomain is an EIP-712 domain as the signer decoded it.
 export interface TypedDomain {

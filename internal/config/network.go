@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"path"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -15,7 +17,7 @@ var Presets = []string{"open", "balanced", "locked-down"}
 
 var networkSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "preset"}, {Name: "allow"}, {Name: "deny"},
+		{Name: "preset"}, {Name: "allow"}, {Name: "deny"}, {Name: "approve"},
 	},
 }
 
@@ -50,7 +52,59 @@ func (d *decoder) decodeNetworkBlock(b *hcl.Block, diags *hcl.Diagnostics) Netwo
 			}
 		}
 	}
+	approveItems, _ := d.strList(attrs, "approve", diags)
+	n.Approve = parseApproveRules(approveItems, diags)
 	return n
+}
+
+// parseApproveRules validates "HOST METHOD PATH-GLOB" entries (the egress
+// proxy parses them again; a fuzz test keeps the two in agreement).
+func parseApproveRules(items []item, diags *hcl.Diagnostics) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, it := range items {
+		norm, err := ParseApproveRule(it.Value)
+		if err != nil {
+			*diags = append(*diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid approve rule",
+				Detail:   fmt.Sprintf("%q in network.approve: %s. Write \"HOST METHOD PATH-GLOB\", e.g. \"api.github.com POST /repos/*/*/releases\" (METHOD may be *; * in the path is one segment).", it.Value, err),
+				Subject:  it.Range.Ptr(),
+			})
+			continue
+		}
+		if seen[norm] {
+			continue
+		}
+		seen[norm] = true
+		out = append(out, norm)
+	}
+	return out
+}
+
+// ParseApproveRule checks one approve entry and returns it normalized
+// (single spaces, method upper case).
+func ParseApproveRule(s string) (string, error) {
+	f := strings.Fields(s)
+	if len(f) != 3 {
+		return "", fmt.Errorf("want three fields separated by spaces")
+	}
+	if _, err := ParseHostPattern(f[0]); err != nil {
+		return "", fmt.Errorf("host: %w", err)
+	}
+	m := strings.ToUpper(f[1])
+	if m != "*" {
+		if len(m) > 32 || strings.TrimLeft(m, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" || m == "" {
+			return "", fmt.Errorf("method %q is not an HTTP method or *", f[1])
+		}
+	}
+	if !strings.HasPrefix(f[2], "/") || len(f[2]) > 1024 {
+		return "", fmt.Errorf("the path glob must start with /")
+	}
+	if _, err := path.Match(f[2], ""); err != nil {
+		return "", fmt.Errorf("path glob: %w", err)
+	}
+	return f[0] + " " + m + " " + f[2], nil
 }
 
 type parsedPattern struct {

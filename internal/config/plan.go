@@ -69,6 +69,7 @@ type NetworkPlan struct {
 	Description string   `json:"description"`
 	Allow       []string `json:"allow"`
 	Deny        []string `json:"deny"`
+	Approve     []string `json:"approve"` // requests held for the person's decision
 }
 
 // CredentialPlan describes one injected credential.
@@ -149,7 +150,7 @@ func buildSandboxPlan(f *File, sb *Sandbox) SandboxPlan {
 		}
 	}
 	n := sb.Network
-	sp.Network = NetworkPlan{Preset: n.Preset, Description: PresetDescriptions[n.Preset], Allow: nonNil(n.Allow), Deny: nonNil(n.Deny)}
+	sp.Network = NetworkPlan{Preset: n.Preset, Description: PresetDescriptions[n.Preset], Allow: nonNil(n.Allow), Deny: nonNil(n.Deny), Approve: nonNil(n.Approve)}
 	for _, a := range n.Allow {
 		if hp, err := ParseHostPattern(a); err == nil {
 			if r := hp.PrivateRange(); r != "" {
@@ -272,6 +273,9 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 	}
 	if len(n.Deny) > 0 {
 		fmt.Fprintf(b, "    denied: %s\n", strings.Join(n.Deny, ", "))
+	}
+	for _, a := range n.Approve {
+		fmt.Fprintf(b, "    held for your approval: %s\n", a)
 	}
 	if len(sp.Credentials) == 0 {
 		b.WriteString("  credentials: none\n")

@@ -69,6 +69,9 @@ type Network struct {
 	Preset string   // "open" | "balanced" | "locked-down" (default "balanced")
 	Allow  []string // patterns: host, *.host, **.host, host:port, IP, CIDR
 	Deny   []string
+	// Approve: "HOST METHOD PATH-GLOB" entries; matching requests wait for
+	// the person's decision (airlock approvals).
+	Approve []string
 }
 
 // Credential is a `credential "NAME" { ... }` block: a host-store secret the

@@ -35,7 +35,7 @@ func (p *Proxy) serveConnect(ctx context.Context, c net.Conn, br *bufio.Reader, 
 			return
 		}
 	}
-	intercept := false
+	intercept := p.approveHost(t)
 	for _, cr := range p.creds {
 		if cr.boundTo(t) {
 			intercept = true
@@ -192,6 +192,10 @@ func (p *Proxy) intercept(ctx context.Context, client net.Conn, up net.Conn, t T
 			return
 		}
 		e.Credential = strings.Join(names, ",")
+		if d := p.hold(ctx, req, t, true); d != nil {
+			p.refuse(srv, e, d)
+			return
+		}
 		if upErr != nil {
 			p.logger.Warn("egress: upstream TLS", "sandbox", p.sandbox, "host", t.Host(), "err", upErr)
 			p.refuse(srv, e, &denial{status: http.StatusBadGateway, rule: e.Rule, reason: "could not open a verified TLS connection to the server"})

@@ -18,6 +18,13 @@
 // the configured place with the secret read from the host store at request
 // time, and re-encrypts to the real server with normal verification.
 //
+// Approve rules (approve.go): a request matching "HOST METHOD PATH-GLOB"
+// (sandbox.hcl network.approve plus the host settings' approve) is held
+// before anything is dialled or sent, and goes upstream only when the
+// Approver (the bridge's approval queue) says yes; a denial, a timeout or a
+// missing Approver is a 403. HTTPS hosts with approve rules are intercepted
+// like credential hosts so the method and path can be seen.
+//
 // Limits, on purpose: hosts without credentials are tunnelled, so a
 // placeholder sent inside such a tunnel cannot be seen (it is worthless
 // there: only this proxy turns it into a secret). Request bodies are never

@@ -115,6 +115,8 @@ type envOpts struct {
 	preset      string
 	creds       []*Credential
 	secrets     mapSecrets
+	approve     []string
+	approver    Approver
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
@@ -151,7 +153,16 @@ func newEnv(t testing.TB, o envOpts) *env {
 	if o.secrets != nil {
 		secrets = o.secrets
 	}
+	var approve []*ApproveRule
+	for _, a := range o.approve {
+		r, err := ParseApproveRule(a, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		approve = append(approve, r)
+	}
 	e.proxy, err = New(Config{Sandbox: "test", Policy: NewPolicy("test", rules), Resolver: e.resolver,
+		Approve: approve, Approver: o.approver,
 		Dial: e.dialer.dial, Credentials: o.creds, Secrets: secrets, CA: e.sbCA, RootCAs: e.upRoots, Log: log,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		OnDeny: func(en Entry) {

@@ -42,6 +42,11 @@ type Config struct {
 	Now         func() time.Time
 	IdleTimeout time.Duration // idle client connection between requests; default 2 min
 	MaxConns    int           // concurrent client connections; default 512, beyond that 503
+	// Approve rules hold matching requests until Approver decides (nil
+	// Approver: they are refused). Their HTTPS hosts are intercepted, which
+	// needs CA.
+	Approve  []*ApproveRule
+	Approver Approver
 }
 
 // Proxy is one sandbox's egress proxy. It serves any number of connections
@@ -61,8 +66,10 @@ type Proxy struct {
 	now      func() time.Time
 	idle     time.Duration
 	slots    chan struct{} // one per open client connection
-	denyMu   sync.Mutex    // guards denyTok, denyAt
-	denyTok  float64       // OnDeny token bucket: a flood of refusals must not flood clients
+	approve  []*ApproveRule
+	approver Approver
+	denyMu   sync.Mutex // guards denyTok, denyAt
+	denyTok  float64    // OnDeny token bucket: a flood of refusals must not flood clients
 	denyAt   time.Time
 }
 
@@ -73,7 +80,7 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p := &Proxy{sandbox: cfg.Sandbox, policy: cfg.Policy, resolver: cfg.Resolver, dial: cfg.Dial,
 		secrets: cfg.Secrets, ca: cfg.CA, rootCAs: cfg.RootCAs, log: cfg.Log, logger: cfg.Logger,
-		onDeny: cfg.OnDeny, now: cfg.Now, idle: cfg.IdleTimeout}
+		onDeny: cfg.OnDeny, now: cfg.Now, idle: cfg.IdleTimeout, approve: cfg.Approve, approver: cfg.Approver}
 	if p.resolver == nil {
 		p.resolver = net.DefaultResolver
 	}
@@ -102,6 +109,9 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if len(p.creds) > 0 && (p.ca == nil || p.secrets == nil) {
 		return nil, errors.New("egress: credentials need a CA and a secret source")
+	}
+	if len(p.approve) > 0 && p.ca == nil {
+		return nil, errors.New("egress: approve rules need a CA (HTTPS hosts are intercepted)")
 	}
 	return p, nil
 }
@@ -359,6 +369,10 @@ func (p *Proxy) servePlain(ctx context.Context, c net.Conn, req *http.Request, h
 		return false
 	}
 	if _, _, d := p.inject(req, t, false); d != nil {
+		p.refuse(c, e, d)
+		return false
+	}
+	if d := p.hold(ctx, req, t, false); d != nil {
 		p.refuse(c, e, d)
 		return false
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2/hclsimple"
 )
@@ -33,7 +34,47 @@ type HostSettings struct {
 	Hosts map[string]string `hcl:"hosts,optional"` // name → comma-separated IPs
 	Roots string            `hcl:"roots,optional"` // PEM file of extra trusted roots
 	DNS   string            `hcl:"dns,optional"`   // "ip:port" of the DNS server to ask
-	Path  string            // file the settings came from ("" when none exists)
+	// Approve adds "HOST METHOD PATH-GLOB" rules (held for your decision)
+	// to every sandbox's; ApproveTimeout ("2m" default) is how long a held
+	// request waits before it is refused.
+	Approve        []string `hcl:"approve,optional"`
+	ApproveTimeout string   `hcl:"approve_timeout,optional"`
+	Path           string   // file the settings came from ("" when none exists)
+}
+
+// ApproveRules parses the host's approve rules followed by the sandbox's
+// (sandboxSource names its file). Both always apply: a sandbox.hcl can add
+// rules but never remove the host's.
+func (hs *HostSettings) ApproveRules(sandbox []string, sandboxSource string) ([]*ApproveRule, error) {
+	var out []*ApproveRule
+	var errs []error
+	add := func(list []string, src string) {
+		for _, s := range list {
+			r, err := ParseApproveRule(s, src)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", src, err))
+				continue
+			}
+			out = append(out, r)
+		}
+	}
+	if hs != nil {
+		add(hs.Approve, "host settings "+hs.Path)
+	}
+	add(sandbox, sandboxSource)
+	return out, errors.Join(errs...)
+}
+
+// HeldTimeout is how long a held request waits for a decision.
+func (hs *HostSettings) HeldTimeout() (time.Duration, error) {
+	if hs == nil || hs.ApproveTimeout == "" {
+		return 2 * time.Minute, nil
+	}
+	d, err := time.ParseDuration(hs.ApproveTimeout)
+	if err != nil || d <= 0 || d > time.Hour {
+		return 0, fmt.Errorf("host settings: approve_timeout %q: want a duration up to 1h, e.g. \"2m\"", hs.ApproveTimeout)
+	}
+	return d, nil
 }
 
 // Resolver returns a resolver answering Hosts statically and everything

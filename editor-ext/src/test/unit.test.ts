@@ -76,6 +76,14 @@ test('approval modal shows token moves and the typed-data tree, escaped', () => 
   assert.ok(detail.includes('    amount (uint160): 5'), detail);
 });
 
+test('a held network request shows method, host, path, size and rule', () => {
+  const { title, detail } = describeApproval(approval({ operation: 'network', method: 'PUT', key: '', policy: '',
+    host: 'api.github.com:443', path: '/repos/o/r/releases', size: 14, rule: 'api.github.com PUT /repos/*/*/releases' }));
+  assert.match(title, /wants to send PUT api\.github\.com:443\/repos\/o\/r\/releases/);
+  for (const want of ['Host: api.github.com:443', 'Path: /repos/o/r/releases', 'Body size: 14 bytes', 'Held by rule: api.github.com PUT']) assert.ok(detail.includes(want), want);
+  assert.ok(describeApproval(approval({ operation: 'network', size: -1 })).detail.includes('Body size: unknown (chunked)'));
+});
+
 test('apply refuses while high flags are unacknowledged and sends accepted rules after', async () => {
   const a = new Airlock({ AIRLOCK_HOME: '/nonexistent' });
   const calls: { method: string; params: any }[] = [];
