@@ -7,8 +7,9 @@ export CGO_ENABLED ?= 0
 .PHONY: all build test test-short bench lint vsix clean testdeps
 
 # npm packages the Go tests drive as independent clients and checkers
-# (ssh2; ethers, viem, jose; vscode-jsonrpc). Installed once from lockfiles.
-NPM_DIRS := sshd/testdata/node internal/signer/testdata/js editor-ext
+# (ssh2; ethers, viem, jose; vscode-jsonrpc; jsonc-parser, js-yaml, smol-toml
+# for review's differential parser tests). Installed once from lockfiles.
+NPM_DIRS := sshd/testdata/node internal/signer/testdata/js internal/review/testdata/js editor-ext
 testdeps: $(addsuffix /node_modules/.package-lock.json,$(NPM_DIRS))
 %/node_modules/.package-lock.json: %/package-lock.json
 	cd $* && npm ci --no-audit --no-fund

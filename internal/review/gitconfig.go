@@ -17,6 +17,9 @@ type ConfigEntry struct {
 // Key returns "section.subsection.name" (or "section.name"), with the
 // section and name lower-cased as git compares them.
 func (e ConfigEntry) Key() string {
+	if e.Section == "" && e.Subsection == "" {
+		return e.Name
+	}
 	if e.Subsection != "" {
 		return e.Section + "." + strings.TrimPrefix(e.Subsection, emptySub) + "." + e.Name
 	}
@@ -83,8 +86,9 @@ func ParseGitConfig(src []byte) (entries []ConfigEntry, errs []ConfigError) {
 			continue
 		}
 		if !haveSection {
-			errs = append(errs, ConfigError{line, "variable outside a section"})
-			continue
+			// git reads a variable before any section header as a key with
+			// an empty section ("name"): harmless, but it is what git sees.
+			section, sub = "", ""
 		}
 		entries = append(entries, ConfigEntry{Section: section, Subsection: sub, Name: name, Value: val, NoValue: noval, Line: line})
 	}
@@ -271,6 +275,16 @@ func (p *cfgParser) value() (string, string) {
 			}
 			continue
 		}
+		if c == '\\' && p.pos < len(p.src) && (p.src[p.pos] == '\n' || p.src[p.pos] == '\r' && p.pos+1 < len(p.src) && p.src[p.pos+1] == '\n') {
+			// Continuation: git writes out whitespace pending before the
+			// backslash, but the backslash adds nothing, so a value that has
+			// not started yet still has not.
+			p.next()
+			for ; space > 0; space-- {
+				b.WriteByte(' ')
+			}
+			continue
+		}
 		for ; space > 0; space-- {
 			b.WriteByte(' ')
 		}
@@ -286,12 +300,8 @@ func (p *cfgParser) value() (string, string) {
 				continue
 			case 't':
 				b.WriteByte('\t')
-			case 'b':
-				s := b.String()
-				if len(s) > 0 {
-					b.Reset()
-					b.WriteString(s[:len(s)-1])
-				}
+			case 'b': // a literal backspace character, as git keeps it
+				b.WriteByte('\b')
 			case 'n':
 				b.WriteByte('\n')
 			case '\\', '"':

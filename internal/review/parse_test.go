@@ -26,7 +26,7 @@ func TestParseGitConfig(t *testing.T) {
 	if !got[3].NoValue {
 		t.Errorf("bare key should have NoValue")
 	}
-	for _, bad := range []string{"[core\n", "[core \"x]\n", "x = 1\n", "[c]\n1x=2\n", "[c]\nk = \"open\n"} {
+	for _, bad := range []string{"[core\n", "[core \"x]\n", "[c]\n1x=2\n", "[c]\nk = \"open\n"} {
 		if _, errs := ParseGitConfig([]byte(bad)); len(errs) == 0 {
 			t.Errorf("%q: expected an error", bad)
 		}
