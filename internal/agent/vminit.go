@@ -73,6 +73,7 @@ func vmBoot(log func(string, ...any)) (*VMInit, error) {
 		if err := s.run(); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.name, err)
 		}
+		vmPhase(s.name)
 	}
 	if spec.Hostname != "" {
 		_ = unix.Sethostname([]byte(spec.Hostname))
@@ -519,6 +520,12 @@ func vmPowerOff(log func(string, ...any), spec *VMInit) {
 		log("power off: %v", err)
 	}
 	select {}
+}
+
+// vmPhase writes one "airlock-phase NAME UPTIME" line to the console: the
+// host reads them back for its boot phase breakdown.
+func vmPhase(name string) {
+	fmt.Fprintf(os.Stderr, "airlock-phase %s %s\n", strings.ReplaceAll(name, " ", "_"), strings.TrimSuffix(vmUptime(), "s"))
 }
 
 // vmUptime is the guest's /proc/uptime seconds, for boot timing in the console log.

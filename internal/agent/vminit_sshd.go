@@ -70,7 +70,7 @@ func vmServeSSH(logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "airlock-agent vmsshd: listening on :%d (uptime %s)\n", port, vmUptime())
+	vmPhase("sshd")
 	return srv.Serve(l)
 }
 

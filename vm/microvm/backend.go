@@ -121,6 +121,8 @@ type runInfo struct {
 	Start uint64 `json:"start"` // /proc start time: guards against pid reuse
 	Port  int    `json:"port"`
 	Note  string `json:"note"`
+	// Phases is the breakdown of the Start that launched this qemu.
+	Phases Phases `json:"phases,omitempty"`
 }
 
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
@@ -322,7 +324,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 		return fmt.Errorf("start vm %s: %w", id, err)
 	}
 	init := c.Init
-	init.Modules = k.Modules
+	init.Modules = bootModules(k.Modules, len(c.Shares) > 0)
 	if c.Direct != "" {
 		if init.Workspace.Hide, err = hiddenPaths(c.Direct, c.Hide); err != nil {
 			return fmt.Errorf("start vm %s: hide: %w", id, err)
@@ -350,8 +352,9 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 		note = "TCG: no working KVM on this host (software emulation, slower)"
 	}
 	t0 := time.Now()
+	prep := t0.Sub(t00)
 	pid, err := l.start(ctx)
-	debugf("qemu -daemonize returned after %v", time.Since(t0))
+	qemuUp := time.Since(t0)
 	if err != nil {
 		return fmt.Errorf("start vm %s: %w", id, err)
 	}
@@ -370,7 +373,10 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 		}
 		return fmt.Errorf("start vm %s: %w; console: %s", id, err, tail(filepath.Join(dir, "console.log"), 5))
 	}
-	debugf("ssh banner after %v", time.Since(t0))
+	ri.Phases = bootPhases(prep, qemuUp, time.Since(t0), readPhases(dir))
+	debugf("boot phases: %v", ri.Phases)
+	data, _ = json.Marshal(ri)
+	writeFileAtomic(filepath.Join(dir, "run.json"), data, 0o600)
 	os.WriteFile(filepath.Join(dir, "booted"), nil, 0o600)
 	return nil
 }
@@ -467,6 +473,15 @@ func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
 		return vm.Status{State: vm.StateStopped}, nil
 	}
 	return vm.Status{State: vm.StateCreated}, nil
+}
+
+// LastPhases returns the phase breakdown of the sandbox's last Start while
+// it runs (nil otherwise).
+func (b *Backend) LastPhases(id string) Phases {
+	if r, ok := b.running(id); ok {
+		return r.Phases
+	}
+	return nil
 }
 
 // Dial implements vm.Backend: a TCP connection to qemu's forward of the

@@ -29,7 +29,7 @@ func writeInitramfs(path, agentBinary string, k *Kernel, spec *agent.VMInit) err
 	c.CharDev("dev/console", 0o600, 5, 1)
 	c.CharDev("dev/null", 0o666, 1, 3)
 	c.HostFile("init", 0o755, agentBinary)
-	for _, m := range k.Modules {
+	for _, m := range spec.Modules { // only what the init loads
 		c.HostFile("lib/modules/"+m, 0o644, filepath.Join(k.ModDir, m))
 	}
 	c.File(agent.VMInitPath[1:], 0o600, specJSON)

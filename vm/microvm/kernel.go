@@ -24,8 +24,41 @@ const KernelPackage = "linux-image-amd64"
 
 // guestModules are loaded by the guest's init (with their dependencies, in
 // modprobe's order): the virtio-mmio transport, disk, NIC, console (the
-// control port), entropy, ext4 and 9p.
-var guestModules = []string{"virtio_mmio", "virtio_blk", "virtio_net", "virtio_console", "virtio-rng", "ext4", "9pnet_virtio", "9p"}
+// control port), entropy, balloon (free page reporting), ext4 and 9p.
+var guestModules = []string{"virtio_mmio", "virtio_blk", "virtio_net", "virtio_console", "virtio-rng", "virtio_balloon", "ext4", "9pnet_virtio", "9p"}
+
+// ninePModules are needed only for 9p shares: a sandbox without shares
+// does not load them (each module costs tens of ms under TCG).
+var ninePModules = map[string]bool{"9pnet.ko": true, "9pnet_virtio.ko": true, "9p.ko": true, "netfs.ko": true, "fscache.ko": true}
+
+// bootModules is the load list for a sandbox: without shares, the 9p stack is left out.
+func bootModules(all []string, shares bool) []string {
+	if shares {
+		return all
+	}
+	var out []string
+	for _, m := range all {
+		if !ninePModules[m] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// hasModules reports whether a cached kernel carries every module of
+// guestModules (a cache made by an older version may lack new ones).
+func (k *Kernel) hasModules() bool {
+	have := map[string]bool{}
+	for _, m := range k.Modules {
+		have[strings.ReplaceAll(strings.TrimSuffix(m, ".ko"), "-", "_")] = true
+	}
+	for _, m := range guestModules {
+		if !have[strings.ReplaceAll(m, "-", "_")] {
+			return false
+		}
+	}
+	return true
+}
 
 // Kernel is an unpacked guest kernel in the cache.
 type Kernel struct {
@@ -34,6 +67,7 @@ type Kernel struct {
 	Vmlinux string   `json:"vmlinux"` // uncompressed, boots through its PVH entry
 	ModDir  string   `json:"mod_dir"` // holds Modules
 	Modules []string `json:"modules"` // file names, in load order
+	Trimmed bool     `json:"trimmed"` // vmlinux's zero tails are out of its segments' file size (trimELF)
 }
 
 // EnsureKernel returns the cached guest kernel, fetching and unpacking
@@ -52,7 +86,17 @@ func EnsureKernel(ctx context.Context, cacheDir string, progress io.Writer) (*Ke
 		return nil, err
 	}
 	defer unlock()
-	if k, err := readKernel(filepath.Join(kdir, "current.json")); err == nil {
+	if k, err := readKernel(filepath.Join(kdir, "current.json")); err == nil && k.hasModules() {
+		if !k.Trimmed { // a cache made before trimming: trim it in place
+			if _, err := trimELF(k.Vmlinux); err != nil {
+				return nil, err
+			}
+			k.Trimmed = true
+			b, _ := json.MarshalIndent(k, "", "  ")
+			if err := writeFileAtomic(filepath.Join(kdir, "current.json"), b, 0o644); err != nil {
+				return nil, err
+			}
+		}
 		return k, nil
 	}
 	pkg, err := resolveKernelPackage(ctx)
@@ -93,6 +137,10 @@ func EnsureKernel(ctx context.Context, cacheDir string, progress io.Writer) (*Ke
 	if err := extractVmlinux(ctx, filepath.Join(x, "boot", "vmlinuz-"+ver), k.Vmlinux); err != nil {
 		return nil, err
 	}
+	if _, err := trimELF(k.Vmlinux); err != nil {
+		return nil, err
+	}
+	k.Trimmed = true
 	fmt.Fprintf(progress, "computing module load order (depmod)\n")
 	if err := run(ctx, "", "depmod", "-b", x, "-F", filepath.Join(x, "boot", "System.map-"+ver), ver); err != nil {
 		return nil, fmt.Errorf("depmod: %w", err)
