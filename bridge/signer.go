@@ -101,7 +101,7 @@ func signerFor(env Env) *signerState {
 		return st
 	}
 	st.queue = &signer.Queue{Notify: func(r signer.ApprovalRequest) {
-		env.Notify(protocol.NotifyApprovalRequested, approvalWire(r))
+		env.Notify(protocol.NotifyApprovalRequested, ApprovalWire(r))
 	}}
 	st.svc = &signer.Service{
 		Store: &signer.Store{Dir: filepath.Join(home, "keys"), Passphrase: func() ([]byte, error) {
@@ -208,7 +208,8 @@ func gitSigningKey(home string, s *config.Signer) (string, error) {
 	return "", nil
 }
 
-func approvalWire(r signer.ApprovalRequest) protocol.Approval {
+// ApprovalWire is a pending request as the bridge sends it (CLI, editor).
+func ApprovalWire(r signer.ApprovalRequest) protocol.Approval {
 	d := r.Decoded
 	a := protocol.Approval{
 		ID: r.ID, Digest: r.Digest, Sandbox: d.Sandbox, Method: d.Method, Operation: d.Operation, Policy: r.Policy,
@@ -325,7 +326,7 @@ func approvalsList(ctx context.Context, env Env, _ json.RawMessage) (any, error)
 		return res, nil
 	}
 	for _, r := range st.queue.Pending() {
-		res.Approvals = append(res.Approvals, approvalWire(r))
+		res.Approvals = append(res.Approvals, ApprovalWire(r))
 	}
 	return res, nil
 }

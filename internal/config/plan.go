@@ -360,6 +360,19 @@ func policyWords(p *Policy) []string {
 	if p.MaxLifetime != "" {
 		out = append(out, "tokens live at most "+p.MaxLifetime)
 	}
+	for _, t := range p.Tokens {
+		w := "token " + t.Address
+		if t.Symbol != "" {
+			w = "token " + t.Symbol + " (" + t.Address + ")"
+		}
+		if t.MaxAmount != "" {
+			w += " at most " + t.MaxAmount + " per request"
+		}
+		if t.DailyLimit != "" {
+			w += ", " + t.DailyLimit + " per day"
+		}
+		out = append(out, w)
+	}
 	if len(p.Purposes) > 0 {
 		out = append(out, "purposes "+strings.Join(p.Purposes, ", "))
 	}

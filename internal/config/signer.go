@@ -39,6 +39,7 @@ var keySchema = &hcl.BodySchema{
 }
 
 var policySchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{{Type: "token", LabelNames: []string{"address"}}},
 	Attributes: []hcl.AttributeSchema{
 		{Name: "key", Required: true},
 		{Name: "operations", Required: true},
@@ -208,6 +209,18 @@ func (d *decoder) decodePolicyBlock(b *hcl.Block, keys map[string]hcl.Range, key
 		}
 	}
 	p.Purposes = values(d.strList(attrs, "purposes", diags))
+	seen := map[string]hcl.Range{}
+	for _, tb := range content.Blocks.OfType("token") {
+		if t := d.decodeTokenBlock(tb, diags); t != nil {
+			if prev, dup := seen[strings.ToLower(t.Address)]; dup {
+				*diags = append(*diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate token",
+					Detail: fmt.Sprintf("Token %s is already declared in this policy at %s.", t.Address, prev), Subject: tb.DefRange.Ptr()})
+				continue
+			}
+			seen[strings.ToLower(t.Address)] = tb.DefRange
+			p.Tokens = append(p.Tokens, t)
+		}
+	}
 
 	if p.Approval == "never" && p.MaxValue == "" && p.DailyLimit == "" && p.Rate == "" {
 		r := b.DefRange
@@ -222,6 +235,70 @@ func (d *decoder) decodePolicyBlock(b *hcl.Block, keys map[string]hcl.Range, key
 		})
 	}
 	return p
+}
+
+var tokenSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "symbol"}, {Name: "decimals"}, {Name: "max_amount"}, {Name: "daily_limit"}},
+}
+
+var symbolRE = regexp.MustCompile(`^[A-Za-z0-9.$_-]{1,16}$`)
+
+// decodeTokenBlock reads `token "0xCONTRACT" { symbol, decimals, max_amount, daily_limit }`.
+func (d *decoder) decodeTokenBlock(b *hcl.Block, diags *hcl.Diagnostics) *TokenLimit {
+	t := &TokenLimit{Address: b.Labels[0]}
+	bad := func(summary, detail string, r hcl.Range) {
+		*diags = append(*diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: r.Ptr()})
+	}
+	if err := checkAddress(t.Address); err != nil {
+		bad("Invalid token address", fmt.Sprintf("token %q is not an Ethereum address: %s.", t.Address, err), b.LabelRanges[0])
+		return nil
+	}
+	content, ds := b.Body.Content(tokenSchema)
+	*diags = append(*diags, ds...)
+	attrs := content.Attributes
+	if it, ok := d.str(attrs, "symbol", diags); ok {
+		if symbolRE.MatchString(it.Value) {
+			t.Symbol = it.Value
+		} else {
+			bad("Invalid token symbol", fmt.Sprintf("symbol is 1 to 16 letters, digits or . $ _ -, such as \"USDC\"; got %q.", it.Value), it.Range)
+		}
+	}
+	if n, ok := d.integer(attrs, "decimals", 0, 77, diags); ok {
+		t.Decimals = int(n)
+	}
+	for _, name := range []string{"max_amount", "daily_limit"} {
+		it, ok := d.str(attrs, name, diags)
+		if !ok {
+			continue
+		}
+		if _, err := ParseTokenAmount(it.Value, t.Decimals); err != nil {
+			bad("Invalid token amount", fmt.Sprintf("%s is a number of whole tokens (decimals = %d), such as \"1000\" or \"0.5\"; %q %s.", name, t.Decimals, it.Value, err), it.Range)
+			continue
+		}
+		if name == "max_amount" {
+			t.MaxAmount = it.Value
+		} else {
+			t.DailyLimit = it.Value
+		}
+	}
+	return t
+}
+
+var tokenAmountRE = regexp.MustCompile(`^([0-9]{1,78})(?:\.([0-9]{1,77}))?$`)
+
+// ParseTokenAmount reads a whole-token amount ("1000", "0.5") into base
+// units for a token with decimals.
+func ParseTokenAmount(s string, decimals int) (*big.Int, error) {
+	m := tokenAmountRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return nil, fmt.Errorf("is not a plain decimal number")
+	}
+	frac := strings.TrimRight(m[2], "0")
+	if len(frac) > decimals {
+		return nil, fmt.Errorf("has more decimals than the token's %d", decimals)
+	}
+	n, _ := new(big.Int).SetString(m[1]+frac+strings.Repeat("0", decimals-len(frac)), 10)
+	return n, nil
 }
 
 func values(items []item, _ bool) []string {

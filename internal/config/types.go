@@ -117,6 +117,19 @@ type Policy struct {
 	MaxLifetime string   `json:"max_lifetime,omitempty"` // duration, e.g. "15m"
 	// HMAC / generic sign
 	Purposes []string `json:"purposes,omitempty"`
+	// Tokens budgets token amounts (ERC-20 transfers and approvals,
+	// permits) by token contract, as max_value/daily_limit do for ETH.
+	Tokens []*TokenLimit `json:"tokens,omitempty"`
+}
+
+// TokenLimit is a `token "0xCONTRACT" { ... }` block inside a policy.
+// Amounts are in whole tokens (decimals applied), e.g. "1000.5".
+type TokenLimit struct {
+	Address    string `json:"address"`
+	Symbol     string `json:"symbol,omitempty"`
+	Decimals   int    `json:"decimals"`
+	MaxAmount  string `json:"max_amount,omitempty"`  // per request
+	DailyLimit string `json:"daily_limit,omitempty"` // per UTC day (per sandbox, policy and chain)
 }
 
 // Variable is a `variable "NAME" { ... }` block.

@@ -29,8 +29,11 @@
 //     then refused) and the verifyingContract allowlist for typed data
 //     (typed data naming no verifyingContract is then refused).
 //   - max_value and daily_limit count the transaction's value in wei per
-//     sandbox, policy, chain and UTC day; gas fees and token amounts inside
-//     calldata or typed data are not counted. The daily spend is reserved
+//     sandbox, policy, chain and UTC day; token blocks count, per token, the
+//     amounts of the transfers, approvals and permits decoded from calldata
+//     (go-ethereum accounts/abi) and typed data (decode_calls.go). Gas fees
+//     are not counted. Under token blocks, undecodable calldata and
+//     undeclared tokens are beyond the limits. The daily spend is reserved
 //     before signing, released if signing fails, and replayed from the audit
 //     log when the bridge restarts (after the whole chain and its head
 //     record verified; a log that fails is not opened and nothing is signed).

@@ -3,12 +3,14 @@ package signer
 import (
 	"encoding/json"
 	"errors"
+	"math/big"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
@@ -162,6 +164,35 @@ func FuzzStrictJSON(f *testing.F) {
 						t.Fatalf("accepted key %q that is not a field name", k)
 					}
 				}
+			}
+		}
+	})
+}
+
+// FuzzCalldata: decoding never panics; every decoded move names a valid
+// token address and, unless unknown, decimal amounts that parse; calldata
+// of a known selector whose arguments are cut or padded is "unknown".
+func FuzzCalldata(f *testing.F) {
+	f.Add(common.FromHex(transferCalldata(payee, big.NewInt(5))))
+	f.Add(common.FromHex("0xac9650d8" + strings.Repeat("00", 64)))
+	f.Add([]byte{0x5a, 0xe4, 0x01, 0xdc})
+	f.Add([]byte{})
+	tok := common.HexToAddress(usdc)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, m := range decodeCalldata(tok, data, 0) {
+			if !common.IsHexAddress(m.Token) {
+				t.Fatalf("move without token: %+v", m)
+			}
+			if m.Kind == MoveKindUnknown {
+				continue
+			}
+			if m.Amount != "" {
+				if _, ok := new(big.Int).SetString(m.Amount, 10); !ok {
+					t.Fatalf("amount %q", m.Amount)
+				}
+			}
+			if m.To != "" && !common.IsHexAddress(m.To) {
+				t.Fatalf("to %q", m.To)
 			}
 		}
 	})

@@ -258,6 +258,10 @@ func decodeTx(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	if len(data) >= 4 {
 		op.Selector = hexutil.Encode(data[:4])
 	}
+	if to != nil {
+		op.Moves = decodeCalldata(*to, data, 0)
+		c.showAmounts(op.Moves)
+	}
 	op.setPayload(sighash[:])
 	op.sign = func(k *key, _ io.Reader) (any, error) {
 		signed, err := types.SignTx(tx, signer, k.ec)
@@ -382,6 +386,8 @@ func decodeTyped(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	op.Domain = &TypedDomain{Name: Escape(td.name), Version: Escape(td.version), ChainID: td.chainID,
 		VerifyingContract: td.contract, Salt: td.salt}
 	op.TypedMessage = td.tree
+	op.Moves = decodeTypedMoves(td)
+	c.showAmounts(op.Moves)
 	op.setPayload(digest)
 	op.sign = func(k *key, _ io.Reader) (any, error) { return signPrefixed(k, digest) }
 	return op, nil

@@ -36,6 +36,7 @@ type policy struct {
 	claims    map[string]bool
 	maxLife   time.Duration
 	purposes  map[string]bool
+	tokens    map[common.Address]*tokenLimit // token budgets (token_budget.go)
 }
 
 // Operation names a policy may list.
@@ -102,6 +103,9 @@ func compilePolicy(p *config.Policy) (*policy, error) {
 	}
 	for _, pu := range p.Purposes {
 		cp.purposes[pu] = true
+	}
+	if cp.tokens, err = compileTokens(p); err != nil {
+		return nil, err
 	}
 	cp.maxLife = 15 * time.Minute
 	if p.MaxLifetime != "" {
@@ -262,7 +266,11 @@ func (p *policySigner) check(op *Op, pol *policy) (above bool, err error) {
 		}
 		above = true
 	}
-	return above, nil
+	tokAbove, err := checkTokens(op, pol)
+	if err != nil {
+		return false, err
+	}
+	return above || tokAbove, nil
 }
 
 func (p *policySigner) Sign(ctx context.Context, op *Op) (any, error) {
@@ -282,31 +290,45 @@ func (p *policySigner) Sign(ctx context.Context, op *Op) (any, error) {
 		}
 		above = true // beyond the rate: a human decides (prompts are throttled by the Approver)
 	}
-	var release func()
+	var releases []func()
+	release := func() {
+		for _, r := range releases {
+			r()
+		}
+	}
+	day := now.UTC().Format("2006-01-02")
 	if op.amount != nil && op.amount.Sign() > 0 && pol.daily != nil {
-		bkey := budgetKey(op.Sandbox, pol.name, op.chainID.String(), now.UTC().Format("2006-01-02"))
-		var ok bool
-		release, ok = p.ledger.reserve(bkey, op.amount, pol.daily, false)
+		bkey := budgetKey(op.Sandbox, pol.name, op.chainID.String(), day)
+		r, ok := p.ledger.reserve(bkey, op.amount, pol.daily, false)
 		if !ok {
 			if pol.approval != "above_limit" {
 				return nil, ErrDailyLimit
 			}
 			above = true
-			release, _ = p.ledger.reserve(bkey, op.amount, pol.daily, true)
+			r, _ = p.ledger.reserve(bkey, op.amount, pol.daily, true)
 		}
+		releases = append(releases, r)
+	}
+	if len(pol.tokens) > 0 {
+		rs, over := p.reserveTokens(op, pol, day, false)
+		if over {
+			if pol.approval != "above_limit" {
+				release()
+				return nil, ErrTokenDaily
+			}
+			above = true
+			rs, _ = p.reserveTokens(op, pol, day, true)
+		}
+		releases = append(releases, rs...)
 	}
 	needHuman := pol.approval == "always" || (pol.approval == "above_limit" && above)
 	if needHuman {
 		if p.approver == nil {
-			if release != nil {
-				release()
-			}
+			release()
 			return nil, ErrDenied
 		}
 		if err := p.approver.Approve(ctx, op); err != nil {
-			if release != nil {
-				release()
-			}
+			release()
 			return nil, err
 		}
 		op.approval = "user"
@@ -314,7 +336,7 @@ func (p *policySigner) Sign(ctx context.Context, op *Op) (any, error) {
 		op.approval = "policy"
 	}
 	res, err := p.next.Sign(ctx, op)
-	if err != nil && release != nil {
+	if err != nil {
 		release()
 	}
 	return res, err
@@ -327,12 +349,27 @@ func budgetKey(sandbox, policy, chain string, day string) string {
 
 // replay re-reserves what today's audit entries spent, so a restarted
 // bridge does not hand out a fresh daily budget: every "allow" of a value
-// transfer counts, minus those followed by "failed" for the same digest.
+// transfer or a token move counts, minus those followed by "failed" for the
+// same digest. The entries come from a log verified at open.
 func (l *ledger) replay(entries []AuditEntry, day string) {
 	spent := map[string]*big.Int{}
-	keyOf := map[string]string{} // digest → budget key
+	allowed := map[string]bool{} // digests allowed today
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Time, day) || e.Decoded == nil || e.Decoded.Operation != "eth_signTransaction" {
+		if !strings.HasPrefix(e.Time, day) || e.Decoded == nil {
+			continue
+		}
+		sign := 0
+		switch {
+		case e.Event == EventAllow:
+			sign = 1
+			allowed[e.Digest] = true
+		case e.Event == EventFailed && allowed[e.Digest]:
+			sign = -1
+		default:
+			continue
+		}
+		replayTokens(e, day, spent, sign)
+		if e.Decoded.Operation != "eth_signTransaction" {
 			continue
 		}
 		v, ok := new(big.Int).SetString(e.Decoded.Value, 10)
@@ -343,14 +380,10 @@ func (l *ledger) replay(entries []AuditEntry, day string) {
 		if spent[k] == nil {
 			spent[k] = new(big.Int)
 		}
-		switch e.Event {
-		case EventAllow:
+		if sign > 0 {
 			spent[k].Add(spent[k], v)
-			keyOf[e.Digest] = k
-		case EventFailed:
-			if _, ok := keyOf[e.Digest]; ok {
-				spent[k].Sub(spent[k], v)
-			}
+		} else {
+			spent[k].Sub(spent[k], v)
 		}
 	}
 	l.mu.Lock()

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/airlock-sandbox/airlock/internal/config"
 )
 
@@ -213,12 +215,13 @@ type Caller struct {
 	keys     map[string]PublicInfo // sandbox key name → public info
 	refs     map[string]string     // sandbox key name → store name
 	policies []*policy
+	tokens   map[common.Address]tokenInfo // tokens any policy declares (for showing amounts)
 }
 
 // NewCaller resolves cfg's keys (public parts only) and compiles policies.
 // A nil cfg gives a caller that every operation refuses.
 func (s *Service) NewCaller(sandbox string, cfg *config.Signer) (*Caller, error) {
-	c := &Caller{Sandbox: sandbox, keys: map[string]PublicInfo{}, refs: map[string]string{}}
+	c := &Caller{Sandbox: sandbox, keys: map[string]PublicInfo{}, refs: map[string]string{}, tokens: map[common.Address]tokenInfo{}}
 	if cfg == nil {
 		return c, nil
 	}
@@ -239,6 +242,11 @@ func (s *Service) NewCaller(sandbox string, cfg *config.Signer) (*Caller, error)
 			return nil, fmt.Errorf("sandbox %s: policy %q: %w", sandbox, p.Name, err)
 		}
 		c.policies = append(c.policies, cp)
+		for _, t := range p.Tokens {
+			if _, ok := c.tokens[common.HexToAddress(t.Address)]; !ok {
+				c.tokens[common.HexToAddress(t.Address)] = tokenInfo{symbol: t.Symbol, decimals: t.Decimals}
+			}
+		}
 	}
 	return c, nil
 }

@@ -23,5 +23,20 @@ sandbox "a" {
       claims       = ["sub", "$x"] # ERROR: Invalid claim name
       max_lifetime = "forever"     # ERROR: Invalid duration
     }
+    policy "tok" {
+      key        = "k"
+      operations = ["eth_signTransaction"]
+      token "0x1234" { # ERROR: Invalid token address
+      }
+      token "0x52908400098527886e0f7030069857d2e4169ee7" {
+        symbol      = "U S D" # ERROR: Invalid token symbol
+        decimals    = 6
+        max_amount  = "1.0000001" # ERROR: Invalid token amount
+        daily_limit = "-5"        # ERROR: Invalid token amount
+      }
+      token "0x52908400098527886E0F7030069857D2E4169EE7" { # ERROR: Duplicate token
+        decimals = 100 # ERROR: Value out of range
+      }
+    }
   }
 }
