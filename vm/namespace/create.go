@@ -26,6 +26,8 @@ import (
 //	home/           the guest's persistent /home/agent
 //	var/            the guest's persistent /var (var/tmp is 1777)
 //	workspace/      clone and mountless modes: the guest's /workspace
+//	gitdir/         direct mode: the agent's private git directory, mounted
+//	                over the workspace's .git (package gitseed)
 //	ssh.sock        the guest sshd's socket while running
 //	init.pid        "PID STARTTIME" of the running init
 //	init.log        the init's and sshd's stderr
@@ -171,6 +173,12 @@ func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec, ids id
 			return os.Chmod(filepath.Join(dir, "var/tmp"), 0o1777)
 		}},
 		{"workspace", func() error { return prepareWorkspace(ctx, filepath.Join(dir, "workspace"), spec.Workspace) }},
+		{"private git directory", func() error {
+			if spec.Workspace.Mode != vm.ModeDirect {
+				return nil
+			}
+			return seedGitDir(ctx, dir, spec.Workspace.HostPath)
+		}},
 		{"ownership", func() error {
 			// The init (guest root) must reach the state dir and own /etc;
 			// the agent owns its home and private workspace. Host root
@@ -189,7 +197,7 @@ func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec, ids id
 			if spec.Workspace.Mode != vm.ModeDirect {
 				return chownTree(filepath.Join(dir, "workspace"), agUID, agGID)
 			}
-			return nil
+			return chownTree(filepath.Join(dir, gitDirName), agUID, agGID)
 		}},
 	}
 	for _, st := range steps {

@@ -341,15 +341,13 @@ func TestEscapeDirectMode(t *testing.T) {
 	if fi != nil && rfi != nil && fileUID(fi) != fileUID(rfi) {
 		t.Errorf("new file owned by host uid %d, want the folder owner %d", fileUID(fi), fileUID(rfi))
 	}
-	vmtest.MustExec(t, cl, "cd /workspace && git status --short >/dev/null") // git works on the shared repo
-	shouldFail(t, cl, "write a hook", "echo '#!/bin/sh' > /workspace/.git/hooks/pre-commit")
-	shouldFail(t, cl, "replace the hooks dir", "rm -rf /workspace/.git/hooks")
-	shouldFail(t, cl, "write .git/config", "echo '[core]hooksPath=/tmp' >> /workspace/.git/config")
-	shouldFail(t, cl, "git config", "git -C /workspace config core.hooksPath /tmp")
-	shouldFail(t, cl, "replace .git/config", "cp /workspace/.git/config /tmp/c && mv /tmp/c /workspace/.git/config")
+	vmtest.MustExec(t, cl, "cd /workspace && git status --short >/dev/null") // git works, on the agent's private .git
+	// Whatever the agent does to /workspace/.git lands in its private git
+	// directory (gitescape_test.go has every attack); the host's stays as it was.
+	vmtest.Exec(t, cl, `mkdir -p /workspace/.git/hooks && echo '#!/bin/sh' > /workspace/.git/hooks/pre-commit;
+		git -C /workspace config core.hooksPath /tmp; echo '[core]hooksPath=/tmp' >> /workspace/.git/config;
+		rm -rf /workspace/.git/hooks; ln /workspace/.git/config /workspace/cfg && echo x >> /workspace/cfg`)
 	shouldFail(t, cl, "swap .git away", "mv /workspace/.git /workspace/.git-old")
-	shouldFail(t, cl, "hardlink .git/config into the writable tree", "ln /workspace/.git/config /workspace/cfg && echo x >> /workspace/cfg")
-	shouldFail(t, cl, "move a hook in", "echo '#!/bin/sh' > /workspace/h && chmod +x /workspace/h && mv /workspace/h /workspace/.git/hooks/pre-commit")
 	shouldFail(t, cl, "read a hidden file", "cat /workspace/.env | grep SECRET")
 	shouldFail(t, cl, "read a hidden glob", "grep KEY /workspace/config/key.pem")
 	shouldFail(t, cl, "remove a hidden file", "rm -f /workspace/.env")
@@ -384,7 +382,7 @@ func TestEscapeDirectMissingHooks(t *testing.T) {
 			Protect: []string{".git/hooks", ".git/config"}}
 	})
 	vmtest.MustExec(t, cl, "echo ok > /workspace/ok") // positive control
-	shouldFail(t, cl, "create the missing hooks dir", "mkdir -p /workspace/.git/hooks && echo '#!/bin/sh' > /workspace/.git/hooks/pre-commit")
+	vmtest.Exec(t, cl, "mkdir -p /workspace/.git/hooks && echo '#!/bin/sh' > /workspace/.git/hooks/pre-commit")
 	if ents, _ := os.ReadDir(filepath.Join(repo, ".git", "hooks")); len(ents) != 0 {
 		t.Errorf("hooks appeared on the host: %v", ents)
 	}

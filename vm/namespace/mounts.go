@@ -51,14 +51,25 @@ func (l *launch) mountPlan(ctx context.Context) ([]agent.NSMount, error) {
 		if err := add(w.HostPath, w.Target, false, false, true); err != nil {
 			return nil, err
 		}
+		// The host's .git is never reachable: a private git directory is
+		// mounted over it (gitdir.go), submodule .git entries are read-only.
+		gitMs, roPaths, err := l.directGit(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, gitMs...)
 		// Protect paths: read-only, and every directory above them pinned
-		// (a mount point cannot be renamed or removed, so `.git` cannot be
-		// swapped for one with fresh hooks). Literal paths are protected
-		// even when missing (placeholder); glob patterns cover what
-		// matches at start.
-		var protect, globs []string
+		// (a mount point cannot be renamed or removed). Literal paths are
+		// protected even when missing (placeholder); glob patterns cover
+		// what matches at start. Paths inside .git name the private git
+		// directory and are skipped.
+		var globs []string
+		protect := roPaths
 		for _, p := range w.Protect {
 			p = strings.TrimSuffix(path.Clean(p), "/")
+			if p == ".git" || strings.HasPrefix(p, ".git/") {
+				continue
+			}
 			if strings.ContainsAny(p, "*?[\\") {
 				globs = append(globs, p)
 				continue
