@@ -150,6 +150,8 @@ func TestRunClaude(t *testing.T) {
 		}
 	})
 
+	t.Run("template", func(t *testing.T) { templateRoundTrip(t, h, sh, dir) })
+
 	for _, p := range []string{".claude", ".claude.json", ".local", ".npm", "go", ".cache"} {
 		if _, err := os.Lstat(filepath.Join(h.UserHome(), p)); err == nil {
 			t.Errorf("%s appeared in the host user's home", p)

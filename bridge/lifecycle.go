@@ -161,6 +161,9 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 		}
 		return protocol.UpResult{Sandbox: d.info(ctx, sb), Warnings: sb.warnings()}, nil
 	}
+	if p.Template != "" {
+		sbc.Template = p.Template // the CLI's --template, for a new sandbox
+	}
 	backend := sbc.Backend
 	if p.Backend != "" {
 		backend = p.Backend

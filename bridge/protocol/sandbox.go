@@ -38,6 +38,9 @@ type UpParams struct {
 	// Approve records approval of the file's current SHA-256 before bringing
 	// it up (the CLI's --yes). Without it the plan must already be approved.
 	Approve bool `json:"approve,omitempty"`
+	// Template overrides the file's `template`: a new sandbox's home starts
+	// from this saved template (ignored for an existing sandbox).
+	Template string `json:"template,omitempty"`
 }
 
 // UpResult is returned once the sandbox's SSH is ready.

@@ -190,6 +190,7 @@ export interface UpParams {
   backend?: string; // "", "auto", "microvm", "namespace": overrides the file
   vars?: Record<string, string>; // -var NAME=VALUE
   approve?: boolean;
+  template?: string;
 }
 // UpResult is returned once the sandbox's SSH is ready.
 export interface UpResult {
@@ -372,4 +373,32 @@ export interface ApprovalDecideParams {
 // the 0600 bridge socket); it is checked against a stored key first.
 export interface SignerUnlockParams {
   passphrase: string;
+}
+
+// --- templates.go ---
+export const MethodTemplateSave = "template.save";
+export const MethodTemplateList = "template.list";
+export const MethodTemplateRemove = "template.remove";
+// TemplateSaveParams saves sandbox Name's home as template Template.
+export interface TemplateSaveParams {
+  name: string;
+  template: string;
+}
+// TemplateParams names a template.
+export interface TemplateParams {
+  template: string;
+}
+// TemplateInfo describes a saved template.
+export interface TemplateInfo {
+  name: string;
+  created: string;
+  sandbox: string; // saved from
+  backend: string;
+  entries: number;
+  bytes: number;
+  excluded: string[]; // paths left out (credentials, hidden files, caches)
+}
+// TemplateListResult lists the saved templates.
+export interface TemplateListResult {
+  templates: TemplateInfo[];
 }

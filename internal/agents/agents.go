@@ -25,10 +25,13 @@ type Agent struct {
 	Command     string `json:"command"` // executable the package installs
 	// AutoArgs start the agent without per-command prompts: the sandbox is
 	// the boundary, not the agent's own approval dialog.
-	AutoArgs []string          `json:"auto_args"`
-	Provider string            `json:"provider"`
-	State    []string          `json:"state"` // where it keeps state, relative to the home directory
-	Env      map[string]string `json:"env,omitempty"`
+	AutoArgs []string `json:"auto_args"`
+	Provider string   `json:"provider"`
+	State    []string `json:"state"` // where it keeps state, relative to the home directory
+	// Secrets are its login files (relative to the home directory): never
+	// copied into a template.
+	Secrets []string          `json:"secrets,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
 }
 
 var providers = map[string]*Provider{
@@ -43,17 +46,17 @@ var providers = map[string]*Provider{
 var agents = map[string]*Agent{
 	"claude": {Name: "claude", Description: "Anthropic's Claude Code", Package: "@anthropic-ai/claude-code",
 		Command: "claude", AutoArgs: []string{"--dangerously-skip-permissions"}, Provider: "anthropic",
-		State: []string{".claude", ".claude.json"},
-		Env:   map[string]string{"DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}},
+		State: []string{".claude", ".claude.json"}, Secrets: []string{".claude/.credentials.json"},
+		Env: map[string]string{"DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}},
 	"codex": {Name: "codex", Description: "OpenAI's Codex CLI", Package: "@openai/codex",
 		Command: "codex", AutoArgs: []string{"--dangerously-bypass-approvals-and-sandbox"}, Provider: "openai",
-		State: []string{".codex"}},
+		State: []string{".codex"}, Secrets: []string{".codex/auth.json"}},
 	"gemini": {Name: "gemini", Description: "Google's Gemini CLI", Package: "@google/gemini-cli",
 		Command: "gemini", AutoArgs: []string{"--yolo"}, Provider: "google",
-		State: []string{".gemini"}},
+		State: []string{".gemini"}, Secrets: []string{".gemini/oauth_creds.json", ".gemini/google_accounts.json"}},
 	"opencode": {Name: "opencode", Description: "opencode (configured here for Anthropic models)", Package: "opencode-ai",
 		Command: "opencode", Provider: "anthropic",
-		State: []string{".local/share/opencode", ".config/opencode"}},
+		State: []string{".local/share/opencode", ".config/opencode"}, Secrets: []string{".local/share/opencode/auth.json"}},
 }
 
 // Lookup returns the named agent, or an error listing the known ones.

@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	Register(&Command{Name: "up", Usage: "up [-f FILE] [--name N] [--backend auto|microvm|namespace] [--yes] [-var N=V]",
+	Register(&Command{Name: "up", Usage: "up [-f FILE] [--name N] [--backend auto|microvm|namespace] [--template T] [--yes] [-var N=V]",
 		Summary: "create and start a sandbox; prints its name when SSH is ready", Run: runUp})
 	Register(&Command{Name: "ls", Usage: "ls [--json]", Summary: "list sandboxes", Run: runLs})
 	Register(&Command{Name: "stop", Usage: "stop NAME", Summary: "stop a sandbox, keeping its state", Run: lifecycle("stop", protocol.MethodStop)})
@@ -86,6 +86,7 @@ func runUp(e *Env, args []string) error {
 	name := fs.String("name", "", "sandbox block to bring up (default: the only one)")
 	backend := fs.String("backend", "", "auto, microvm or namespace (default: the file's)")
 	yes := fs.Bool("yes", false, "approve the plan non-interactively")
+	template := fs.String("template", "", "start a new sandbox's home from this saved template (default: the file's)")
 	vars := map[string]string{}
 	fs.Func("var", "set a variable: NAME=VALUE (repeatable)", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
@@ -113,7 +114,7 @@ func runUp(e *Env, args []string) error {
 		return err
 	}
 	defer c.Close()
-	res, err := upSandbox(e, c, protocol.UpParams{ConfigPath: path, Name: *name, Backend: *backend, Vars: vars, Approve: *yes})
+	res, err := upSandbox(e, c, protocol.UpParams{ConfigPath: path, Name: *name, Backend: *backend, Vars: vars, Approve: *yes, Template: *template})
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,7 @@ type SandboxPlan struct {
 	Credentials []CredentialPlan `json:"credentials"`
 	Signer      *SignerPlan      `json:"signer,omitempty"`
 	Agents      []AgentPlan      `json:"agents"`
+	Template    string           `json:"template,omitempty"`
 	// Warnings are the things a careful user should look at twice.
 	Warnings []string `json:"warnings"`
 }
@@ -167,6 +168,7 @@ func buildSandboxPlan(f *File, sb *Sandbox) SandboxPlan {
 		})
 	}
 	sp.addAgents(sb)
+	sp.Template = sb.Template
 	if sb.Signer != nil {
 		s := &SignerPlan{Keys: []SignerKey{}, Policies: []Policy{}}
 		for _, k := range sb.Signer.Keys {
@@ -314,6 +316,9 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 		}
 	}
 	sp.agentsText(b)
+	if sp.Template != "" {
+		fmt.Fprintf(b, "  home: starts from your template %q (`airlock templates`)\n", sp.Template)
+	}
 	if len(sp.EnvNames) > 0 {
 		fmt.Fprintf(b, "  environment: %s\n", strings.Join(sp.EnvNames, ", "))
 	}

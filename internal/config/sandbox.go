@@ -34,7 +34,7 @@ const (
 var sandboxSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "backend"}, {Name: "cpus"}, {Name: "memory"}, {Name: "disk"},
-		{Name: "image"}, {Name: "user"}, {Name: "env"},
+		{Name: "image"}, {Name: "user"}, {Name: "env"}, {Name: "template"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "workspace"},
@@ -162,6 +162,7 @@ func (d *decoder) decodeSandboxBlock(b *hcl.Block) (*Sandbox, hcl.Diagnostics) {
 		}
 	}
 
+	d.decodeTemplate(sb, attrs, &diags)
 	d.decodeSandboxChildren(sb, content.Blocks, &diags)
 	return sb, diags
 }

@@ -32,6 +32,7 @@ type Sandbox struct {
 	Credentials []*Credential
 	Signer      *Signer // nil when the block is absent
 	Agents      []*Agent
+	Template    string // a saved template the sandbox's home starts from ("" = none)
 
 	DeclRange hcl.Range `json:"-"` // the `sandbox "NAME"` header, for diagnostics
 }

@@ -20,6 +20,7 @@ sandbox "b" {
 }
 
 sandbox "c" {
+  template = "Not A Name" # ERROR: Invalid template name
   env = {
     GEMINI_API_KEY = "AIzaSyExample"
   }

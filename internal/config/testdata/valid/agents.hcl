@@ -1,5 +1,6 @@
 sandbox "agents" {
-  backend = "namespace"
+  backend  = "namespace"
+  template = "claude-base"
   network {
     preset = "locked-down"
   }
