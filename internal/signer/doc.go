@@ -32,8 +32,9 @@
 //     sandbox, policy, chain and UTC day; token blocks count, per token, the
 //     amounts of the transfers, approvals and permits decoded from calldata
 //     (go-ethereum accounts/abi) and typed data (decode_calls.go). Gas fees
-//     are not counted. Under token blocks, undecodable calldata and
-//     undeclared tokens are beyond the limits. The daily spend is reserved
+//     are not counted. Under token blocks, undecodable calldata, typed data
+//     other than a decoded permit, and undeclared tokens are beyond the
+//     limits. The daily spend is reserved
 //     before signing, released if signing fails, and replayed from the audit
 //     log when the bridge restarts (after the whole chain and its head
 //     record verified; a log that fails is not opened and nothing is signed).

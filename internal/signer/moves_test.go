@@ -147,6 +147,9 @@ func TestTokenBudgets(t *testing.T) {
 	if err := send(usdc, "0xdeadbeef", 6); !errors.Is(err, ErrUnknownCalldata) {
 		t.Fatalf("unknown calldata: %v, want %v", err, ErrUnknownCalldata)
 	}
+	if _, err := h.call(t, "eth_signTypedData_v4", addr4646, strings.Replace(mailTypedData, `"chainId":1`, `"chainId":1`, 1)); !errors.Is(err, ErrUnknownTyped) {
+		t.Fatalf("non-permit typed data under a token policy: %v, want %v", err, ErrUnknownTyped)
+	}
 	permit := strings.Replace(permitTD, "%V%", `"60000000"`, 1)
 	if _, err := h.call(t, "eth_signTypedData_v4", addr4646, permit); !errors.Is(err, ErrTokenDaily) {
 		t.Fatalf("permit of 60 USDC after 100 spent: %v, want %v", err, ErrTokenDaily)

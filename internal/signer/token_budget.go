@@ -15,7 +15,8 @@ import (
 // blocks count the token amounts a request lets move (decoded transfers,
 // approvals and permits, see decode_calls.go) as max_value and daily_limit
 // count ETH value. A policy with token blocks treats calldata it cannot
-// decode and moves of tokens it does not declare as beyond its limits.
+// decode, typed data that is not a permit it decodes, and moves of tokens it
+// does not declare as beyond its limits.
 
 // Refusals for token budgets.
 var (
@@ -23,6 +24,7 @@ var (
 	ErrTokenDaily      = &Refusal{CodeLimitExceeded, "token daily limit would be exceeded"}
 	ErrTokenUndeclared = &Refusal{CodeUnauthorized, "the request moves a token the policy does not declare"}
 	ErrUnknownCalldata = &Refusal{CodeUnauthorized, "calldata the signer cannot decode, under a policy that budgets tokens"}
+	ErrUnknownTyped    = &Refusal{CodeUnauthorized, "typed data that is not a permit the signer decodes, under a policy that budgets tokens"}
 )
 
 // tokenLimit is a compiled token block.
@@ -80,6 +82,11 @@ func checkTokens(op *Op, pol *policy) (above bool, err error) {
 			return true, nil
 		}
 		return false, r
+	}
+	if op.Operation == "eth_signTypedData_v4" && len(op.Moves) == 0 {
+		// Orders and other typed data can move tokens the signer cannot
+		// see; a policy that budgets tokens cannot vouch for them.
+		return refuse(ErrUnknownTyped)
 	}
 	for _, m := range op.Moves {
 		if m.Kind == MoveKindUnknown {
