@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -188,5 +190,65 @@ func TestAmbiguousJSONRefused(t *testing.T) {
 		if _, err := parseTypedData([]byte(oneField(c.typ, c.v))); err == nil || !strings.Contains(err.Error(), "range") && !strings.Contains(err.Error(), "exactly") {
 			t.Errorf("%s %s: %v, want out of range", c.typ, c.v, err)
 		}
+	}
+}
+
+// TestWalletErrorCodesInLibraries: viem and ethers classify the codes as
+// EIP-1193/EIP-1474 intend (viem error classes; ethers ACTION_REJECTED).
+func TestWalletErrorCodesInLibraries(t *testing.T) {
+	dir := nodeCheckers(t)
+	h := newHarness(t, map[string][2]string{"k4646": {"secp256k1", keyEIP155}, "cow": {"secp256k1", keyCow}}, &config.Signer{
+		Keys: []*config.SignerKey{{Name: "main", Ref: "k4646"}, {Name: "cow", Ref: "cow"}},
+		Policies: []*config.Policy{
+			{Name: "msg", Key: "main", Operations: []string{"personal_sign"}, Rate: "1/hour", Approval: "never"},
+			{Name: "ask", Key: "cow", Operations: []string{"personal_sign", "eth_signTypedData_v4"}, ChainIDs: []int64{1}, Approval: "always"},
+		},
+	})
+	if _, err := h.call(t, "personal_sign", "0x00", addr4646); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h.svc.Handler(h.caller))
+	defer srv.Close()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // the person denies everything asked
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			for _, p := range h.queue.Pending() {
+				h.queue.Decide(p.ID, p.Digest, false)
+			}
+		}
+	}()
+	out, err := exec.Command("node", filepath.Join(dir, "codes.mjs"), srv.URL, addrCow, addr4646).Output()
+	if err != nil {
+		t.Fatalf("codes.mjs: %v", err)
+	}
+	var got map[string]struct {
+		Viem     string `json:"viem"`
+		ViemCode int    `json:"viemCode"`
+		Ethers   string `json:"ethersSigner"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := map[string]struct {
+		viem string
+		code int
+	}{
+		"denied": {"UserRejectedRequestError", 4001}, "policy": {"UnauthorizedProviderError", 4100},
+		"unsupported": {"UnsupportedProviderMethodError", 4200}, "limit": {"LimitExceededRpcError", -32005},
+		"params": {"InvalidParamsRpcError", -32602},
+	}
+	for name, w := range want {
+		if g := got[name]; g.Viem != w.viem || g.ViemCode != w.code {
+			t.Errorf("%s: viem %s (%d), want %s (%d)", name, g.Viem, g.ViemCode, w.viem, w.code)
+		}
+	}
+	if got["denied"].Ethers != "ACTION_REJECTED" {
+		t.Errorf("denied: ethers says %s, want ACTION_REJECTED", got["denied"].Ethers)
 	}
 }

@@ -161,10 +161,12 @@ var (
 	ErrAudience        = &Refusal{CodeUnauthorized, "audience not allowed by policy"}
 	ErrClaim           = &Refusal{CodeUnauthorized, "claim not allowed by policy"}
 	ErrLifetime        = &Refusal{CodeUnauthorized, "lifetime exceeds the policy's maximum"}
-	ErrDenied          = &Refusal{CodeUserRejected, "denied by the user"}
-	ErrApprovalTimeout = &Refusal{CodeUserRejected, "no approval within the timeout (denied)"}
+	// Denials say "User denied" (MetaMask's wording), which ethers maps to
+	// ACTION_REJECTED; viem uses the code.
+	ErrDenied          = &Refusal{CodeUserRejected, "User denied the request"}
+	ErrApprovalTimeout = &Refusal{CodeUserRejected, "User denied the request: no approval within the timeout"}
 	ErrThrottled       = &Refusal{CodeLimitExceeded, "too many approval requests waiting; try again later"}
-	ErrRecentlyDenied  = &Refusal{CodeUserRejected, "the same request was denied less than a minute ago"}
+	ErrRecentlyDenied  = &Refusal{CodeUserRejected, "User denied the same request less than a minute ago"}
 	ErrSigningFailed   = &Refusal{CodeInternal, "signing failed; see the bridge log"}
 	ErrAuditDown       = &Refusal{CodeInternal, "audit log unavailable; nothing was signed"}
 )
