@@ -90,6 +90,9 @@ func ParseGitConfig(src []byte) (entries []ConfigEntry, errs []ConfigError) {
 			// an empty section ("name"): harmless, but it is what git sees.
 			section, sub = "", ""
 		}
+		if i := strings.IndexByte(val, 0); i >= 0 {
+			val = val[:i] // git uses the value as a C string
+		}
 		entries = append(entries, ConfigEntry{Section: section, Subsection: sub, Name: name, Value: val, NoValue: noval, Line: line})
 	}
 }

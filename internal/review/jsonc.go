@@ -40,6 +40,7 @@ func (e *jsonError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e
 // stripBOM drops a UTF-8 byte order mark; npm and VS Code both remove it
 // before parsing.
 func stripBOM(src []byte) []byte {
+	src = wellFormed(src)
 	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
 		return src[3:]
 	}
@@ -92,7 +93,11 @@ func (p *strictParser) ws() {
 		switch p.src[p.pos] {
 		case '\n':
 			p.line++
-		case ' ', '\t', '\r':
+		case '\r': // counted as VS Code counts lines: CR, LF and CRLF
+			if p.pos+1 >= len(p.src) || p.src[p.pos+1] != '\n' {
+				p.line++
+			}
+		case ' ', '\t':
 		default:
 			return
 		}
@@ -357,4 +362,60 @@ func writeUTF16(b *strings.Builder, r rune, src []byte, i int) int {
 	}
 	b.WriteRune(r)
 	return 0
+}
+
+// wellFormed decodes bytes the way Node and VS Code read a file as UTF-8
+// (the WHATWG decoder): each maximal invalid subsequence becomes one
+// U+FFFD, so an escape or token boundary falls where theirs does.
+func wellFormed(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, w := utf8.DecodeRune(b[i:])
+		if r != utf8.RuneError || w > 1 {
+			out = append(out, b[i:i+w]...)
+			i += w
+			continue
+		}
+		out = append(out, "\uFFFD"...)
+		i += invalidRun(b[i:])
+	}
+	return out
+}
+
+// invalidRun is the length of the maximal subpart of an ill-formed
+// sequence at the start of b: a lead byte and the continuation bytes that
+// could still have completed it (at least 1).
+func invalidRun(b []byte) int {
+	c := b[0]
+	var n int
+	lo, hi := byte(0x80), byte(0xBF)
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		n = 1
+	case c == 0xE0:
+		n, lo = 2, 0xA0
+	case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
+		n = 2
+	case c == 0xED:
+		n, hi = 2, 0x9F
+	case c == 0xF0:
+		n, lo = 3, 0x90
+	case c >= 0xF1 && c <= 0xF3:
+		n = 3
+	case c == 0xF4:
+		n, hi = 3, 0x8F
+	default:
+		return 1
+	}
+	i := 1
+	for ; i <= n && i < len(b); i++ {
+		if b[i] < lo || b[i] > hi {
+			break
+		}
+		lo, hi = 0x80, 0xBF
+	}
+	return i
 }

@@ -3,6 +3,7 @@ package review
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ParseJSONC reads JSON with comments the way VS Code does (Microsoft's
@@ -218,6 +219,16 @@ func (s *jsoncScanner) str() string {
 			}
 			if e != 'u' {
 				s.err = "invalid escape character"
+				// The escape ate one UTF-16 unit: a whole BMP character, or
+				// the high half of an astral one (its low half stays, a
+				// lone surrogate, read as U+FFFD).
+				if e >= 0x80 {
+					r, w := utf8.DecodeRune(s.src[s.pos-1:])
+					s.pos += w - 1
+					if r > 0xFFFF {
+						b.WriteRune(utf8.RuneError)
+					}
+				}
 				continue
 			}
 			r, ok := hex4(s.src, s.pos)

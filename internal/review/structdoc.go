@@ -204,11 +204,7 @@ func (w *yamlWalker) mapping(n *yaml.Node, path string, depth int) error {
 			}
 			continue
 		}
-		key := k.Value
-		if k.Kind != yaml.ScalarNode {
-			b, _ := yaml.Marshal(k)
-			key = strings.TrimSpace(string(b))
-		}
+		key := jsKey(k, 0)
 		at := len(w.nodes)
 		if err := w.walk(v, join(path, key), depth+1); err != nil {
 			return err
@@ -218,6 +214,33 @@ func (w *yamlWalker) mapping(n *yaml.Node, path string, depth int) error {
 		}
 	}
 	return nil
+}
+
+// jsKey is the name a JavaScript YAML reader gives a mapping key: a
+// scalar's text, a sequence's elements joined with "," (so js-yaml reads
+// {[yarnPath]: x} as yarnPath), "[object Object]" for a mapping.
+func jsKey(k *yaml.Node, depth int) string {
+	for k.Kind == yaml.AliasNode && k.Alias != nil && depth < 50 {
+		k, depth = k.Alias, depth+1
+	}
+	switch k.Kind {
+	case yaml.SequenceNode:
+		parts := make([]string, len(k.Content))
+		for i, c := range k.Content {
+			if depth < 50 {
+				parts[i] = jsKey(c, depth+1)
+			}
+		}
+		return strings.Join(parts, ",")
+	case yaml.MappingNode:
+		return "[object Object]"
+	case yaml.ScalarNode:
+		if k.ShortTag() == "!!null" {
+			return "null"
+		}
+		return k.Value
+	}
+	return ""
 }
 
 func (w *yamlWalker) merge(v *yaml.Node, path string, depth int) error {
