@@ -26,6 +26,9 @@ type Cmd struct {
 	Config []string  // extra `-c key=value` settings, e.g. "safe.directory=*"
 	Stdin  io.Reader // nil = no input
 	Stdout io.Writer // nil = returned by Run
+	// Stderr, when set, receives all of git's stderr (the caller bounds
+	// it); the error then carries none of it.
+	Stderr io.Writer
 }
 
 // Run runs `git ARGS...` and returns its stdout (unless c.Stdout is set).
@@ -51,6 +54,9 @@ func (c Cmd) Run(ctx context.Context, args ...string) ([]byte, error) {
 	}
 	stderr := &capped{max: stderrCap}
 	cmd.Stderr = stderr
+	if c.Stderr != nil {
+		cmd.Stderr = c.Stderr
+	}
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(stderr.b.String())
 		if len(msg) > 400 {

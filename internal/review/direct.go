@@ -7,10 +7,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/hostgit"
 )
 
 // privGit is git on a private GIT_DIR in the state dir with the live
@@ -33,20 +36,40 @@ var privFlags = []string{"-c", "core.excludesFile=/dev/null", "-c", "core.symlin
 // writeTree stages the live folder (minus hide globs) into index and
 // returns the tree.
 func (t *Target) writeTree(ctx context.Context, index string) (string, error) {
+	tree, _, err := t.writeTreeProblems(ctx, index)
+	return tree, err
+}
+
+// writeTreeProblems is writeTree that also returns the paths git refused
+// to stage (a ".Git" path, a nested repository without a commit): they
+// become findings instead of failing the review.
+func (t *Target) writeTreeProblems(ctx context.Context, index string) (string, []Problem, error) {
 	g := t.privGit(index)
 	args := append(append([]string{}, privFlags...), "add", "-A", "--ignore-errors", "--", ".")
 	args = append(args, hidePathspecs(t.Hide)...)
-	if _, err := g.run(ctx, args...); err != nil {
-		return "", fmt.Errorf("stage the workspace: %w", err)
+	var stderr boundedBuf
+	var problems []Problem
+	if _, err := (hostgit.Cmd{Dir: g.dir, Env: g.env, Stderr: &stderr}).Run(ctx, args...); err != nil {
+		var lines []string
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if strings.HasPrefix(l, "error: ") {
+				lines = append(lines, l)
+			}
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || len(lines) == 0 {
+			return "", nil, fmt.Errorf("stage the workspace: %w: %s", err, clip(lastLines(stderr.String(), 3)))
+		}
+		problems = addProblems(lines)
 	}
 	if err := t.stageIgnoredRisky(ctx, g); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	out, err := g.run(ctx, append(append([]string{}, privFlags...), "write-tree")...)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return strings.TrimSpace(string(out)), nil
+	return strings.TrimSpace(string(out)), problems, nil
 }
 
 // riskyIgnored are paths that can run code on the host and that projects
@@ -106,7 +129,7 @@ func directBaseline(ctx context.Context, t *Target, s *state) error {
 	if err != nil {
 		return err
 	}
-	meta, err := ReadMeta(OSMetaFS{Dir: filepath.Join(t.Repo, ".git")})
+	meta, err := t.liveMeta()
 	if err != nil {
 		return err
 	}
@@ -131,12 +154,21 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	}
 	res := &Result{Name: t.Name, Mode: t.Mode, Base: s.Base}
 	at := time.Now()
-	cur, err := t.writeTree(ctx, "index-cur")
+	cur, problems, err := t.writeTreeProblems(ctx, "index-cur")
 	if err != nil {
 		return nil, err
 	}
 	at = res.step("stage", at)
+	// Comparing two trees needs no work tree; without one git does not
+	// read the workspace's .gitmodules (which the agent may have broken).
 	g := t.privGit("index-cur")
+	g.dir = t.dir()
+	for i, e := range g.env {
+		if strings.HasPrefix(e, "GIT_WORK_TREE=") {
+			g.env = append(g.env[:i:i], g.env[i+1:]...)
+			break
+		}
+	}
 	es, err := diffTrees(ctx, g, s.Base, cur)
 	if err != nil {
 		return nil, err
@@ -161,17 +193,20 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	if err := loadJSON(filepath.Join(t.dir(), "meta-base.json"), &baseMeta); err != nil {
 		return nil, fmt.Errorf("read the .git baseline: %w", err)
 	}
-	curMeta, err := ReadMeta(OSMetaFS{Dir: filepath.Join(t.Repo, ".git")})
+	curMeta, err := t.liveMeta()
 	if err != nil {
 		return nil, err
 	}
 	files = append(files, curMeta.Diff(baseMeta)...)
+	files = withProblems(files, problems)
 	at = res.step("git-meta", at)
 	s.Snapshot = cur
 	if err := t.saveState(s); err != nil {
 		return nil, err
 	}
-	res.Snapshot, res.Reports = cur, Scan(files)
+	tree, done := newTreeReader(ctx, g, cur)
+	defer done()
+	res.Snapshot, res.Reports = cur, ScanTree(files, tree)
 	res.step("scan", at)
 	return res, nil
 }
@@ -202,7 +237,7 @@ func FileContent(ctx context.Context, t *Target, p string) (*Content, error) {
 		var base, cur Meta
 		_ = loadJSON(filepath.Join(t.dir(), "meta-base.json"), &base)
 		if t.Mode == ModeDirect {
-			if cur, err = ReadMeta(OSMetaFS{Dir: filepath.Join(t.Repo, ".git")}); err != nil {
+			if cur, err = t.liveMeta(); err != nil {
 				return nil, err
 			}
 		} else {

@@ -87,6 +87,9 @@ type File struct {
 	Setuid  bool   // live file has setuid/setgid bits (direct mode)
 	// Truncated says content was not read because the file is too large.
 	Truncated bool
+	// Problem: git refused this path or object while capturing (see
+	// problems.go); the file has no content.
+	Problem string
 
 	gitConfig bool // set by the scanner: this file is a git config include target
 }

@@ -124,6 +124,39 @@ func (r *blobReader) read(oid string, max int64) ([]byte, int64, error) {
 	return data, size, nil
 }
 
+// readMaybe is read for a name that may not exist ("REV:PATH"): a missing
+// object, or one that is not a blob, is (nil, false).
+func (r *blobReader) readMaybe(name string, max int64) ([]byte, bool, error) {
+	if _, err := io.WriteString(r.in, name+"\n"); err != nil {
+		return nil, false, err
+	}
+	hdr, err := r.out.ReadString('\n')
+	if err != nil {
+		return nil, false, err
+	}
+	f := strings.Fields(hdr)
+	if len(f) != 3 {
+		return nil, false, nil // "NAME missing" / "ambiguous"
+	}
+	size, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return nil, false, err
+	}
+	var data []byte
+	if size <= max {
+		data = make([]byte, size)
+		if _, err := io.ReadFull(r.out, data); err != nil {
+			return nil, false, err
+		}
+	} else if _, err := io.CopyN(io.Discard, r.out, size); err != nil {
+		return nil, false, err
+	}
+	if _, err := r.out.Discard(1); err != nil {
+		return nil, false, err
+	}
+	return data, f[1] == "blob" && data != nil, nil
+}
+
 func (r *blobReader) close() {
 	r.in.Close()
 	_ = r.cmd.Wait()

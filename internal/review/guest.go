@@ -60,7 +60,15 @@ if head=$(g rev-parse -q --verify 'HEAD^{commit}'); then
   [ -s "$idx" ] || g read-tree "$head"
   set -- -p "$head"
 else set --; fi
-g add -A -- ` + strings.Join(q, " ") + `
+err=$(mktemp "${TMPDIR:-/tmp}/airlock-add.XXXXXX")
+trap 'rm -f "$idx" "$idx.lock" "$err"' EXIT
+# A path git refuses must not stop the capture: add the rest, report it.
+rc=0
+g add -A --ignore-errors -- ` + strings.Join(q, " ") + ` 2>"$err" || rc=$?
+grep -E '^(error|fatal): ' "$err" | head -n 200 | sed 's/^/E	/' || true
+[ "$rc" -le 1 ] || printf 'X	git add exited %s
+' "$rc"
+` + nestedScript + `
 tree=$(g write-tree)
 c=$(echo 'airlock snapshot' | g commit-tree "$tree" "$@")
 g update-ref ` + shQuote(ref) + ` "$c"
@@ -84,35 +92,35 @@ func (t *Target) fetchURL() string {
 
 func (t *Target) ref(n string) string { return "refs/airlock/" + t.Name + "/" + n }
 
-// snapshot makes a snapshot commit inside the sandbox under ref.
-func (t *Target) snapshot(ctx context.Context, ref string) (string, error) {
+// snapshot makes a snapshot commit inside the sandbox under ref. It also
+// returns what git refused to capture and the nested repositories' files.
+func (t *Target) snapshot(ctx context.Context, ref string) (*snapshotOutput, error) {
 	out, err := t.Guest.Run(ctx, snapshotScript(t.guestRepo(), ref, t.Hide))
 	if err != nil {
-		return "", fmt.Errorf("snapshot inside the sandbox: %w", err)
+		return nil, fmt.Errorf("snapshot inside the sandbox: %w", err)
 	}
-	id := strings.TrimSpace(string(out))
-	if i := strings.LastIndexByte(id, '\n'); i >= 0 {
-		id = id[i+1:]
+	so, err := parseSnapshotOutput(out)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot inside the sandbox: %w", err)
 	}
-	if !isOID(id) {
-		return "", fmt.Errorf("snapshot inside the sandbox: unexpected output %q", clip(id))
-	}
-	return id, nil
+	return so, nil
 }
 
 // fetch brings the sandbox's refs into refs/airlock/NAME/* of the
 // quarantine repository with a real git fetch; fsck checks every object
 // that arrives. The host repository is not written.
-func (t *Target) fetch(ctx context.Context, refspecs ...string) error {
+// Objects git's fsck rejects do not fail the fetch: they are returned as
+// problems (problems.go).
+func (t *Target) fetch(ctx context.Context, refspecs ...string) ([]Problem, error) {
 	if err := t.ensureQuarantine(ctx); err != nil {
-		return err
+		return nil, err
 	}
-	args := []string{"-c", "fetch.fsckObjects=true", "-c", "transfer.fsckObjects=true",
-		"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--no-auto-gc", t.fetchURL()}
-	if _, err := t.qGit().run(ctx, append(args, refspecs...)...); err != nil {
-		return fmt.Errorf("fetch from the sandbox: %w", err)
+	args := []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--no-auto-gc", t.fetchURL()}
+	ps, err := t.fetchChecked(ctx, append(args, refspecs...))
+	if err != nil {
+		return nil, fmt.Errorf("fetch from the sandbox: %w", err)
 	}
-	return nil
+	return ps, nil
 }
 
 // revParse resolves rev in the quarantine repository.
@@ -162,7 +170,7 @@ func guestBaseline(ctx context.Context, t *Target, s *state) error {
 			pending <- metaResult{m, err}
 		}()
 	}
-	id, err := t.snapshot(ctx, "refs/airlock/base")
+	so, err := t.snapshot(ctx, "refs/airlock/base")
 	var meta Meta
 	var merr error
 	if pending != nil {
@@ -183,10 +191,13 @@ func guestBaseline(ctx context.Context, t *Target, s *state) error {
 	if merr != nil {
 		return merr
 	}
+	for k, v := range so.nested {
+		meta[k] = v
+	}
 	if err := saveJSON(filepath.Join(t.dir(), "meta-base.json"), meta); err != nil {
 		return err
 	}
-	s.Base, s.BaseAt = id, time.Now().UTC()
+	s.Base, s.BaseAt = so.id, time.Now().UTC()
 	return t.saveState(s)
 }
 
@@ -204,7 +215,8 @@ func FetchBase(ctx context.Context, t *Target) error {
 	if have, _ := t.revParse(ctx, t.ref("base")+"^{commit}"); have == s.Base {
 		return nil
 	}
-	return t.fetch(ctx, "+refs/airlock/base:"+t.ref("base"))
+	_, err = t.fetch(ctx, "+refs/airlock/base:"+t.ref("base"))
+	return err
 }
 
 func (t *Target) guestMeta(ctx context.Context) (Meta, error) {
@@ -227,10 +239,11 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 	}
 	res := &Result{Name: t.Name, Mode: t.Mode}
 	at := time.Now()
-	snap, err := t.snapshot(ctx, "refs/airlock/snapshot")
+	so, err := t.snapshot(ctx, "refs/airlock/snapshot")
 	if err != nil {
 		return nil, err
 	}
+	snap := so.id
 	at = res.step("snapshot", at)
 	specs := []string{"+refs/airlock/snapshot:" + t.ref("snapshot")}
 	base := s.Base
@@ -239,7 +252,11 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 			specs = append(specs, "+refs/airlock/base:"+t.ref("base"))
 		}
 	}
-	if err := t.fetch(ctx, specs...); err != nil {
+	fetchProblems, err := t.fetch(ctx, specs...)
+	if err != nil {
+		return nil, err
+	}
+	if err := saveJSON(t.problemsFile(), append(so.problems, fetchProblems...)); err != nil {
 		return nil, err
 	}
 	at = res.step("fetch", at)
@@ -264,6 +281,9 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 	cur, err := t.guestMeta(ctx)
 	if err != nil {
 		return nil, err
+	}
+	for k, v := range so.nested {
+		cur[k] = v
 	}
 	if err := saveJSON(filepath.Join(t.dir(), "meta-current.json"), cur); err != nil {
 		return nil, err
@@ -307,7 +327,14 @@ func (t *Target) scanGuest(ctx context.Context, base, snap string, cur Meta) ([]
 		notes = append(notes, "no .git baseline was recorded at start; the sandbox's .git is compared with the host's")
 	}
 	files = append(files, cur.Diff(baseMeta)...)
-	return Scan(files), notes, nil
+	ps, err := t.loadProblems()
+	if err != nil {
+		return nil, nil, err
+	}
+	files = withProblems(files, resolveObjects(ps, es))
+	tree, done := newTreeReader(ctx, t.qGit(), snap)
+	defer done()
+	return ScanTree(files, tree), notes, nil
 }
 
 // Apply creates branch (default airlock/NAME) in the host repository at

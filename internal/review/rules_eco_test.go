@@ -8,6 +8,8 @@ func fixturesEco() []fixture {
 		{"GIT-NESTED-REPO", false, []*File{{Path: "lib", NewMode: ModeGitlink, New: []byte("0123")},
 			add(".gitmodules", "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.com/lib.git\n")}},
 		{"GIT-NESTED-REPO", false, []*File{mod(".git/config", "a", "b"), add("docs/git.md", "x")}},
+		{"GIT-REJECTED", true, []*File{{Path: ".Git/hooks/x", NewMode: ModeFile, Problem: "error: invalid path '.Git/hooks/x'"}}},
+		{"GIT-REJECTED", false, []*File{add("src/a.go", "package a\n")}},
 		{"PNPM-HOOKS", true, []*File{add("pnpm-workspace.yaml", "packages: [a]\nglobalPnpmfile: /tmp/x.cjs\n")}},
 		{"PNPM-HOOKS", false, []*File{add("pnpm-workspace.yaml", "packages: [a, b]\n")}},
 		{"ENV-INJECT-CONFIG", true, []*File{add(".cargo/config.toml", "[env]\nRUSTC_WRAPPER = \"/tmp/w\"\n")}},

@@ -1,0 +1,335 @@
+package review
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/airlock-sandbox/airlock/internal/hostgit"
+)
+
+// Capture problems: paths and objects git itself refuses (a ".Git/hooks"
+// path, a ".gitmodules" that fsck rejects, a nested repository without a
+// commit). The agent must not be able to make review fail with them, so
+// each becomes a high GIT-REJECTED finding naming the path, and the rest of
+// the review is shown as usual.
+
+// Problem is one thing git refused while capturing.
+type Problem struct {
+	Path string `json:"path"` // repo-relative path, or "" when unknown
+	Msg  string `json:"msg"`
+}
+
+// withProblems marks the files that problems name (adding a content-less
+// file for a path not otherwise captured); only GIT-REJECTED looks at
+// the mark.
+func withProblems(files []*File, ps []Problem) []*File {
+	byPath := map[string]*File{}
+	for _, f := range files {
+		byPath[f.Path] = f
+	}
+	for _, pf := range problemFiles(ps) {
+		if f, ok := byPath[pf.Path]; ok {
+			f.Problem = pf.Problem
+			continue
+		}
+		files = append(files, pf)
+	}
+	return files
+}
+
+// problemFiles turns problems into scanner files (one per path).
+func problemFiles(ps []Problem) []*File {
+	byPath := map[string][]string{}
+	for _, p := range ps {
+		path := p.Path
+		if path == "" {
+			path = "(git objects from the sandbox)"
+		}
+		byPath[path] = append(byPath[path], p.Msg)
+	}
+	var out []*File
+	for p, msgs := range byPath {
+		sort.Strings(msgs)
+		out = append(out, &File{Path: p, NewMode: ModeFile, Size: -1, Problem: strings.Join(msgs, "; ")})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// rejected fires on a capture problem.
+func rejected() Matcher {
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.Problem == "" {
+			return nil
+		}
+		return []Hit{{Detail: clip(f.Problem)}}
+	}
+}
+
+var quotedPath = regexp.MustCompile(`'([^']*)'`)
+
+// addProblems reads `git add --ignore-errors` error lines ("error: invalid
+// path 'X'", "error: 'X/' does not have a commit checked out").
+func addProblems(lines []string) []Problem {
+	seen := map[string]bool{}
+	var out []Problem
+	for _, l := range lines {
+		m := quotedPath.FindStringSubmatch(l)
+		p := ""
+		if m != nil {
+			p = strings.TrimSuffix(m[1], "/")
+		}
+		if seen[p] && p != "" {
+			continue
+		}
+		seen[p] = true
+		out = append(out, Problem{Path: p, Msg: "git refused to capture it: " + strings.TrimSpace(l)})
+	}
+	return out
+}
+
+// fsckIDs are the fsck checks a fetch runs that an agent can trip with a
+// crafted path or .gitmodules; they are downgraded to warnings so the fetch
+// completes, and each warning becomes a finding.
+var fsckIDs = []string{"hasDotgit", "hasDotdot", "hasDot", "fullPathname", "emptyName", "zeroPaddedFilemode", "badFilemode",
+	"duplicateEntries", "treeNotSorted", "gitmodulesPath", "gitmodulesUrl", "gitmodulesName", "gitmodulesUpdate",
+	"gitmodulesParse", "gitmodulesBlob", "gitmodulesLarge", "gitmodulesMissing", "gitmodulesSymlink", "gitattributesSymlink",
+	"gitattributesLarge", "gitattributesLineLength", "gitignoreSymlink", "mailmapSymlink", "nulInCommit", "badTimezone",
+	"badDate", "badDateOverflow", "badEmail", "badName", "missingEmail", "missingNameBeforeEmail", "missingSpaceBeforeDate",
+	"missingSpaceBeforeEmail", "zeroPaddedDate", "multipleAuthors", "badParentSha1", "badTreeSha1", "missingAuthor",
+	"missingCommitter", "missingTree", "badTagName", "missingTaggerEntry",
+	"largePathname", "extraHeaderEntry", "badType", "missingTypeEntry", "missingObject", "missingTag", "missingTagEntry", "missingType"}
+
+var fsckWarning = regexp.MustCompile(`(?m)^warning: object ([0-9a-f]{40,64}): (\w+): (.*)$`)
+
+// fetchChecked runs a fetch into the quarantine with fsck on but its
+// path and submodule checks reported instead of fatal; if git still refuses
+// the objects, it fetches without fsck (into the quarantine only, which
+// nothing on the host reads) and reports that.
+func (t *Target) fetchChecked(ctx context.Context, args []string) ([]Problem, error) {
+	cfg := []string{"fetch.fsckObjects=true", "transfer.fsckObjects=true"}
+	for _, id := range fsckIDs {
+		cfg = append(cfg, "fetch.fsck."+id+"=warn")
+	}
+	var stderr boundedBuf
+	g := t.qGit()
+	_, err := hostgit.Cmd{Dir: g.dir, Env: g.env, Config: cfg, Stderr: &stderr}.Run(ctx, args...)
+	var ps []Problem
+	for _, m := range fsckWarning.FindAllStringSubmatch(stderr.String(), 200) {
+		ps = append(ps, Problem{Msg: fmt.Sprintf("git fsck: %s: %s (object %s)", m[2], m[3], m[1][:12]), Path: "oid:" + m[1]})
+	}
+	if err == nil {
+		return ps, nil
+	}
+	// Some checks cannot be downgraded (and a git may not know an ID):
+	// fetch again without fsck; if that fails too, the cause was not fsck.
+	msg := strings.TrimSpace(stderr.String())
+	if _, err2 := (hostgit.Cmd{Dir: g.dir, Env: g.env, Config: []string{"fetch.fsckObjects=false", "transfer.fsckObjects=false"}}).Run(ctx, args...); err2 != nil {
+		return nil, fmt.Errorf("%w: %s", err, clip(lastLines(msg, 3)))
+	}
+	return append(ps, Problem{Msg: "git fsck rejects objects from the sandbox: " + clip(lastLines(msg, 3))}), nil
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(strings.TrimSpace(s), "\n")
+	if len(ls) > n {
+		ls = ls[len(ls)-n:]
+	}
+	return strings.Join(ls, " | ")
+}
+
+// boundedBuf keeps the first 256 KiB written.
+type boundedBuf struct{ b strings.Builder }
+
+func (w *boundedBuf) Write(p []byte) (int, error) {
+	if room := 256<<10 - w.b.Len(); room > 0 {
+		w.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (w *boundedBuf) String() string { return w.b.String() }
+
+// resolveObjects replaces "oid:..." problem paths with the path of that
+// blob in the reviewed diff (or "" when it is a tree or not in the diff).
+func resolveObjects(ps []Problem, es []rawEntry) []Problem {
+	byOID := map[string]string{}
+	for _, e := range es {
+		byOID[e.newOID] = e.path
+	}
+	out := make([]Problem, len(ps))
+	for i, p := range ps {
+		out[i] = p
+		if oid, ok := strings.CutPrefix(p.Path, "oid:"); ok {
+			out[i].Path = byOID[oid]
+		}
+	}
+	return out
+}
+
+func (t *Target) problemsFile() string { return filepath.Join(t.dir(), "problems.json") }
+
+// loadProblems reads what the last review's capture reported.
+func (t *Target) loadProblems() ([]Problem, error) {
+	var ps []Problem
+	if err := loadJSON(t.problemsFile(), &ps); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return ps, nil
+}
+
+// snapshotOutput is what the snapshot script prints: tagged lines before
+// the commit id (E: a git add error, X: add failed as a whole, F: a file
+// of a nested repository as "F\tPATH\tMODE\tBASE64").
+type snapshotOutput struct {
+	id       string
+	problems []Problem
+	nested   Meta
+}
+
+func parseSnapshotOutput(out []byte) (*snapshotOutput, error) {
+	so := &snapshotOutput{nested: Meta{}}
+	var addErrs []string
+	ls := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, l := range ls[:len(ls)-1] {
+		tag, rest, _ := strings.Cut(l, "\t")
+		switch tag {
+		case "E":
+			addErrs = append(addErrs, rest)
+		case "X":
+			so.problems = append(so.problems, Problem{Msg: "capture incomplete, files may be missing from this review: " + clip(rest)})
+		case "F":
+			f := strings.SplitN(rest, "\t", 3)
+			if len(f) != 3 || len(so.nested) >= maxMetaFiles {
+				continue
+			}
+			mode, err1 := strconv.ParseUint(f[1], 8, 32)
+			data, err2 := base64.StdEncoding.DecodeString(f[2])
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			so.nested[cleanNested(f[0])] = MetaEntry{Mode: uint32(mode), Data: data}
+		}
+	}
+	so.problems = append(so.problems, addProblems(addErrs)...)
+	so.id = strings.TrimSpace(ls[len(ls)-1])
+	if !isOID(so.id) {
+		return nil, fmt.Errorf("unexpected output %q", clip(so.id))
+	}
+	return so, nil
+}
+
+func cleanNested(p string) string {
+	return strings.TrimPrefix(filepath.ToSlash(filepath.Clean(p)), "./")
+}
+
+// nestedScript prints, for every .git (any case) below the root, the
+// gitfile itself and the code-bearing files of its git directory (config,
+// HEAD, commondir, alternates, info/attributes, hooks) as F lines.
+const nestedScript = `
+emit() {
+  if [ -L "$2" ]; then printf 'F\t%s\t120000\t%s\n' "$1" "$(readlink "$2" | head -c 4096 | base64 | tr -d '\n')"; return 0; fi
+  [ -f "$2" ] || return 0
+  m=100644; [ -x "$2" ] && m=100755
+  printf 'F\t%s\t%s\t%s\n' "$1" "$m" "$(head -c 262144 "$2" | base64 | tr -d '\n')"
+}
+find . -path ./.git -prune -o -iname .git -print 2>/dev/null | head -n 50 | while IFS= read -r p; do
+  p=${p#./}; d=
+  if [ -d "$p" ] && [ ! -L "$p" ]; then d=$p
+  else
+    emit "$p" "$p"
+    d=$(sed -n 's/^gitdir: *//p' "$p" 2>/dev/null | head -n 1)
+    case $d in /*|'') ;; *) d=$(dirname "$p")/$d;; esac
+  fi
+  [ -n "$d" ] && [ -d "$d" ] || continue
+  for f in config config.worktree commondir HEAD objects/info/alternates info/attributes; do emit "$p/$f" "$d/$f"; done
+  for f in "$d"/hooks/*; do case $f in *.sample) ;; *) emit "$p/hooks/${f##*/}" "$f";; esac; done
+done
+`
+
+// newTreeReader reads files of rev (a commit or tree) for the scanner
+// through one lazily started `git cat-file --batch`; the returned func
+// stops it.
+func newTreeReader(ctx context.Context, g gitCmd, rev string) (Tree, func()) {
+	var br *blobReader
+	failed := false
+	read := func(p string) ([]byte, bool) {
+		if failed || p == "" || strings.ContainsAny(p, "\n\x00") {
+			return nil, false
+		}
+		if br == nil {
+			var err error
+			if br, err = newBlobReader(ctx, g); err != nil {
+				failed = true
+				return nil, false
+			}
+		}
+		data, ok, err := br.readMaybe(rev+":"+p, maxScanBytes)
+		if err != nil {
+			failed = true
+			return nil, false
+		}
+		return data, ok
+	}
+	return read, func() {
+		if br != nil {
+			br.close()
+		}
+	}
+}
+
+// maxNested bounds how many nested repositories a walk reports.
+const maxNested = 50
+
+// liveMeta is ReadMeta of the live folder's .git plus, for every .git
+// (directory or gitfile, any case) below the root, the same files keyed
+// by their path in the folder ("vendor/x/.git/config"): nested
+// repositories are scanned like the top-level one. The walk does not
+// follow symlinks.
+func (t *Target) liveMeta() (Meta, error) {
+	m, err := ReadMeta(OSMetaFS{Dir: filepath.Join(t.Repo, ".git")})
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	err = filepath.WalkDir(t.Repo, func(p string, d os.DirEntry, err error) error {
+		if err != nil || n >= maxNested {
+			return nil
+		}
+		rel, _ := filepath.Rel(t.Repo, p)
+		rel = filepath.ToSlash(rel)
+		if !strings.EqualFold(d.Name(), ".git") || rel == "." {
+			return nil
+		}
+		if rel == ".git" {
+			return filepath.SkipDir
+		}
+		n++
+		if d.Type().IsRegular() || d.Type()&os.ModeSymlink != 0 {
+			e := (&metaWalker{fs: OSMetaFS{Dir: filepath.Dir(p)}, m: Meta{}})
+			if err := e.file(d.Name()); err == nil {
+				for k, v := range e.m {
+					m[path.Join(path.Dir(rel), strings.TrimPrefix(k, ".git/"))] = v
+				}
+			}
+			return nil
+		}
+		sub, err := ReadMeta(OSMetaFS{Dir: p})
+		if err == nil {
+			for k, v := range sub {
+				m[rel+strings.TrimPrefix(k, ".git")] = v
+			}
+		}
+		return filepath.SkipDir
+	})
+	return m, err
+}
