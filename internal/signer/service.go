@@ -150,17 +150,17 @@ const (
 
 // Refusal reasons from policy (first match wins; each non-match is one of these).
 var (
-	ErrNoPolicy        = &Refusal{CodeUnauthorized, "no policy allows this operation with this key"}
-	ErrWrongChain      = &Refusal{CodeUnauthorized, "chain id not allowed by policy"}
-	ErrRecipient       = &Refusal{CodeUnauthorized, "recipient not in the policy's allowlist"}
-	ErrMaxValue        = &Refusal{CodeLimitExceeded, "value exceeds the policy's maximum per transaction"}
-	ErrDailyLimit      = &Refusal{CodeLimitExceeded, "daily limit would be exceeded"}
-	ErrRate            = &Refusal{CodeLimitExceeded, "rate limit exceeded"}
-	ErrNoContract      = &Refusal{CodeUnauthorized, "typed data names no verifyingContract, and the policy allows only listed contracts"}
-	ErrPurpose         = &Refusal{CodeUnauthorized, "purpose not allowed by policy"}
-	ErrAudience        = &Refusal{CodeUnauthorized, "audience not allowed by policy"}
-	ErrClaim           = &Refusal{CodeUnauthorized, "claim not allowed by policy"}
-	ErrLifetime        = &Refusal{CodeUnauthorized, "lifetime exceeds the policy's maximum"}
+	ErrNoPolicy   = &Refusal{CodeUnauthorized, "no policy allows this operation with this key"}
+	ErrWrongChain = &Refusal{CodeUnauthorized, "chain id not allowed by policy"}
+	ErrRecipient  = &Refusal{CodeUnauthorized, "recipient not in the policy's allowlist"}
+	ErrMaxValue   = &Refusal{CodeLimitExceeded, "value exceeds the policy's maximum per transaction"}
+	ErrDailyLimit = &Refusal{CodeLimitExceeded, "daily limit would be exceeded"}
+	ErrRate       = &Refusal{CodeLimitExceeded, "rate limit exceeded"}
+	ErrNoContract = &Refusal{CodeUnauthorized, "typed data names no verifyingContract, and the policy allows only listed contracts"}
+	ErrPurpose    = &Refusal{CodeUnauthorized, "purpose not allowed by policy"}
+	ErrAudience   = &Refusal{CodeUnauthorized, "audience not allowed by policy"}
+	ErrClaim      = &Refusal{CodeUnauthorized, "claim not allowed by policy"}
+	ErrLifetime   = &Refusal{CodeUnauthorized, "lifetime exceeds the policy's maximum"}
 	// Denials say "User denied" (MetaMask's wording), which ethers maps to
 	// ACTION_REJECTED; viem uses the code.
 	ErrDenied          = &Refusal{CodeUserRejected, "User denied the request"}
