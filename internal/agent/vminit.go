@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -20,8 +21,10 @@ import (
 // It loads the kernel modules the backend listed, mounts the root disk and
 // the workspace, switches root, writes the spec's files, brings up the NIC
 // and then supervises `airlock-agent vmsshd` (the embedded sshd) while
-// reaping orphans. A "poweroff" line on the virtio-serial control port
-// stops everything cleanly.
+// reaping orphans. On the virtio-serial control port (only the host
+// writes to it) "poweroff" stops everything cleanly, "sync" flushes the
+// disks before the host saves the machine's state, and "time NS" sets the
+// clock after the host resumed the machine from that state.
 func init() {
 	Register(&Subcommand{Name: "vminit", Summary: "microVM init (PID 1 inside the guest)", Run: runVMInit})
 }
@@ -489,17 +492,37 @@ func vmControl(log func(string, ...any), spec *VMInit, poweroff func()) {
 		}
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
-			switch strings.TrimSpace(sc.Text()) {
+			cmd, arg, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
+			switch cmd {
 			case "poweroff":
 				fmt.Fprintln(f, "ok")
 				poweroff()
 			case "ping":
 				fmt.Fprintln(f, "pong")
+			case "sync": // before the host saves the machine's state: nothing dirty only in RAM
+				unix.Sync()
+				fmt.Fprintln(f, "ok")
+			case "time": // after a resume from saved state the clock is behind by the pause
+				fmt.Fprintln(f, vmSetTime(arg))
 			}
 		}
 		f.Close()
 		time.Sleep(100 * time.Millisecond) // EOF until the host connects
 	}
+}
+
+// vmSetTime sets the wall clock to arg (Unix nanoseconds) and answers "ok"
+// or the error. The host is trusted; the value is only range-checked.
+func vmSetTime(arg string) string {
+	ns, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil || ns <= 0 {
+		return "error: bad time"
+	}
+	ts := unix.NsecToTimespec(ns)
+	if err := unix.ClockSettime(unix.CLOCK_REALTIME, &ts); err != nil {
+		return "error: " + err.Error()
+	}
+	return "ok"
 }
 
 // vmPowerOff ends every process, flushes and unmounts the disks and powers

@@ -123,6 +123,10 @@ type runInfo struct {
 	Note  string `json:"note"`
 	// Phases is the breakdown of the Start that launched this qemu.
 	Phases Phases `json:"phases,omitempty"`
+	// Args is the command line's fingerprint (a saved state records it).
+	Args string `json:"args,omitempty"`
+	// Resumed: this qemu continued from saved state instead of booting.
+	Resumed bool `json:"resumed,omitempty"`
 }
 
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
@@ -306,7 +310,8 @@ func (b *Backend) progress() io.Writer {
 	return io.Discard
 }
 
-// Start implements vm.Backend.
+// Start implements vm.Backend: it resumes the saved state Stop left when
+// it is usable, and otherwise boots (saying why in Status.Note).
 func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	defer b.lock(id)()
 	c, err := b.loadConfig(id)
@@ -323,23 +328,12 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	if err != nil {
 		return fmt.Errorf("start vm %s: %w", id, err)
 	}
-	init := c.Init
-	init.Modules = bootModules(k.Modules, len(c.Shares) > 0)
-	if c.Direct != "" {
-		if init.Workspace.Hide, err = hiddenPaths(c.Direct, c.Hide); err != nil {
-			return fmt.Errorf("start vm %s: hide: %w", id, err)
-		}
-	}
-	initrd := filepath.Join(dir, "initrd.img")
-	if err := writeInitramfs(initrd, c.AgentBinary, k, &init); err != nil {
-		return fmt.Errorf("start vm %s: initramfs: %w", id, err)
-	}
 	port, err := freePort()
 	if err != nil {
 		return err
 	}
 	kvm := KVMUsable(ctx, b.home)
-	l := &launch{Dir: dir, Kernel: k.Vmlinux, Initrd: initrd, CPUs: c.CPUs, MemoryMiB: c.MemoryMiB,
+	l := &launch{Dir: dir, Kernel: k.Vmlinux, Initrd: filepath.Join(dir, "initrd.img"), CPUs: c.CPUs, MemoryMiB: c.MemoryMiB,
 		KVM: kvm, Port: port, RootDisk: filepath.Join(dir, "root.qcow2"), Shares: c.Shares}
 	if c.WorkDisk {
 		l.WorkDisk = filepath.Join(dir, "workspace.img")
@@ -349,7 +343,43 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	}
 	note := "KVM"
 	if !kvm {
-		note = "TCG: no working KVM on this host (software emulation, slower)"
+		note = "TCG: no working KVM on this host (software emulation: boots take seconds, guest code runs 20-40x slower)"
+	}
+	ri := runInfo{Port: port, Note: note, Args: l.fingerprint()}
+	if meta, why := usableState(dir, l); why == "" {
+		prep := time.Since(t00)
+		err := b.resume(ctx, l, meta, &ri)
+		if err == nil {
+			dropState(dir) // the guest runs on: this state is history
+			ri.Resumed, ri.Note = true, note+"; resumed from saved state"
+			t0 := time.Now()
+			if err = b.waitReady(ctx, id, &ri); err == nil {
+				ri.Phases = append(Phases{{"host prep", prep}}, append(ri.Phases, Phase{"ssh banner", time.Since(t0)})...)
+				return b.writeRun(dir, &ri)
+			}
+		}
+		debugf("resume failed: %v", err)
+		why = err.Error()
+		dropState(dir)
+		ri = runInfo{Port: port, Args: ri.Args, Note: note + "; saved state unusable (" + why + "): booted afresh"}
+	} else if why != "none" {
+		dropState(dir)
+		ri.Note = note + "; saved state unusable (" + why + "): booted afresh"
+	}
+	return b.boot(ctx, id, c, k, l, &ri, t00)
+}
+
+// boot writes the initramfs and cold-boots the guest.
+func (b *Backend) boot(ctx context.Context, id string, c *vmConfig, k *Kernel, l *launch, ri *runInfo, t00 time.Time) (err error) {
+	init := c.Init
+	init.Modules = bootModules(k.Modules, len(c.Shares) > 0)
+	if c.Direct != "" {
+		if init.Workspace.Hide, err = hiddenPaths(c.Direct, c.Hide); err != nil {
+			return fmt.Errorf("start vm %s: hide: %w", id, err)
+		}
+	}
+	if err := writeInitramfs(l.Initrd, c.AgentBinary, k, &init); err != nil {
+		return fmt.Errorf("start vm %s: initramfs: %w", id, err)
 	}
 	t0 := time.Now()
 	prep := t0.Sub(t00)
@@ -358,27 +388,41 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	if err != nil {
 		return fmt.Errorf("start vm %s: %w", id, err)
 	}
-	ri := runInfo{PID: pid, Start: procStart(pid), Port: port, Note: note}
+	ri.PID, ri.Start = pid, procStart(pid)
+	if err := b.waitReady(ctx, id, ri); err != nil {
+		return err
+	}
+	ri.Phases = bootPhases(prep, qemuUp, time.Since(t0), readPhases(l.Dir))
+	debugf("boot phases: %v", ri.Phases)
+	return b.writeRun(l.Dir, ri)
+}
+
+// waitReady records the running qemu and waits for the guest's SSH banner.
+func (b *Backend) waitReady(ctx context.Context, id string, ri *runInfo) error {
+	dir := b.dir(id)
 	data, _ := json.Marshal(ri)
 	if err := writeFileAtomic(filepath.Join(dir, "run.json"), data, 0o600); err != nil {
-		syscall.Kill(pid, syscall.SIGKILL)
+		syscall.Kill(ri.PID, syscall.SIGKILL)
 		return err
 	}
 	wctx, cancel := context.WithTimeout(ctx, BootTimeout)
 	defer cancel()
-	if err := waitSSH(wctx, port, func() bool { return procStart(pid) == ri.Start }); err != nil {
-		b.kill(dir, &ri)
+	if err := waitSSH(wctx, ri.Port, func() bool { return procStart(ri.PID) == ri.Start }); err != nil {
+		b.kill(dir, ri)
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = vm.ErrStartTimeout
 		}
 		return fmt.Errorf("start vm %s: %w; console: %s", id, err, tail(filepath.Join(dir, "console.log"), 5))
 	}
-	ri.Phases = bootPhases(prep, qemuUp, time.Since(t0), readPhases(dir))
-	debugf("boot phases: %v", ri.Phases)
-	data, _ = json.Marshal(ri)
-	writeFileAtomic(filepath.Join(dir, "run.json"), data, 0o600)
-	os.WriteFile(filepath.Join(dir, "booted"), nil, 0o600)
 	return nil
+}
+
+func (b *Backend) writeRun(dir string, ri *runInfo) error {
+	data, _ := json.Marshal(ri)
+	if err := writeFileAtomic(filepath.Join(dir, "run.json"), data, 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "booted"), nil, 0o600)
 }
 
 // kill ends qemu for good and waits until it is gone.
@@ -402,9 +446,10 @@ func waitGone(r *runInfo, d time.Duration) bool {
 	return true
 }
 
-// Stop implements vm.Backend: the guest's init flushes and unmounts its
-// disks on a "poweroff" over the control port; QMP quit and SIGKILL are
-// the fallbacks.
+// Stop implements vm.Backend: it saves the guest's memory and device state
+// (saveState: processes and tmpfs survive to the next Start). When that
+// fails, the guest's init flushes and unmounts its disks on a "poweroff"
+// over the control port; QMP quit and SIGKILL are the fallbacks.
 func (b *Backend) Stop(ctx context.Context, id string) error {
 	defer b.lock(id)()
 	if _, err := b.loadConfig(id); err != nil {
@@ -415,6 +460,16 @@ func (b *Backend) Stop(ctx context.Context, id string) error {
 		return nil
 	}
 	dir := b.dir(id)
+	err := b.saveState(ctx, dir, r)
+	if err == nil {
+		if !waitGone(r, 10*time.Second) {
+			debugf("qemu still alive after saving state")
+		}
+		b.kill(dir, r)
+		return nil
+	}
+	debugf("save state: %v; powering off", err)
+	dropState(dir)
 	if c, err := net.DialTimeout("unix", filepath.Join(dir, "ctl.sock"), time.Second); err == nil {
 		c.SetDeadline(time.Now().Add(2 * time.Second))
 		c.Write([]byte("poweroff\n"))
@@ -450,7 +505,7 @@ func (b *Backend) Remove(ctx context.Context, id string) error {
 // removeOwned deletes what the backend made in a state dir; the dir itself
 // goes too when nothing else is left in it.
 func (b *Backend) removeOwned(dir string) error {
-	for _, f := range []string{"config.json", "run.json", "booted", "root.qcow2", "workspace.img", "initrd.img",
+	for _, f := range []string{"config.json", "run.json", "booted", "root.qcow2", "workspace.img", "initrd.img", stateFile, stateMeta, stateFile + ".tmp",
 		"console.log", "qemu.pid", "qmp.sock", "ctl.sock", "clone.tmp"} {
 		if err := os.RemoveAll(filepath.Join(dir, f)); err != nil {
 			return err

@@ -42,6 +42,7 @@ type launch struct {
 	WorkDisk  string // "" when none
 	Shares    []share
 	RunAs     string // drop to this user after setup ("" = stay)
+	Incoming  string // migration URI to resume from ("" = boot); the guest stays paused (-S)
 }
 
 func (l *launch) args() []string {
@@ -61,14 +62,16 @@ func (l *launch) args() []string {
 	}
 	a = append(a, l.accel()...)
 	a = append(a, "-append", l.cmdline()+" -- vminit")
-	a = append(a,
-		"-drive", "id=root,file="+l.RootDisk+",format=qcow2,if=none,discard=unmap",
-		"-device", "virtio-blk-device,drive=root,serial="+rootSerial,
-	)
-	if l.WorkDisk != "" {
+	// Disks come as fd sets (a read-write and a read-only fd each, passed
+	// by start): qemu reopens them when it saves state, and by then it may
+	// run as nobody, who cannot open files in the state dir by path.
+	for i, d := range l.disks() {
+		set := strconv.Itoa(i + 1)
 		a = append(a,
-			"-drive", "id=ws,file="+l.WorkDisk+",format=raw,if=none,discard=unmap",
-			"-device", "virtio-blk-device,drive=ws,serial="+workSerial,
+			"-add-fd", "fd="+strconv.Itoa(3+2*i)+",set="+set,
+			"-add-fd", "fd="+strconv.Itoa(4+2*i)+",set="+set,
+			"-drive", "id="+d.id+",file=/dev/fdset/"+set+",format="+d.format+",if=none,discard=unmap",
+			"-device", "virtio-blk-device,drive="+d.id+",serial="+d.serial,
 		)
 	}
 	for i, s := range l.Shares {
@@ -92,6 +95,9 @@ func (l *launch) args() []string {
 	)
 	if l.RunAs != "" {
 		a = append(a, "-runas", l.RunAs)
+	}
+	if l.Incoming != "" {
+		a = append(a, "-S", "-incoming", l.Incoming)
 	}
 	return a
 }
@@ -139,6 +145,35 @@ func (l *launch) cmdline() string {
 	return c
 }
 
+type disk struct{ id, path, format, serial string }
+
+// disks are the guest's block devices in fd-set order.
+func (l *launch) disks() []disk {
+	d := []disk{{"root", l.RootDisk, "qcow2", rootSerial}}
+	if l.WorkDisk != "" {
+		d = append(d, disk{"ws", l.WorkDisk, "raw", workSerial})
+	}
+	return d
+}
+
+// diskFiles opens each disk read-write and read-only (fds 3, 4, 5, ...).
+func (l *launch) diskFiles() ([]*os.File, error) {
+	var fs []*os.File
+	for _, d := range l.disks() {
+		for _, flag := range []int{os.O_RDWR, os.O_RDONLY} {
+			f, err := os.OpenFile(d.path, flag, 0)
+			if err != nil {
+				for _, f := range fs {
+					f.Close()
+				}
+				return nil, fmt.Errorf("disk %s: %w", d.id, err)
+			}
+			fs = append(fs, f)
+		}
+	}
+	return fs, nil
+}
+
 const (
 	rootSerial  = "airlock-root"
 	workSerial  = "airlock-ws"
@@ -150,7 +185,17 @@ const (
 func (l *launch) start(ctx context.Context) (int, error) {
 	os.Remove(filepath.Join(l.Dir, "qemu.pid"))
 	os.Remove(filepath.Join(l.Dir, "console.log"))
+	files, err := l.diskFiles()
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
 	cmd := exec.CommandContext(ctx, QEMU, l.args()...)
+	cmd.ExtraFiles = files
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true}
