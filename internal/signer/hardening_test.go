@@ -2,6 +2,7 @@ package signer
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -250,5 +251,24 @@ func TestWalletErrorCodesInLibraries(t *testing.T) {
 	}
 	if got["denied"].Ethers != "ACTION_REJECTED" {
 		t.Errorf("denied: ethers says %s, want ACTION_REJECTED", got["denied"].Ethers)
+	}
+}
+
+// Integers in JWT requests neither wrap nor round: a ttl beyond the
+// longest lifetime is refused, and a large numeric claim is signed as
+// written.
+func TestJWTIntegersExact(t *testing.T) {
+	h := miscHarness(t)
+	if _, err := h.call(t, "airlock_signJWT", map[string]any{"key": "ed", "ttl": int64(9223372036854775807)}); err == nil || !strings.Contains(err.Error(), "ttl must be") {
+		t.Fatalf("huge ttl: %v", err)
+	}
+	res, err := h.svc.Call(t.Context(), h.caller, "airlock_signJWT", json.RawMessage(`[{"key":"ed","claims":{"scope":12345678901234567890}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := res.(map[string]string)["jwt"]
+	payload, _ := base64.RawURLEncoding.DecodeString(strings.Split(tok, ".")[1])
+	if !strings.Contains(string(payload), `"scope":12345678901234567890`) {
+		t.Fatalf("claim signed as %s", payload)
 	}
 }

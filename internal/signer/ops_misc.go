@@ -1,6 +1,7 @@
 package signer
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
 )
 
 // match is the policy that would decide (key, operation): first match in
@@ -116,11 +119,15 @@ func decodeJWT(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	var names []string
 	for n, v := range a.Claims {
 		if reservedClaims[n] {
-			return nil, refusef(CodeInvalidParams, "claim %s is set by the signer", n)
+			return nil, refusef(CodeInvalidParams, "claim %s is set by the signer", n) // n is one of reservedClaims
 		}
+		// Numbers stay as written (json.Number): a float64 would sign
+		// 12345678901234567890 as 12345678901234567000.
 		var val any
-		if err := json.Unmarshal(v, &val); err != nil {
-			return nil, refusef(CodeInvalidParams, "claim %s is not JSON", n)
+		dec := json.NewDecoder(bytes.NewReader(v))
+		dec.UseNumber()
+		if err := dec.Decode(&val); err != nil {
+			return nil, refusef(CodeInvalidParams, "claim %q is not JSON", Escape(n))
 		}
 		claims[n] = val
 		names = append(names, n)
@@ -132,8 +139,8 @@ func decodeJWT(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	}
 	ttl := pol.maxLife
 	if a.TTL != nil {
-		if *a.TTL <= 0 {
-			return nil, refusef(CodeInvalidParams, "ttl must be positive seconds")
+		if *a.TTL <= 0 || *a.TTL > int64(config.MaxLifetimeLimit/time.Second) {
+			return nil, refusef(CodeInvalidParams, "ttl must be 1 to %d seconds", int64(config.MaxLifetimeLimit/time.Second))
 		}
 		ttl = time.Duration(*a.TTL) * time.Second
 	}
