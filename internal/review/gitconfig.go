@@ -134,7 +134,7 @@ func (p *cfgParser) skipLine() {
 	}
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' } // git's isspace: not \v or \f
 func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isAlnum(c byte) bool { return isAlpha(c) || c >= '0' && c <= '9' }
 func lower(c byte) byte {

@@ -120,6 +120,9 @@ func (p *strictParser) parse() ([]Node, error) {
 	for {
 		// Read one value at path.
 		p.ws()
+		if len(stack) == 0 {
+			line = p.line
+		}
 		switch c := p.peek(); {
 		case c == '{' || c == '[':
 			kind := byte('o')

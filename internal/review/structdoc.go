@@ -235,8 +235,21 @@ func jsKey(k *yaml.Node, depth int) string {
 	case yaml.MappingNode:
 		return "[object Object]"
 	case yaml.ScalarNode:
-		if k.ShortTag() == "!!null" {
+		switch k.ShortTag() {
+		case "!!null":
 			return "null"
+		case "!!int", "!!float":
+			// JS names a numeric key by its number: 00 is "0", 0x1F is "31".
+			v := strings.ReplaceAll(k.Value, "_", "")
+			if i, err := strconv.ParseInt(strings.TrimLeft(v, "0"), 0, 64); err == nil && !strings.HasPrefix(v, "0x") && !strings.HasPrefix(v, "0o") {
+				return strconv.FormatInt(i, 10)
+			}
+			if i, err := strconv.ParseInt(v, 0, 64); err == nil {
+				return strconv.FormatInt(i, 10)
+			}
+			if v == "0" || strings.Trim(v, "0") == "" {
+				return "0"
+			}
 		}
 		return k.Value
 	}
