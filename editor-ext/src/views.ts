@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import type { Approval, Flag, ReviewFile, SandboxInfo } from './protocol';
 import { flagKey, sandboxDescription, worstSeverity } from './util';
+import { moveText, safeText } from './approvals';
 
 export class SandboxItem extends vscode.TreeItem {
   constructor(public readonly sandbox: SandboxInfo) {
@@ -98,8 +99,8 @@ export class ApprovalsProvider implements vscode.TreeDataProvider<vscode.TreeIte
   }
   getChildren(): vscode.TreeItem[] {
     return this.pending.map((a) => {
-      const item = new vscode.TreeItem(`${a.sandbox}: ${a.operation}`);
-      item.description = a.to ? `to ${a.to}` : a.id;
+      const item = new vscode.TreeItem(safeText(`${a.sandbox}: ${a.operation}`));
+      item.description = a.moves?.length ? moveText(a.moves[0]) : a.to ? safeText(`to ${a.to}`) : a.id;
       item.command = { command: 'airlock.approvals.decide', title: 'Decide', arguments: [a] };
       return item;
     });
