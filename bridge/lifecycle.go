@@ -360,7 +360,7 @@ func (d *Daemon) buildSpec(st *sandboxState, sbc *config.Sandbox, hostPEM []byte
 	ws := sbc.Workspace
 	spec := vm.Spec{
 		ID: st.Name, StateDir: stateDir,
-		CPUs: sbc.CPUs, MemoryBytes: sbc.Memory, DiskBytes: sbc.Disk, Image: sbc.Image,
+		CPUs: sbc.CPUs, MemoryBytes: sbc.Memory, DiskBytes: sbc.Disk, Pids: sbc.Pids, Image: sbc.Image,
 		User: st.User, Env: env,
 		Workspace: vm.Workspace{
 			HostPath: st.WorkspaceDir, Mode: vm.WorkspaceMode(st.Mode), Target: orDefault(ws.Target, "/workspace"),

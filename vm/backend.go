@@ -72,7 +72,8 @@ type Spec struct {
 
 	CPUs        int    // 0 = backend default
 	MemoryBytes int64  // 0 = backend default
-	DiskBytes   int64  // 0 = backend default (microvm only)
+	DiskBytes   int64  // 0 = backend default: the size of everything the sandbox owns (home, /var, /tmp, private workspace)
+	Pids        int    // most processes+threads at once; 0 = backend default
 	Image       string // image name (microvm); "" = default
 	User        string // unprivileged user the agent's sessions run as, e.g. "agent"
 	Env         map[string]string

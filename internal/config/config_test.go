@@ -51,7 +51,7 @@ func TestDefaults(t *testing.T) {
   }
 }`, nil)
 	sb := f.Sandboxes[0]
-	if sb.Backend != "auto" || sb.CPUs != 2 || sb.Memory != 2<<30 || sb.Disk != 10<<30 || sb.Image != "debian-bookworm" || sb.User != "agent" {
+	if sb.Backend != "auto" || sb.CPUs != 2 || sb.Memory != 2<<30 || sb.Disk != 10<<30 || sb.Pids != 4096 || sb.Image != "debian-bookworm" || sb.User != "agent" {
 		t.Errorf("sandbox defaults: %+v", sb)
 	}
 	ws := sb.Workspace
@@ -307,6 +307,7 @@ func TestChecksumAddress(t *testing.T) {
 
 func TestPlan(t *testing.T) {
 	f := mustDecode(t, `sandbox "p" {
+  pids = 512
   workspace {
     mode = "direct"
   }
@@ -336,6 +337,7 @@ func TestPlan(t *testing.T) {
 		`your secret "tok", sent only to api.example.com`, "$TOKEN",
 		`allow "10.0.0.0/8" reaches a private`, `allow "localhost:5432" reaches a private`, "direct mode",
 		`mount "rw": shares /srv/data from outside the directory of this file`,
+		"512 processes", "disk limit covers the sandbox's own home, /var and /tmp, not this folder",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("plan text lacks %q:\n%s", want, text)
@@ -442,6 +444,38 @@ func hasSummary(diags hcl.Diagnostics, s string) bool {
 		}
 	}
 	return false
+}
+
+func TestPidsAttribute(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want string // diagnostic summary, "" = none
+	}{
+		{`pids = 64`, ""},
+		{`pids = 4194304`, ""},
+		{`pids = 63`, "Value out of range"},
+		{`pids = 4194305`, "Value out of range"},
+		{`pids = "many"`, "Incorrect attribute value type"},
+		{`pids = 1.5`, ""}, // checked below: not an integer
+	} {
+		f, diags := Decode("/proj/sandbox.hcl", []byte("sandbox \"x\" {\n  "+c.src+"\n}\n"), nil)
+		var got string
+		if diags.HasErrors() {
+			got = diags[0].Summary
+		}
+		if c.src == `pids = 1.5` {
+			if !diags.HasErrors() {
+				t.Errorf("%s: accepted", c.src)
+			}
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%s: diagnostic %q, want %q (%v)", c.src, got, c.want, diags)
+		}
+		if c.want == "" && f.Sandboxes[0].Pids == DefaultPids && c.src != "pids = 4096" {
+			t.Errorf("%s: default kept", c.src)
+		}
+	}
 }
 
 func TestLoadErrors(t *testing.T) {

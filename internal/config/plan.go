@@ -22,6 +22,7 @@ type SandboxPlan struct {
 	CPUs        int              `json:"cpus"`
 	Memory      int64            `json:"memory"`
 	Disk        int64            `json:"disk"`
+	Pids        int              `json:"pids"`
 	Image       string           `json:"image"`
 	User        string           `json:"user"`
 	EnvNames    []string         `json:"env_names"`
@@ -118,7 +119,7 @@ func outside(p, dir string) bool {
 
 func buildSandboxPlan(f *File, sb *Sandbox) SandboxPlan {
 	sp := SandboxPlan{
-		Name: sb.Name, Backend: sb.Backend, CPUs: sb.CPUs, Memory: sb.Memory, Disk: sb.Disk,
+		Name: sb.Name, Backend: sb.Backend, CPUs: sb.CPUs, Memory: sb.Memory, Disk: sb.Disk, Pids: sb.Pids,
 		Image: sb.Image, User: sb.User, EnvNames: sortedKeys(sb.Env),
 		Mounts: []MountPlan{}, Ports: []PortPlan{}, Credentials: []CredentialPlan{}, Warnings: []string{},
 		Agents: []AgentPlan{},
@@ -233,8 +234,8 @@ func (p *Plan) Text() string {
 }
 
 func (sp *SandboxPlan) text(b *strings.Builder) {
-	fmt.Fprintf(b, "sandbox %q: backend %s, %d CPUs, %s memory, %s disk, image %s, runs as %s\n",
-		sp.Name, sp.Backend, sp.CPUs, FormatSize(sp.Memory), FormatSize(sp.Disk), sp.Image, sp.User)
+	fmt.Fprintf(b, "sandbox %q: backend %s, %d CPUs, %s memory, %s disk, %d processes, image %s, runs as %s\n",
+		sp.Name, sp.Backend, sp.CPUs, FormatSize(sp.Memory), FormatSize(sp.Disk), sp.Pids, sp.Image, sp.User)
 	ws := sp.Workspace
 	switch ws.Mode {
 	case "clone":
@@ -242,6 +243,7 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 	case "direct":
 		fmt.Fprintf(b, "  workspace: %s itself at %s, READ-WRITE: the agent changes your files directly\n", ws.HostPath, ws.Target)
 		fmt.Fprintf(b, "    read-only inside: %s\n", strings.Join(ws.Protect, ", "))
+		fmt.Fprintf(b, "    the %s disk limit covers the sandbox's own home, /var and /tmp, not this folder: what the agent writes here uses your disk\n", FormatSize(sp.Disk))
 	case "mountless":
 		fmt.Fprintf(b, "  workspace: an empty %s; no host files are shared\n", ws.Target)
 	}

@@ -15,6 +15,7 @@ const (
 	DefaultCPUs    = 2
 	DefaultMemory  = 2 << 30
 	DefaultDisk    = 10 << 30
+	DefaultPids    = 4096
 	DefaultImage   = "debian-bookworm"
 	DefaultUser    = "agent"
 )
@@ -29,12 +30,14 @@ const (
 	MaxMemory = 1 << 40
 	MinDisk   = 1 << 30
 	MaxDisk   = 16 << 40
+	MinPids   = 64      // the sshd, a shell and a few tools
+	MaxPids   = 1 << 22 // the kernel's highest pid_max
 )
 
 var sandboxSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "backend"}, {Name: "cpus"}, {Name: "memory"}, {Name: "disk"},
-		{Name: "image"}, {Name: "user"}, {Name: "env"}, {Name: "template"},
+		{Name: "pids"}, {Name: "image"}, {Name: "user"}, {Name: "env"}, {Name: "template"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "workspace"},
@@ -84,7 +87,7 @@ func (d *decoder) decodeSandboxBlock(b *hcl.Block) (*Sandbox, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	sb := &Sandbox{
 		Name: b.Labels[0], Backend: DefaultBackend, CPUs: DefaultCPUs,
-		Memory: DefaultMemory, Disk: DefaultDisk, Image: DefaultImage, User: DefaultUser,
+		Memory: DefaultMemory, Disk: DefaultDisk, Pids: DefaultPids, Image: DefaultImage, User: DefaultUser,
 		Env: map[string]string{}, DeclRange: b.DefRange,
 	}
 	if !sandboxNameRE.MatchString(sb.Name) {
@@ -114,6 +117,9 @@ func (d *decoder) decodeSandboxBlock(b *hcl.Block) (*Sandbox, hcl.Diagnostics) {
 		if n, ok := sizeAttr(it, "disk", MinDisk, MaxDisk, &diags); ok {
 			sb.Disk = n
 		}
+	}
+	if n, ok := d.integer(attrs, "pids", MinPids, MaxPids, &diags); ok {
+		sb.Pids = int(n)
 	}
 	if it, ok := d.str(attrs, "image", &diags); ok {
 		if imageRE.MatchString(it.Value) && !strings.Contains(it.Value, "..") {

@@ -21,6 +21,7 @@ type Sandbox struct {
 	CPUs    int    // default 2
 	Memory  int64  // bytes; default 2 GiB
 	Disk    int64  // bytes; default 10 GiB
+	Pids    int    // processes and threads at once; default 4096
 	Image   string // default "debian-bookworm"
 	User    string // default "agent"
 	Env     map[string]string

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sync"
 
+	"github.com/airlock-sandbox/airlock/internal/agent"
 	"github.com/airlock-sandbox/airlock/vm"
 	"golang.org/x/sys/unix"
 )
@@ -58,6 +59,10 @@ var (
 // sandbox needs, with the id mapping it would get.
 func (b *Backend) Available(ctx context.Context) error {
 	availOnce.Do(func() {
+		if err := agent.SeccompCheck(); err != nil {
+			availErr = fmt.Errorf("namespace backend: %v: %w", err, vm.ErrUnavailable)
+			return
+		}
 		cmd := exec.Command("/bin/true")
 		cmd.SysProcAttr = sysProcAttr(b.ids)
 		if err := cmd.Run(); err != nil {

@@ -14,40 +14,94 @@ import (
 	"strings"
 )
 
-// cgroups: limits for CPUs and memory. cgroup v2 is preferred (a group
-// under /sys/fs/cgroup/airlock/ID with the cpu and memory controllers);
-// hosts still on v1 for those controllers (this machine: a hybrid mount
-// whose v2 part has neither) get v1 groups under memory/airlock/ID and
-// cpu/airlock/ID. Where neither is writable the sandbox runs without limits
-// and Status.Note says so.
+// cgroups: limits for CPUs, memory and processes (the pids controller,
+// which counts threads too). Each controller goes where this host has it:
+// in the cgroup v2 hierarchy (one group /sys/fs/cgroup/airlock/ID for all
+// the v2 controllers) or, on hosts still on v1 for it (this machine: a
+// hybrid mount whose v2 part has none), in its own v1 group under
+// CONTROLLER/airlock/ID. A controller found in neither leaves that limit
+// unset and Status.Note says so.
 
 const cgroupRoot = "/sys/fs/cgroup"
+
+// DefaultPids is the pids limit when vm.Spec.Pids is 0.
+const DefaultPids = 4096
 
 type cgroup struct {
 	dirs []string // groups the init joins (one for v2; one per controller for v1)
 }
 
+// cgLimits are the limits of one sandbox; 0 = none.
+type cgLimits struct {
+	cpus int
+	mem  int64
+	pids int
+}
+
+// controllers lists the controllers lim needs, in a fixed order.
+func (lim cgLimits) controllers() []string {
+	var cs []string
+	if lim.cpus > 0 {
+		cs = append(cs, "cpu")
+	}
+	if lim.mem > 0 {
+		cs = append(cs, "memory")
+	}
+	if lim.pids > 0 {
+		cs = append(cs, "pids")
+	}
+	return cs
+}
+
 // setupCgroup creates the groups for id with the limits set. It returns a
-// group (possibly empty) and a note when limits were asked for but cannot
-// be applied.
-func setupCgroup(id string, cpus int, mem int64) (*cgroup, string) {
+// group (possibly empty) and a note naming the limits it could not apply
+// and the controllers it found only in cgroup v1.
+func setupCgroup(id string, lim cgLimits) (*cgroup, string) {
 	cg := &cgroup{}
-	if cpus <= 0 && mem <= 0 {
+	want := lim.controllers()
+	if len(want) == 0 {
 		return cg, ""
 	}
-	errV2 := cg.setupV2(id, cpus, mem)
+	var v2, rest []string
+	root, errV2 := v2Mount()
 	if errV2 == nil {
-		return cg, ""
+		ctrl, err := os.ReadFile(filepath.Join(root, "cgroup.controllers"))
+		if err != nil {
+			errV2 = err
+		}
+		for _, c := range want {
+			if err == nil && hasWord(string(ctrl), c) {
+				v2 = append(v2, c)
+			} else {
+				rest = append(rest, c)
+			}
+		}
+	} else {
+		rest = want
 	}
-	cg.remove()
-	cg.dirs = nil
-	errV1 := cg.setupV1(id, cpus, mem)
-	if errV1 == nil {
-		return cg, "cgroup v1 limits (no cgroup v2 cpu/memory controllers here)"
+	if len(v2) > 0 {
+		if errV2 = cg.setupV2(root, id, v2, lim); errV2 != nil {
+			cg.remove()
+			cg.dirs = nil
+			rest = want
+		}
 	}
-	cg.remove()
-	cg.dirs = nil
-	return cg, fmt.Sprintf("no cpu/memory limits: cgroup v2: %v; cgroup v1: %v", errV2, errV1)
+	var notes, v1 []string
+	for _, c := range rest {
+		if err := cg.setupV1(id, c, lim); err != nil {
+			why := "not in cgroup v2 here"
+			if errV2 != nil {
+				why = "cgroup v2: " + errV2.Error()
+			}
+			notes = append(notes, fmt.Sprintf("no %s limit (%s; cgroup v1: %v)", c, why, err))
+			continue
+		}
+		v1 = append(v1, c)
+	}
+	if len(v1) > 0 {
+		notes = append([]string{"cgroup v1 limits for " + strings.Join(v1, ", ") + " (not in cgroup v2 here)"}, notes...)
+	}
+	return cg, strings.Join(notes, "; ")
 }
 
 func v2Mount() (string, error) {
@@ -59,28 +113,16 @@ func v2Mount() (string, error) {
 	return "", errors.New("no cgroup2 mount")
 }
 
-func (cg *cgroup) setupV2(id string, cpus int, mem int64) error {
-	root, err := v2Mount()
-	if err != nil {
-		return err
-	}
-	ctrl, err := os.ReadFile(filepath.Join(root, "cgroup.controllers"))
-	if err != nil {
-		return err
-	}
-	for _, c := range []string{"cpu", "memory"} {
-		if !hasWord(string(ctrl), c) {
-			return fmt.Errorf("controller %s not available", c)
-		}
-	}
+func (cg *cgroup) setupV2(root, id string, ctrls []string, lim cgLimits) error {
+	enable := []byte("+" + strings.Join(ctrls, " +"))
 	parent := filepath.Join(root, "airlock")
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(root, "cgroup.subtree_control"), []byte("+cpu +memory"), 0); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "cgroup.subtree_control"), enable, 0); err != nil {
 		return fmt.Errorf("enable controllers: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+cpu +memory"), 0); err != nil {
+	if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), enable, 0); err != nil {
 		return fmt.Errorf("enable controllers: %w", err)
 	}
 	dir := filepath.Join(parent, id)
@@ -88,16 +130,22 @@ func (cg *cgroup) setupV2(id string, cpus int, mem int64) error {
 		return err
 	}
 	cg.dirs = append(cg.dirs, dir)
-	if cpus > 0 {
-		if err := os.WriteFile(filepath.Join(dir, "cpu.max"), fmt.Appendf(nil, "%d 100000", cpus*100000), 0); err != nil {
-			return err
+	for _, c := range ctrls {
+		var err error
+		switch c {
+		case "cpu":
+			err = os.WriteFile(filepath.Join(dir, "cpu.max"), fmt.Appendf(nil, "%d 100000", lim.cpus*100000), 0)
+		case "memory":
+			err = os.WriteFile(filepath.Join(dir, "memory.max"), []byte(strconv.FormatInt(lim.mem, 10)), 0)
+			if err == nil {
+				os.WriteFile(filepath.Join(dir, "memory.swap.max"), []byte("0"), 0)
+			}
+		case "pids":
+			err = os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(lim.pids)), 0)
 		}
-	}
-	if mem > 0 {
-		if err := os.WriteFile(filepath.Join(dir, "memory.max"), []byte(strconv.FormatInt(mem, 10)), 0); err != nil {
-			return err
+		if err != nil {
+			return fmt.Errorf("%s: %w", c, err)
 		}
-		os.WriteFile(filepath.Join(dir, "memory.swap.max"), []byte("0"), 0)
 	}
 	return nil
 }
@@ -117,31 +165,28 @@ func v1Parent(controller string) string {
 	return filepath.Join(cgroupRoot, controller, "airlock")
 }
 
-func (cg *cgroup) setupV1(id string, cpus int, mem int64) error {
-	if mem > 0 {
-		dir := filepath.Join(v1Parent("memory"), id)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		cg.dirs = append(cg.dirs, dir)
-		if err := os.WriteFile(filepath.Join(dir, "memory.limit_in_bytes"), []byte(strconv.FormatInt(mem, 10)), 0); err != nil {
-			return err
-		}
+func (cg *cgroup) setupV1(id, c string, lim cgLimits) error {
+	if _, err := os.Stat(filepath.Join(cgroupRoot, c, "cgroup.procs")); err != nil {
+		return fmt.Errorf("no %s hierarchy", c)
 	}
-	if cpus > 0 {
-		dir := filepath.Join(v1Parent("cpu"), id)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		cg.dirs = append(cg.dirs, dir)
-		if err := os.WriteFile(filepath.Join(dir, "cpu.cfs_period_us"), []byte("100000"), 0); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, "cpu.cfs_quota_us"), []byte(strconv.Itoa(cpus*100000)), 0); err != nil {
-			return err
-		}
+	dir := filepath.Join(v1Parent(c), id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	return nil
+	cg.dirs = append(cg.dirs, dir)
+	w := func(file, v string) error { return os.WriteFile(filepath.Join(dir, file), []byte(v), 0) }
+	switch c {
+	case "memory":
+		return w("memory.limit_in_bytes", strconv.FormatInt(lim.mem, 10))
+	case "cpu":
+		if err := w("cpu.cfs_period_us", "100000"); err != nil {
+			return err
+		}
+		return w("cpu.cfs_quota_us", strconv.Itoa(lim.cpus*100000))
+	case "pids":
+		return w("pids.max", strconv.Itoa(lim.pids))
+	}
+	return fmt.Errorf("unknown controller %s", c)
 }
 
 // place moves pid (the init, before it forks anything) into the groups.

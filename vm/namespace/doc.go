@@ -17,7 +17,9 @@
 // unprivileged host id and sandboxes do not share ids; the agent
 // (uid 1000) runs the sshd and every session with no_new_privs and no
 // capabilities, under a seccomp deny-list (no new user namespaces, no
-// set-id bits, no keyrings; internal/agent/seccomp_linux_amd64.go); PID 1
+// set-id bits, no io_uring, no AF_VSOCK, no keyrings; amd64 and arm64,
+// internal/agent/seccomp_*.go; Available fails on other architectures)
+// and a cgroup pids limit (cgroup.go); PID 1
 // (root inside) also caps nested user namespaces at 0. As an unprivileged
 // host user only the agent's id exists inside (the kernel allows one mapped
 // id without newuidmap): the init runs as that id with ambient capabilities

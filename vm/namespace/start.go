@@ -173,7 +173,11 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	defer logF.Close()
 	fmt.Fprintf(logF, "--- start %s\n", time.Now().UTC().Format(time.RFC3339Nano))
 
-	cg, note := setupCgroup(cgroupName(spec.ID, l.dir), spec.CPUs, spec.MemoryBytes)
+	pids := spec.Pids
+	if pids <= 0 {
+		pids = DefaultPids
+	}
+	cg, note := setupCgroup(cgroupName(spec.ID, l.dir), cgLimits{cpus: spec.CPUs, mem: spec.MemoryBytes, pids: pids})
 	if note != "" {
 		l.notes = append(l.notes, note)
 	}
