@@ -414,6 +414,7 @@ func (d *Daemon) info(ctx context.Context, sb *sandbox) protocol.Sandbox {
 	default:
 		out.State = string(s.State)
 		out.Note = s.Note
+		out.MemoryBytes = s.MemoryBytes
 	}
 	return out
 }

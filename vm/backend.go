@@ -94,6 +94,9 @@ type Status struct {
 	State State
 	PID   int    // host pid of the sandbox's root process (init or qemu), 0 when stopped
 	Note  string // one human line, e.g. "TCG: no working KVM"
+	// MemoryBytes is the host memory the running sandbox uses now (the
+	// resident set of qemu for a microVM); 0 when unknown or stopped.
+	MemoryBytes int64
 }
 
 // Backend runs sandboxes. Methods take a ctx and the sandbox ID. Implementations

@@ -61,6 +61,9 @@ type Sandbox struct {
 	SSHHost      string `json:"sshHost"` // NAME.airlock
 	Ports        []Port `json:"ports"`
 	Note         string `json:"note,omitempty"`
+	// MemoryBytes is the host memory the running sandbox uses (qemu's
+	// resident set for a microVM); 0 when unknown or not running.
+	MemoryBytes int64 `json:"memoryBytes,omitempty"`
 }
 
 // Port is one forwarded port: host Bind:Host → guest 127.0.0.1:Guest.

@@ -209,6 +209,7 @@ export interface Sandbox {
   sshHost: string; // NAME.airlock
   ports: Port[];
   note?: string;
+  memoryBytes?: number;
 }
 // Port is one forwarded port: host Bind:Host → guest 127.0.0.1:Guest.
 export interface Port {

@@ -87,6 +87,7 @@ func runUp(e *Env, args []string) error {
 	backend := fs.String("backend", "", "auto, microvm or namespace (default: the file's)")
 	yes := fs.Bool("yes", false, "approve the plan non-interactively")
 	template := fs.String("template", "", "start a new sandbox's home from this saved template (default: the file's)")
+	quiet := fs.Bool("quiet", false, "print only the sandbox name (no notes on stderr)")
 	vars := map[string]string{}
 	fs.Func("var", "set a variable: NAME=VALUE (repeatable)", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
@@ -117,6 +118,9 @@ func runUp(e *Env, args []string) error {
 	res, err := upSandbox(e, c, protocol.UpParams{ConfigPath: path, Name: *name, Backend: *backend, Vars: vars, Approve: *yes, Template: *template})
 	if err != nil {
 		return err
+	}
+	if !*quiet && isTerminal(e.Stderr) && strings.HasPrefix(res.Sandbox.Note, "TCG") {
+		fmt.Fprintf(e.Stderr, "airlock: %s runs under software emulation (TCG, no usable KVM here): boots take seconds, code inside runs 20-40x slower; `airlock stop`/`start` keep it running from saved memory\n", res.Sandbox.Name)
 	}
 	fmt.Fprintln(e.Stdout, res.Sandbox.Name)
 	return nil
@@ -179,11 +183,19 @@ func runLs(e *Env, args []string) error {
 		return enc.Encode(res.Sandboxes)
 	}
 	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tBACKEND\tMODE\tSTATE\tPORTS")
+	fmt.Fprintln(tw, "NAME\tBACKEND\tMODE\tSTATE\tMEMORY\tPORTS")
 	for _, s := range res.Sandboxes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Backend, s.Mode, s.State, portsSummary(s.Ports))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Backend, s.Mode, s.State, memSummary(s.MemoryBytes), portsSummary(s.Ports))
 	}
 	return tw.Flush()
+}
+
+// memSummary prints host memory in MiB ("-" when unknown).
+func memSummary(b int64) string {
+	if b <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%dM", (b+1<<19)>>20)
 }
 
 func portsSummary(ps []protocol.Port) string {

@@ -522,10 +522,14 @@ func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
 	}
 	r, ok := b.running(id)
 	if ok {
-		return vm.Status{State: vm.StateRunning, PID: r.PID, Note: r.Note}, nil
+		return vm.Status{State: vm.StateRunning, PID: r.PID, Note: r.Note, MemoryBytes: procRSS(r.PID)}, nil
 	}
 	if _, err := os.Stat(filepath.Join(b.dir(id), "booted")); err == nil {
-		return vm.Status{State: vm.StateStopped}, nil
+		st := vm.Status{State: vm.StateStopped}
+		if fi, err := os.Stat(filepath.Join(b.dir(id), stateFile)); err == nil {
+			st.Note = fmt.Sprintf("memory saved (%d MB): start resumes it", fi.Size()>>20)
+		}
+		return st, nil
 	}
 	return vm.Status{State: vm.StateCreated}, nil
 }

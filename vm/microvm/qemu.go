@@ -236,6 +236,21 @@ func procStart(pid int) uint64 {
 	return v
 }
 
+// procRSS is a process's resident set size in bytes (0 if unknown).
+func procRSS(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
 func hostTSCkHz() int {
 	f, err := os.Open("/proc/cpuinfo")
 	if err != nil {
