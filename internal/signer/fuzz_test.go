@@ -1,6 +1,7 @@
 package signer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math/big"
@@ -127,7 +128,9 @@ func FuzzStrictJSON(f *testing.F) {
 			t.Fatalf("accepted invalid JSON %q", raw)
 		}
 		var v any
-		if err := json.Unmarshal(raw, &v); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
 			t.Fatal(err)
 		}
 		var walk func(any)

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding"
 	"encoding/json"
-	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -29,81 +29,133 @@ func ambiguousJSON(format string, args ...any) *Refusal {
 }
 
 // checkJSON runs the text-level checks over one JSON value (a whole request
-// or one param).
+// or one param). After json.Valid it is one pass over the bytes.
 func checkJSON(raw []byte) error {
 	if !utf8.Valid(raw) {
 		return ambiguousJSON("not valid UTF-8")
 	}
-	if err := checkSurrogates(raw); err != nil {
-		return err
+	if !json.Valid(raw) {
+		return refusef(CodeInvalidParams, "malformed JSON")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	type frame struct {
 		object  bool
 		wantKey bool
-		keys    map[string]string // folded → as written
+		keys    []string          // folded keys of a small object
+		big     map[string]string // folded → as written, past 16 keys
 	}
-	var stack []*frame
-	values := 0 // top-level values started
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF && values == 1 && len(stack) == 0 {
-			break
-		}
-		if err != nil {
-			return refusef(CodeInvalidParams, "malformed JSON")
-		}
-		if len(stack) == 0 {
-			if values++; values > 1 {
-				return refusef(CodeInvalidParams, "malformed JSON")
+	var stack []frame
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '{':
+			stack = append(stack, frame{object: true, wantKey: true})
+		case '[':
+			stack = append(stack, frame{})
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+		case ',':
+			if top := &stack[len(stack)-1]; top.object {
+				top.wantKey = true
 			}
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if top != nil && top.object && top.wantKey {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:len(stack)-1]
-				continue
+		case '"':
+			end, err := scanString(raw, i)
+			if err != nil {
+				return err
 			}
-			k := tok.(string) // the decoder guarantees a string key here
-			f := foldKey(k)
-			if prev, dup := top.keys[f]; dup {
-				if prev == k {
-					return ambiguousJSON("duplicate key %q", k)
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
+				top := &stack[n-1]
+				top.wantKey = false
+				k := string(raw[i+1 : end])
+				if bytes.IndexByte(raw[i:end+1], '\\') >= 0 {
+					json.Unmarshal(raw[i:end+1], &k)
 				}
-				return ambiguousJSON("keys %q and %q differ only in case", prev, k)
-			}
-			top.keys[f] = k
-			top.wantKey = false
-			continue
-		}
-		if top != nil && top.object {
-			top.wantKey = true // this token is (the start of) the value
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{':
-				stack = append(stack, &frame{object: true, wantKey: true, keys: map[string]string{}})
-			case '[':
-				stack = append(stack, &frame{})
-			case ']':
-				stack = stack[:len(stack)-1]
-				if len(stack) > 0 && stack[len(stack)-1].object {
-					stack[len(stack)-1].wantKey = true
+				if err := addKey(&top.keys, &top.big, k); err != nil {
+					return err
 				}
 			}
+			i = end
 		}
 	}
 	return nil
+}
+
+// addKey records key k of one object, refusing a duplicate or a case
+// variant of a key already there.
+func addKey(small *[]string, big *map[string]string, k string) error {
+	f := foldKey(k)
+	if *big == nil {
+		for _, prev := range *small {
+			if foldKey(prev) == f {
+				return dupKey(prev, k)
+			}
+		}
+		*small = append(*small, k)
+		if len(*small) <= 16 {
+			return nil
+		}
+		*big = map[string]string{}
+		for _, prev := range *small {
+			(*big)[foldKey(prev)] = prev
+		}
+		return nil
+	}
+	if prev, dup := (*big)[f]; dup {
+		return dupKey(prev, k)
+	}
+	(*big)[f] = k
+	return nil
+}
+
+func dupKey(prev, k string) error {
+	if prev == k {
+		return ambiguousJSON("duplicate key %q", k)
+	}
+	return ambiguousJSON("keys %q and %q differ only in case", prev, k)
+}
+
+// scanString returns the index of the closing quote of the (valid) string
+// starting at raw[start], refusing \uD800-\uDFFF escapes that are not a
+// high-low pair.
+func scanString(raw []byte, start int) (int, error) {
+	for i := start + 1; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
+			return i, nil
+		case '\\':
+			if raw[i+1] != 'u' {
+				i++
+				continue
+			}
+			r, _ := hex4(raw, i+2)
+			i += 5
+			if !utf16.IsSurrogate(r) {
+				continue
+			}
+			lo, ok := rune(0), false
+			if r < 0xDC00 && i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+				lo, ok = hex4(raw, i+3)
+			}
+			if !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return 0, ambiguousJSON("lone UTF-16 surrogate escape")
+			}
+			i += 6
+		}
+	}
+	return len(raw), refusef(CodeInvalidParams, "malformed JSON")
 }
 
 // foldKey maps s to a canonical form under Unicode simple case folding
 // (the smallest rune of each fold orbit), so foldKey(a) == foldKey(b) iff
 // strings.EqualFold(a, b).
 func foldKey(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		ascii = ascii && s[i] < utf8.RuneSelf
+	}
+	if ascii {
+		// In ASCII the smallest member of a fold orbit is the upper case
+		// letter ('K' < 'k' < U+212A KELVIN SIGN).
+		return strings.ToUpper(s)
+	}
 	var b strings.Builder
 	for _, r := range s {
 		min := r
@@ -115,47 +167,6 @@ func foldKey(s string) string {
 		b.WriteRune(min)
 	}
 	return b.String()
-}
-
-// checkSurrogates refuses \uD800-\uDFFF escapes that are not a high-low pair.
-func checkSurrogates(raw []byte) error {
-	inStr := false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if !inStr {
-			inStr = c == '"'
-			continue
-		}
-		switch c {
-		case '"':
-			inStr = false
-		case '\\':
-			if i+1 >= len(raw) {
-				return nil // malformed; the decoder reports it
-			}
-			if raw[i+1] != 'u' {
-				i++
-				continue
-			}
-			r, ok := hex4(raw, i+2)
-			if !ok {
-				return nil
-			}
-			i += 5
-			if !utf16.IsSurrogate(r) {
-				continue
-			}
-			lo, ok := rune(0), false
-			if r < 0xDC00 && i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
-				lo, ok = hex4(raw, i+3)
-			}
-			if !ok || lo < 0xDC00 || lo > 0xDFFF {
-				return ambiguousJSON("lone UTF-16 surrogate escape")
-			}
-			i += 6
-		}
-	}
-	return nil
 }
 
 func hex4(b []byte, at int) (rune, bool) {
@@ -178,13 +189,11 @@ func hex4(b []byte, at int) (rune, bool) {
 	return r, true
 }
 
-// strictUnmarshal decodes raw into v after checkJSON, refusing unknown
-// fields and fields whose name matches a struct field only up to case.
-// what names the input in refusals.
+// strictUnmarshal decodes raw (text checkJSON passed: every param is
+// checked in Service.Call) into v, refusing unknown fields and fields whose
+// name matches a struct field only up to case. what names the input in
+// refusals.
 func strictUnmarshal(raw []byte, v any, what string) error {
-	if err := checkJSON(raw); err != nil {
-		return err
-	}
 	if err := exactFields(raw, reflect.TypeOf(v), 0); err != nil {
 		return err
 	}
@@ -226,8 +235,7 @@ func exactFields(raw []byte, t reflect.Type, depth int) error {
 		if json.Unmarshal(raw, &m) != nil {
 			return nil // wrong type; the real decode reports it
 		}
-		fields := map[string]reflect.Type{}
-		structFields(t, fields)
+		fields := fieldsOf(t)
 		for k, v := range m {
 			ft, ok := fields[k]
 			if !ok {
@@ -264,6 +272,18 @@ func exactFields(raw []byte, t reflect.Type, depth int) error {
 		}
 	}
 	return nil
+}
+
+var fieldCache sync.Map // reflect.Type → map[string]reflect.Type
+
+func fieldsOf(t reflect.Type) map[string]reflect.Type {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.(map[string]reflect.Type)
+	}
+	f := map[string]reflect.Type{}
+	structFields(t, f)
+	fieldCache.Store(t, f)
+	return f
 }
 
 // structFields collects the JSON names of t's fields (embedded structs

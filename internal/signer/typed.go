@@ -81,6 +81,10 @@ func parseTypedData(raw []byte) (*typedData, error) {
 		Domain      json.RawMessage            `json:"domain"`
 		Message     json.RawMessage            `json:"message"`
 	}
+	// raw may have come inside a JSON string, unchecked so far.
+	if err := checkJSON(raw); err != nil {
+		return nil, err
+	}
 	if err := strictUnmarshal(raw, &in, "invalid typed data"); err != nil {
 		return nil, err
 	}
