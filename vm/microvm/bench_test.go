@@ -20,11 +20,13 @@ import (
 
 // BenchmarkMicroVM measures, under whatever accelerator KVMUsable picks
 // (TCG here): up -> SSH-ready cold (fresh home: kernel fetch + test image
-// build + create + boot, once) and warm (create + boot with caches), stop
-// -> start, an exec round trip, and host<->guest throughput over SSH. The
-// anchor, measured in the same run, is the same embedded sshd
-// (airlock-agent sshd) on the host's loopback. Medians of
-// AIRLOCK_BENCH_N runs (default 10); AIRLOCK_BENCH_COLD=1 adds the cold run.
+// build + create + boot, once) and warm (create + boot with caches) with
+// the boot's phase breakdown, start (resume from the state stop saved),
+// idle qemu RSS after boot and after resume, an exec round trip, and
+// host<->guest throughput over SSH. Anchors in the same run: the namespace
+// backend's up/start/idle memory, and the same embedded sshd (airlock-agent
+// sshd) on the host's loopback. p50/p90 of AIRLOCK_BENCH_N runs (default
+// 10); AIRLOCK_BENCH_COLD=1 adds the cold run.
 //
 //	go test ./vm/microvm -run '^$' -bench MicroVM -benchtime 1x
 func BenchmarkMicroVM(b *testing.B) {
@@ -58,32 +60,9 @@ func BenchmarkMicroVM(b *testing.B) {
 
 		root := b.TempDir()
 		be := New(root, home)
-		var warm, stopStart []time.Duration
-		for j := 0; j < n; j++ {
-			id := "w" + strconv.Itoa(j)
-			t0 := time.Now()
-			if err := be.Create(ctx, testSpec(b, k, id)); err != nil {
-				b.Fatal(err)
-			}
-			if err := be.Start(ctx, id); err != nil {
-				b.Fatal(err)
-			}
-			warm = append(warm, time.Since(t0))
-			if j < n-1 {
-				be.Remove(ctx, id)
-			}
-		}
-		id := "w" + strconv.Itoa(n-1)
-		for j := 0; j < n; j++ {
-			t0 := time.Now()
-			if err := be.Stop(ctx, id); err != nil {
-				b.Fatal(err)
-			}
-			if err := be.Start(ctx, id); err != nil {
-				b.Fatal(err)
-			}
-			stopStart = append(stopStart, time.Since(t0))
-		}
+		r := benchLifecycle(b, be, k, n)
+		ns := benchNamespace(b, k, n)
+		id := r.lastID
 		conn, err := be.Dial(ctx, id)
 		if err != nil {
 			b.Fatal(err)
@@ -101,14 +80,13 @@ func BenchmarkMicroVM(b *testing.B) {
 		st, _ := be.Status(ctx, id)
 		be.Remove(ctx, id)
 
-		fmt.Printf("microvm (%s), median of %d\n", st.Note, n)
-		fmt.Printf("  up warm (create+boot to SSH)  %8v\n", median(warm).Round(time.Millisecond))
-		fmt.Printf("  stop+start                    %8v\n", median(stopStart).Round(time.Millisecond))
+		fmt.Printf("microvm (%s), %d runs, 1 GiB guest; load average %s\n", st.Note, n, loadAvg())
+		r.print(ns)
 		fmt.Printf("  exec round trip (true)        %8v  anchor host sshd %v  ratio %.1fx\n", median(gExec).Round(time.Microsecond), median(aExec).Round(time.Microsecond), ratio(gExec, aExec))
 		fmt.Printf("  host->guest 16 MiB            %6.1f MB/s  anchor %6.1f MB/s  ratio %.2f\n", mbps(size, gIn), mbps(size, aIn), mbps(size, gIn)/mbps(size, aIn))
 		fmt.Printf("  guest->host 16 MiB            %6.1f MB/s  anchor %6.1f MB/s  ratio %.2f\n", mbps(size, gOut), mbps(size, aOut), mbps(size, gOut)/mbps(size, aOut))
-		b.ReportMetric(median(warm).Seconds(), "s/up-warm")
-		b.ReportMetric(median(stopStart).Seconds(), "s/stop-start")
+		b.ReportMetric(median(r.up).Seconds(), "s/up-warm")
+		b.ReportMetric(median(r.start).Seconds(), "s/start")
 		b.ReportMetric(float64(median(gExec).Microseconds()), "µs/exec")
 	}
 }
