@@ -105,10 +105,29 @@ func TestAuthRefusals(t *testing.T) {
 	if err == nil {
 		t.Error("none auth accepted")
 	}
-	// AES-GCM is what OpenSSH's client ends up with.
-	_, errs, code = ts.ssh(t, "", "-v", "test", "true")
-	if code != 0 || !strings.Contains(errs, "cipher: aes128-gcm@openssh.com") {
-		t.Errorf("cipher: %q", grepLine(errs, "cipher:"))
+}
+
+// TestCiphers: every cipher OpenSSH offers by default works with OpenSSH's
+// client, and an unforced client gets its own first choice
+// (chacha20-poly1305), as with OpenSSH's sshd. Paramiko's defaults are
+// covered by TestPeerParamiko.
+func TestCiphers(t *testing.T) {
+	needTool(t, "ssh")
+	ts := startServer(t, nil)
+	_, errs, code := ts.ssh(t, "", "-v", "test", "true")
+	if code != 0 || !strings.Contains(errs, "cipher: chacha20-poly1305@openssh.com") {
+		t.Errorf("default cipher: %q", grepLine(errs, "cipher:"))
+	}
+	for _, c := range []string{"chacha20-poly1305@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr",
+		"aes128-gcm@openssh.com", "aes256-gcm@openssh.com"} {
+		out, errs, code := ts.ssh(t, "", "-v", "-c", c, "test", "echo ok")
+		if code != 0 || out != "ok\n" || !strings.Contains(errs, "cipher: "+c) {
+			t.Errorf("-c %s: code %d out %q %q", c, code, out, grepLine(errs, "cipher:"))
+		}
+	}
+	// CBC and 3DES stay off, as in OpenSSH's default server list.
+	if _, _, code := ts.ssh(t, "", "-c", "aes128-cbc", "test", "true"); code == 0 {
+		t.Error("aes128-cbc accepted")
 	}
 }
 

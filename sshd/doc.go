@@ -5,12 +5,14 @@
 // attach to.
 //
 // It is built on github.com/gliderlabs/ssh (connection handling, handshake,
-// channel and global-request dispatch) and github.com/pkg/sftp, but it does
-// not use gliderlabs' Session type: sessions, forwards and the SFTP subsystem
-// are handled here on raw x/crypto/ssh channels, because the upstream paths
-// wait for the client's EOF before a command may finish (stdin), rewrite
-// "\n" to "\r\n" on PTYs, drop data after a TCP half-close, and close
-// channels without EOF.
+// channel and global-request dispatch), but it does not use gliderlabs'
+// Session type: sessions, forwards and the SFTP subsystem are handled here
+// on raw x/crypto/ssh channels, because the upstream paths wait for the
+// client's EOF before a command may finish (stdin), rewrite "\n" to "\r\n"
+// on PTYs, drop data after a TCP half-close, and close channels without EOF.
+// The SFTP server (sftpserver.go) is our own and follows OpenSSH's
+// sftp-server, extensions included; tests compare it, with real clients and
+// other projects' suites, against OpenSSH's sshd in the same run.
 //
 // Trust boundary: this is guest-side code and imports nothing host-side.
 // It trusts its Config (host key, authorized keys, user, base environment,
@@ -20,7 +22,9 @@
 // and New refuses a config without keys or without a host key); client
 // environment variables pass an accept-list; forwards pass Config.ForwardPolicy
 // (default: local forwards only to loopback, remote-forward listeners only on
-// loopback or unix sockets); agent forwarding is off unless enabled. Errors
+// loopback or unix sockets); agent forwarding is off unless enabled. SFTP,
+// like OpenSSH's sftp-server, reaches every path the session's account can
+// (there is no chroot); malformed SFTP packets end the subsystem. Errors
 // sent to clients are fixed, safe strings; causes go to the Logger.
 //
 // Processes: commands run as `$SHELL -c CMD`, a shell request starts a login

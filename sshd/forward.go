@@ -169,10 +169,16 @@ func (c *conn) handleTCPIPForward(req *gossh.Request) (bool, []byte) {
 	if err := gossh.Unmarshal(req.Payload, &p); err != nil || p.Port > 65535 {
 		return false, nil
 	}
-	if !c.allowed(ForwardRequest{Kind: RemoteTCP, Host: p.Host, Port: p.Port}) {
+	// Like OpenSSH's sshd with GatewayPorts=no, a wildcard bind address
+	// ("", "0.0.0.0", "::", "*") listens on loopback; the policy sees "".
+	host := p.Host
+	if isWildcardBind(host) {
+		host = ""
+	}
+	if !c.allowed(ForwardRequest{Kind: RemoteTCP, Host: host, Port: p.Port}) {
 		return false, nil
 	}
-	bind := p.Host
+	bind := host
 	if bind == "" || bind == "localhost" {
 		bind = "127.0.0.1"
 	}
@@ -370,4 +376,14 @@ func mayAccess(path string, a *account, bit uint32) bool {
 		return mode>>3&bit != 0
 	}
 	return mode&bit != 0
+}
+
+// isWildcardBind reports whether a tcpip-forward bind address means "all
+// interfaces" (RFC 4254 7.1 and OpenSSH's spellings).
+func isWildcardBind(h string) bool {
+	switch h {
+	case "", "0.0.0.0", "::", "*":
+		return true
+	}
+	return false
 }

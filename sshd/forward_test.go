@@ -184,6 +184,19 @@ func TestOpenSSHForwards(t *testing.T) {
 	if got := roundTrip(t, "tcp", fmt.Sprintf("127.0.0.1:%d", rp), "abcde"); got != "got 5 bytes" {
 		t.Errorf("-R: %q", got)
 	}
+	// -R 0.0.0.0:PORT binds loopback only, like OpenSSH with GatewayPorts=no.
+	wp := freePort(t)
+	ts.startSSH(t, "-R", fmt.Sprintf("0.0.0.0:%d:%s", wp, hc), "test")
+	waitListening(t, "tcp", fmt.Sprintf("127.0.0.1:%d", wp))
+	if got := roundTrip(t, "tcp", fmt.Sprintf("127.0.0.1:%d", wp), "abcdefg"); got != "got 7 bytes" {
+		t.Errorf("-R 0.0.0.0: %q", got)
+	}
+	if ip := nonLoopbackIP(); ip != "" {
+		if c, err := net.DialTimeout("tcp", net.JoinHostPort(ip, strconv.Itoa(wp)), time.Second); err == nil {
+			c.Close()
+			t.Errorf("-R 0.0.0.0 listens on %s too", ip)
+		}
+	}
 	// -R unix (streamlocal-forward@openssh.com), socket mode 0600
 	rsock := filepath.Join(dir, "remote.sock")
 	ts.startSSH(t, "-R", rsock+":"+hc, "test")
@@ -265,8 +278,8 @@ func TestForwardRefusals(t *testing.T) {
 	if _, err := cl.Dial("tcp", "example.com:80"); err == nil || !strings.Contains(err.Error(), "administratively prohibited") {
 		t.Errorf("dial hostname: %v", err)
 	}
-	if _, err := cl.Listen("tcp", "0.0.0.0:0"); err == nil {
-		t.Error("remote forward on 0.0.0.0 allowed")
+	if _, err := cl.Listen("tcp", "192.0.2.1:0"); err == nil {
+		t.Error("remote forward on a non-loopback address allowed")
 	}
 	// A custom policy can refuse everything.
 	ts2 := startServer(t, func(c *Config) {
@@ -442,4 +455,15 @@ func TestSessionsNoLeak(t *testing.T) {
 	cl.Close()
 	time.Sleep(1500 * time.Millisecond)
 	waitNoLeak(t, g0, f0)
+}
+
+// nonLoopbackIP is an IPv4 address of this machine other than loopback, or "".
+func nonLoopbackIP() string {
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			return n.IP.String()
+		}
+	}
+	return ""
 }

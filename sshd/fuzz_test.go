@@ -16,75 +16,47 @@ type fuzzRW struct {
 
 func (f *fuzzRW) Read(p []byte) (int, error)  { return f.r.Read(p) }
 func (f *fuzzRW) Write(p []byte) (int, error) { return f.out.Write(p) }
-func (f *fuzzRW) Close() error                { return nil }
 
 func sftpPacket(typ byte, body []byte) []byte {
 	b := binary.BigEndian.AppendUint32(nil, uint32(1+len(body)))
 	return append(append(b, typ), body...)
 }
 
-func limitsRequest(id uint32) []byte {
-	body := binary.BigEndian.AppendUint32(nil, id)
-	body = binary.BigEndian.AppendUint32(body, uint32(len("limits@openssh.com")))
-	return sftpPacket(fxpExtended, append(body, "limits@openssh.com"...))
+func sftpStr(b []byte, s string) []byte {
+	return append(binary.BigEndian.AppendUint32(b, uint32(len(s))), s...)
 }
 
-// FuzzLimitsFilter: whatever a client sends, the filter neither panics nor
-// alters the byte stream pkg/sftp sees, except for removing complete
-// limits@openssh.com requests, each answered once.
-func FuzzLimitsFilter(f *testing.F) {
-	f.Add(limitsRequest(7))
-	f.Add(append(sftpPacket(fxpInit, []byte{0, 0, 0, 3}), limitsRequest(1)...))
-	f.Add(sftpPacket(fxpExtended, []byte{0, 0, 0, 1, 0, 0, 0, 200}))
-	f.Add([]byte{0, 0, 0, 0, 200})
+// FuzzSFTPServer: whatever a client sends, the server neither panics nor
+// hangs, and every reply it writes is a well-framed packet. Inputs with
+// "/" or ".." are skipped so that requests stay inside the temporary home.
+func FuzzSFTPServer(f *testing.F) {
+	id := []byte{0, 0, 0, 7}
+	f.Add(sftpPacket(fxpInit, []byte{0, 0, 0, 3}))
+	f.Add(sftpPacket(fxpOpen, append(sftpStr(id, "f"), 0, 0, 0, 0x1a, 0, 0, 0, 4, 0, 0, 1, 0xc0)))
+	f.Add(sftpPacket(fxpMkdir, append(sftpStr(id, "d"), 0, 0, 0, 4, 0, 0, 1, 0xc0)))
+	f.Add(sftpPacket(fxpSymlink, sftpStr(sftpStr(id, "t"), "l")))
+	f.Add(sftpPacket(fxpExtended, sftpStr(sftpStr(id, "users-groups-by-id@openssh.com"), "\x00\x00\x00\x00")))
+	f.Add(sftpPacket(fxpExtended, sftpStr(id, "limits@openssh.com")))
+	f.Add(sftpPacket(fxpSetstat, append(sftpStr(id, "x"), 0x80, 0, 0, 0, 0xff, 0xff, 0xff, 0xff)))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 1, 2, 3})
 	f.Fuzz(func(t *testing.T, in []byte) {
+		if bytes.Contains(in, []byte("/")) || bytes.Contains(in, []byte("..")) {
+			t.Skip()
+		}
 		rw := &fuzzRW{r: bytes.NewReader(in)}
-		lf := &limitsFilter{rw: rw}
-		got, _ := io.ReadAll(io.LimitReader(lf, int64(len(in))+1))
-		if len(got) > len(in) {
-			t.Fatalf("filter produced more bytes (%d) than it read (%d)", len(got), len(in))
-		}
-		// Every reply is a well-formed 41-byte extended reply.
-		if rw.out.Len()%41 != 0 {
-			t.Fatalf("reply bytes %d", rw.out.Len())
-		}
-		// Without an intercepted request the stream passes unchanged (a
-		// truncated last packet may be cut short).
-		if rw.out.Len() == 0 && !bytes.HasPrefix(in, got) {
-			t.Fatalf("input altered: %x -> %x", in, got)
+		serveSFTP(rw, t.TempDir())
+		out := rw.out.Bytes()
+		for len(out) > 0 {
+			if len(out) < 5 {
+				t.Fatalf("truncated reply %x", out)
+			}
+			n := int(binary.BigEndian.Uint32(out))
+			if n < 1 || n+4 > len(out) {
+				t.Fatalf("bad reply framing %x", out)
+			}
+			out = out[4+n:]
 		}
 	})
-}
-
-func TestLimitsFilter(t *testing.T) {
-	in := append(append(sftpPacket(fxpInit, []byte{0, 0, 0, 3}), limitsRequest(9)...), sftpPacket(17, []byte{0, 0, 0, 2})...)
-	rw := &fuzzRW{r: bytes.NewReader(in)}
-	lf := &limitsFilter{rw: rw}
-	got, err := io.ReadAll(lf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := append(sftpPacket(fxpInit, []byte{0, 0, 0, 3}), sftpPacket(17, []byte{0, 0, 0, 2})...)
-	if !bytes.Equal(got, want) {
-		t.Fatalf("passed through %x, want %x", got, want)
-	}
-	r := rw.out.Bytes()
-	if len(r) != 41 || r[4] != fxpExtendedReply || binary.BigEndian.Uint32(r[5:]) != 9 ||
-		binary.BigEndian.Uint64(r[9:]) != sftpMaxPacket || binary.BigEndian.Uint64(r[17:]) != sftpMaxRW ||
-		binary.BigEndian.Uint64(r[25:]) != sftpMaxRW {
-		t.Fatalf("limits reply %x", r)
-	}
-	// VERSION gets the extension appended, once.
-	rw.out.Reset()
-	ver := sftpPacket(fxpVersion, []byte{0, 0, 0, 3})
-	lf.Write(ver)
-	lf.Write(ver)
-	v := rw.out.Bytes()
-	if !bytes.Contains(v, []byte("limits@openssh.com")) || bytes.Count(v, []byte("limits@openssh.com")) != 1 ||
-		int(binary.BigEndian.Uint32(v))+4 != len(v)-len(ver) {
-		t.Fatalf("version rewrite %x", v)
-	}
 }
 
 // FuzzParseModes: arbitrary pty-req mode strings never panic.

@@ -37,7 +37,7 @@ func (k ForwardKind) String() string {
 // ForwardRequest is what a client asks to forward.
 type ForwardRequest struct {
 	Kind ForwardKind
-	Host string // LocalTCP: destination; RemoteTCP: bind address as sent
+	Host string // LocalTCP: destination; RemoteTCP: bind address as sent, but "" for wildcards ("0.0.0.0", "::", "*"), which bind loopback
 	Port uint32
 	Path string // LocalUnix, RemoteUnix
 	User string // SSH user name the client logged in with

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -147,15 +148,13 @@ func (s *session) command(command string, login bool) *exec.Cmd {
 		cmd.Dir = "/"
 	}
 	env := srv.baseEnv()
-	sc := s.c.sshConn()
-	if sc != nil {
-		rh, rp, _ := net.SplitHostPort(sc.RemoteAddr().String())
-		lh, lp, _ := net.SplitHostPort(sc.LocalAddr().String())
+	if sc := s.c.sshConn(); sc != nil {
+		// As OpenSSH's sshd; SSH_ORIGINAL_COMMAND exists only under a
+		// forced command, which we do not have.
+		rh, rp := endpoint(sc.RemoteAddr())
+		lh, lp := endpoint(sc.LocalAddr())
 		env = append(env, fmt.Sprintf("SSH_CLIENT=%s %s %s", rh, rp, lp),
 			fmt.Sprintf("SSH_CONNECTION=%s %s %s %s", rh, rp, lh, lp))
-	}
-	if command != "" {
-		env = append(env, "SSH_ORIGINAL_COMMAND="+command)
 	}
 	if s.agentEnv != "" {
 		env = append(env, s.agentEnv)
@@ -301,4 +300,24 @@ func closeAll(fs ...*os.File) {
 	for _, f := range fs {
 		f.Close()
 	}
+}
+
+// endpoint is an address as OpenSSH puts it into SSH_CONNECTION: IP and
+// port, or "UNKNOWN 65535" when the connection is not on an IP socket
+// (stdio, vsock), as sshd -i reports for a pipe.
+func endpoint(a net.Addr) (host, port string) {
+	switch a := a.(type) {
+	case *net.TCPAddr:
+		ip := a.IP
+		if v4 := ip.To4(); v4 != nil {
+			ip = v4
+		}
+		return ip.String(), strconv.Itoa(a.Port)
+	case nil:
+	default:
+		if h, p, err := net.SplitHostPort(a.String()); err == nil && net.ParseIP(h) != nil {
+			return h, p
+		}
+	}
+	return "UNKNOWN", "65535"
 }
