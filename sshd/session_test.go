@@ -2,6 +2,7 @@ package sshd
 
 import (
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -306,5 +307,55 @@ func TestExitEOFCloseOrder(t *testing.T) {
 	}
 	if !strings.Contains(errs, "\ne\r\n") && !strings.Contains(errs, "\ne\n") {
 		t.Errorf("stderr line missing")
+	}
+}
+
+// TestSSHConnectionEnv: SSH_CLIENT and SSH_CONNECTION as OpenSSH's sshd
+// sets them, and no SSH_ORIGINAL_COMMAND (OpenSSH sets it only under a
+// forced command). Over a non-IP connection (stdio, vsock) they read
+// "UNKNOWN 65535", as sshd -i on a pipe.
+func TestSSHConnectionEnv(t *testing.T) {
+	needTool(t, "ssh")
+	ts := startServer(t, func(c *Config) { c.Shell = "/bin/sh" })
+	out, _, code := ts.ssh(t, "", "test", `echo "$SSH_CLIENT|$SSH_CONNECTION|${SSH_ORIGINAL_COMMAND-unset}"`)
+	f := strings.Split(strings.TrimSpace(out), "|")
+	if code != 0 || len(f) != 3 {
+		t.Fatalf("got %q (code %d)", out, code)
+	}
+	port := strconv.Itoa(ts.Port)
+	cl, con := strings.Fields(f[0]), strings.Fields(f[1])
+	if len(cl) != 3 || cl[0] != "127.0.0.1" || cl[2] != port || len(con) != 4 || con[0] != "127.0.0.1" ||
+		con[1] != cl[1] || con[2] != "127.0.0.1" || con[3] != port || f[2] != "unset" {
+		t.Errorf("SSH_CLIENT=%q SSH_CONNECTION=%q SSH_ORIGINAL_COMMAND=%q", f[0], f[1], f[2])
+	}
+	// Not on an IP socket: the server serves a unix socket connection.
+	l, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		if a, err := l.Accept(); err == nil {
+			ts.Server.ServeConn(a)
+		}
+	}()
+	b, err := net.Dial("unix", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, chans, reqs, err := gossh.NewClientConn(b, "pipe", &gossh.ClientConfig{User: "tester",
+		Auth: []gossh.AuthMethod{gossh.PublicKeys(ts.ClientKey)}, HostKeyCallback: gossh.FixedHostKey(ts.HostPublic)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := gossh.NewClient(sc, chans, reqs)
+	defer c.Close()
+	s, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Output(`echo "$SSH_CLIENT|$SSH_CONNECTION"`)
+	if want := "UNKNOWN 65535 65535|UNKNOWN 65535 UNKNOWN 65535\n"; err != nil || string(got) != want {
+		t.Errorf("over a pipe: %q %v, want %q", got, err, want)
 	}
 }
