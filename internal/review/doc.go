@@ -10,8 +10,12 @@
 // Trust boundary: everything that comes from the sandbox is untrusted —
 // file contents, modes, symlink targets, the sandbox's .git directory, its
 // refs and commits, and in direct mode the whole workspace folder including
-// its .git/. The parsers here (git config, JSONC, lockfiles) read that input
-// and must never panic or run anything. Every git command this package runs
+// its .git/. The parsers here (git config, strict JSON, JSONC, YAML,
+// TOML, INI, XML, lockfiles) read that input and must never panic or run
+// anything; they read each file the way its consumer does, and a file they
+// cannot read that way is itself a high finding (PARSE-FAIL). Paths and
+// objects git refuses while capturing become high findings (problems.go),
+// never a failed review. Every git command this package runs
 // on the host disables hooks and fsmonitor (`-c core.hooksPath=/dev/null
 // -c core.fsmonitor=false`); in direct mode git never reads the workspace's
 // own .git at all (a private GIT_DIR in the sandbox state dir is used, so the

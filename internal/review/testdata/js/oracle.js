@@ -53,8 +53,9 @@ rl.on("line", (line) => {
   try {
     const r = parse(req.kind, text);
     const nodes = [];
-    if (r.multi) r.v.forEach((d) => flatten(d, "", nodes));
-    else if (r.v !== undefined) flatten(r.v, "", nodes); // undefined: nothing read
+    // undefined or an empty (null) document: nothing read
+    const docs = (r.multi ? r.v : [r.v]).filter((d) => d !== undefined && !(req.kind === "yaml" && d === null));
+    docs.forEach((d) => flatten(d, "", nodes));
     ans = { ok: true, errors: r.errors, nodes };
   } catch (e) {
     ans = { ok: false, errors: 1, nodes: [], msg: String(e && e.message).slice(0, 200) };
