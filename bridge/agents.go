@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -48,6 +49,16 @@ func InstallEnv(home, basePath string) map[string]string {
 }
 
 func agentsPrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error {
+	if cfg := sb.Config(); cfg != nil && cfg.Docker {
+		backend := ""
+		if x, ok := sb.(*sandbox); ok {
+			backend = x.state().Backend
+		}
+		if backend == "namespace" {
+			return &Error{Code: protocol.CodeFailed, Message: "docker = true needs the microVM backend: the namespace backend shares the host kernel and cannot run a private Docker engine"}
+		}
+		return &Error{Code: protocol.CodeFailed, Message: "docker = true: the microVM image has no private Docker engine yet; remove docker from the sandbox block"}
+	}
 	if spec.Env == nil {
 		spec.Env = map[string]string{}
 	}

@@ -8,11 +8,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"github.com/airlock-sandbox/airlock/bridge/bridgetest"
 	"github.com/airlock-sandbox/airlock/internal/egress"
@@ -89,6 +93,7 @@ func TestRunClaude(t *testing.T) {
 	if code != 0 || !claudeVersionRE.MatchString(out) || strings.Contains(errOut, "installing") {
 		t.Fatalf("warm run: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
+	ptyRun(t, h, file)
 	if _, errOut, code := run("--", "--no-such-flag"); code == 0 || !strings.Contains(errOut, "unknown option") {
 		t.Fatalf("a failing agent exited %d (stderr %q); its exit code must pass through", code, errOut)
 	}
@@ -265,5 +270,49 @@ func TestAgentCredential(t *testing.T) {
 		if !strings.Contains(pol, want) {
 			t.Errorf("policy ls lacks %q:\n%s", want, pol)
 		}
+	}
+}
+
+// ptyRun runs `airlock run claude -- --version` with a terminal as stdin:
+// the agent runs on a PTY, the local terminal is put in raw mode for it and
+// restored afterwards.
+func ptyRun(t *testing.T, h *bridgetest.Harness, file string) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer ptmx.Close()
+	cmd := exec.Command(filepath.Join(h.Bin(), "airlock"), "run", "claude", "-f", file, "--", "--version")
+	cmd.Env = append(h.Env(), "TERM=xterm")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	done := make(chan struct{})
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			out.Write(buf[:n])
+			if err != nil {
+				close(done)
+				return
+			}
+		}
+	}()
+	err = cmd.Wait()
+	tio, terr := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	tty.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
+	if err != nil || !regexp.MustCompile(`\d+\.\d+\.\d+ \(Claude Code\)\r\n`).MatchString(out.String()) {
+		t.Fatalf("run on a terminal: %v\n%q", err, out.String())
+	}
+	if terr != nil || tio.Lflag&unix.ECHO == 0 || tio.Lflag&unix.ICANON == 0 {
+		t.Errorf("the local terminal was left in raw mode (%v, lflag %#x)", terr, tio.Lflag)
 	}
 }

@@ -34,6 +34,7 @@ type SandboxPlan struct {
 	Signer      *SignerPlan      `json:"signer,omitempty"`
 	Agents      []AgentPlan      `json:"agents"`
 	Template    string           `json:"template,omitempty"`
+	Docker      bool             `json:"docker,omitempty"`
 	// Warnings are the things a careful user should look at twice.
 	Warnings []string `json:"warnings"`
 }
@@ -169,7 +170,7 @@ func buildSandboxPlan(f *File, sb *Sandbox) SandboxPlan {
 		})
 	}
 	sp.addAgents(sb)
-	sp.Template = sb.Template
+	sp.Template, sp.Docker = sb.Template, sb.Docker
 	if sb.Signer != nil {
 		s := &SignerPlan{Keys: []SignerKey{}, Policies: []Policy{}}
 		for _, k := range sb.Signer.Keys {
@@ -318,6 +319,9 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 		}
 	}
 	sp.agentsText(b)
+	if sp.Docker {
+		b.WriteString("  docker: a private Docker engine inside the VM (not available yet: up refuses it)\n")
+	}
 	if sp.Template != "" {
 		fmt.Fprintf(b, "  home: starts from your template %q (`airlock templates`)\n", sp.Template)
 	}

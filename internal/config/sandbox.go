@@ -37,7 +37,7 @@ const (
 var sandboxSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "backend"}, {Name: "cpus"}, {Name: "memory"}, {Name: "disk"},
-		{Name: "pids"}, {Name: "image"}, {Name: "user"}, {Name: "env"}, {Name: "template"},
+		{Name: "pids"}, {Name: "image"}, {Name: "user"}, {Name: "env"}, {Name: "template"}, {Name: "docker"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "workspace"},
@@ -169,6 +169,7 @@ func (d *decoder) decodeSandboxBlock(b *hcl.Block) (*Sandbox, hcl.Diagnostics) {
 	}
 
 	d.decodeTemplate(sb, attrs, &diags)
+	d.decodeDocker(sb, attrs, &diags)
 	d.decodeSandboxChildren(sb, content.Blocks, &diags)
 	return sb, diags
 }

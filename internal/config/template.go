@@ -12,6 +12,27 @@ var templateNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 // ValidTemplateName reports whether s can name a saved template.
 func ValidTemplateName(s string) bool { return templateNameRE.MatchString(s) }
 
+// decodeDocker reads `docker = true`. A private Docker engine needs a VM
+// of the sandbox's own: the namespace backend shares the host kernel, so
+// asking for both is an error here; the bridge refuses it on any backend
+// until the microVM image carries an engine.
+func (d *decoder) decodeDocker(sb *Sandbox, attrs hcl.Attributes, diags *hcl.Diagnostics) {
+	v, ok := d.boolean(attrs, "docker", diags)
+	if !ok || !v {
+		return
+	}
+	if sb.Backend == "namespace" {
+		*diags = append(*diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Docker needs the microVM backend",
+			Detail:   "docker = true asks for a private Docker engine, which needs the microVM backend: the namespace backend shares the host kernel and cannot run one. Use backend = \"microvm\" or remove docker.",
+			Subject:  attrs["docker"].Expr.Range().Ptr(),
+		})
+		return
+	}
+	sb.Docker = true
+}
+
 // decodeTemplate reads `template = "NAME"`: the sandbox's home starts from
 // the host user's saved template NAME (internal/templates).
 func (d *decoder) decodeTemplate(sb *Sandbox, attrs hcl.Attributes, diags *hcl.Diagnostics) {

@@ -34,6 +34,7 @@ type Sandbox struct {
 	Signer      *Signer // nil when the block is absent
 	Agents      []*Agent
 	Template    string // a saved template the sandbox's home starts from ("" = none)
+	Docker      bool   // asks for a private Docker engine (microVM only; refused for now)
 
 	DeclRange hcl.Range `json:"-"` // the `sandbox "NAME"` header, for diagnostics
 }

@@ -12,6 +12,8 @@ sandbox "a" {
 }
 
 sandbox "b" {
+  backend = "namespace"
+  docker  = true # ERROR: Docker needs the microVM backend
   network {
     deny = ["api.openai.com"]
   }
