@@ -212,6 +212,7 @@ func (b *Backend) Remove(ctx context.Context, id string) error {
 	if err := b.stop(ctx, id); err != nil {
 		return err
 	}
+	unix.Unmount(filepath.Join(b.dir(id), dataMount), unix.MNT_DETACH) // left by a crash mid-create
 	if err := removeAll(b.dir(id)); err != nil {
 		return fmt.Errorf("remove sandbox %s: %w", id, err)
 	}

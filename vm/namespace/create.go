@@ -26,6 +26,9 @@ import (
 //	home/           the guest's persistent /home/agent
 //	var/            the guest's persistent /var (var/tmp is 1777)
 //	workspace/      clone and mountless modes: the guest's /workspace
+//	disk.img        as host root: ext4 image of DiskBytes holding home/,
+//	                var/, tmp/ and workspace/ (see disk.go); data/ is its
+//	                mount point while the backend works in it
 //	gitdir/         direct mode: the agent's private git directory, mounted
 //	                over the workspace's .git (package gitseed)
 //	ssh.sock        the guest sshd's socket while running
@@ -148,6 +151,18 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec, ids idMap) error {
 	rootUID, rootGID := ids.hostUID(0), ids.hostGID(0)
 	agUID, agGID := ids.hostUID(agentUID), ids.hostGID(agentGID)
+	if !ids.single {
+		// As host root, the sandbox's own directories go on its disk image.
+		if err := makeDisk(ctx, dir, spec.DiskBytes); err != nil {
+			return fmt.Errorf("disk: %w", err)
+		}
+		unmount, err := mountDisk(dir)
+		if err != nil {
+			return fmt.Errorf("disk: %w", err)
+		}
+		defer unmount()
+	}
+	data := dataDir(dir)
 	steps := []struct {
 		name string
 		fn   func() error
@@ -163,16 +178,16 @@ func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec, ids id
 		}},
 		{"rootfs", func() error { return os.Mkdir(filepath.Join(dir, "rootfs"), 0o755) }},
 		{"etc", func() error { return makeEtc(filepath.Join(dir, "etc"), spec.ID) }},
-		{"home", func() error { return makeHome(filepath.Join(dir, "home")) }},
+		{"home", func() error { return makeHome(filepath.Join(data, "home")) }},
 		{"var", func() error {
 			for _, d := range []string{"var", "var/tmp", "var/cache", "var/lib", "var/log"} {
-				if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+				if err := os.Mkdir(filepath.Join(data, d), 0o755); err != nil {
 					return err
 				}
 			}
-			return os.Chmod(filepath.Join(dir, "var/tmp"), 0o1777)
+			return os.Chmod(filepath.Join(data, "var/tmp"), 0o1777)
 		}},
-		{"workspace", func() error { return prepareWorkspace(ctx, filepath.Join(dir, "workspace"), spec.Workspace) }},
+		{"workspace", func() error { return prepareWorkspace(ctx, filepath.Join(data, "workspace"), spec.Workspace) }},
 		{"private git directory", func() error {
 			if spec.Workspace.Mode != vm.ModeDirect {
 				return nil
@@ -186,16 +201,17 @@ func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec, ids id
 			if err := os.Lchown(dir, rootUID, rootGID); err != nil {
 				return err
 			}
-			for _, d := range []string{"etc", "var"} {
-				if err := chownTree(filepath.Join(dir, d), rootUID, rootGID); err != nil {
-					return err
-				}
+			if err := chownTree(filepath.Join(dir, "etc"), rootUID, rootGID); err != nil {
+				return err
 			}
-			if err := chownTree(filepath.Join(dir, "home"), agUID, agGID); err != nil {
+			if err := chownTree(filepath.Join(data, "var"), rootUID, rootGID); err != nil {
+				return err
+			}
+			if err := chownTree(filepath.Join(data, "home"), agUID, agGID); err != nil {
 				return err
 			}
 			if spec.Workspace.Mode != vm.ModeDirect {
-				return chownTree(filepath.Join(dir, "workspace"), agUID, agGID)
+				return chownTree(filepath.Join(data, "workspace"), agUID, agGID)
 			}
 			return chownTree(filepath.Join(dir, gitDirName), agUID, agGID)
 		}},

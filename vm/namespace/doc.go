@@ -19,7 +19,8 @@
 // capabilities, under a seccomp deny-list (no new user namespaces, no
 // set-id bits, no io_uring, no AF_VSOCK, no keyrings; amd64 and arm64,
 // internal/agent/seccomp_*.go; Available fails on other architectures)
-// and a cgroup pids limit (cgroup.go); PID 1
+// and a cgroup pids limit (cgroup.go); as host root its own directories
+// sit on an ext4 image of the spec's disk size (disk.go); PID 1
 // (root inside) also caps nested user namespaces at 0. As an unprivileged
 // host user only the agent's id exists inside (the kernel allows one mapped
 // id without newuidmap): the init runs as that id with ambient capabilities

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -422,20 +423,37 @@ func TestFilesAndMounts(t *testing.T) {
 // TestEscapeSeparateIDs: two sandboxes' agents are different host users
 // (a 1 in 8192 hash collision would make this fail).
 func TestEscapeSeparateIDs(t *testing.T) {
-	b1, cl1, s1 := up(t, "ida", nil)
+	b1, cl1, _ := up(t, "ida", nil)
 	if b1.ids.single {
 		t.Skip("single-id mapping: every sandbox is the host user")
 	}
-	_, cl2, s2 := up(t, "idb", nil)
-	vmtest.MustExec(t, cl1, "touch /home/agent/a")
-	vmtest.MustExec(t, cl2, "touch /home/agent/b")
-	f1, err1 := os.Stat(filepath.Join(s1.StateDir, "home", "a"))
-	f2, err2 := os.Stat(filepath.Join(s2.StateDir, "home", "b"))
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
+	_, cl2, _ := up(t, "idb", nil)
+	// The homes are on the sandboxes' disk images: compare the host uids
+	// of the agents' processes instead.
+	mark := "airlock-ids-" + randHex(t)
+	vmtest.MustExec(t, cl1, "nohup setsid bash -c 'exec -a "+mark+"-a sleep 60' >/dev/null 2>&1 & sleep 0.2")
+	vmtest.MustExec(t, cl2, "nohup setsid bash -c 'exec -a "+mark+"-b sleep 60' >/dev/null 2>&1 & sleep 0.2")
+	uid := func(m string) int {
+		pids := hostPidsWith(m)
+		if len(pids) != 1 {
+			t.Fatalf("%s: host pids %v", m, pids)
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", pids[0], "status"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if f := strings.Fields(l); len(f) > 1 && f[0] == "Uid:" {
+				n, _ := strconv.Atoi(f[1])
+				return n
+			}
+		}
+		t.Fatalf("no Uid in %s", data)
+		return 0
 	}
-	if fileUID(f1) == fileUID(f2) || fileUID(f1) < 65536 || fileUID(f2) < 65536 {
-		t.Errorf("agents share or use low host uids: %d, %d", fileUID(f1), fileUID(f2))
+	u1, u2 := uid(mark+"-a"), uid(mark+"-b")
+	if u1 == u2 || u1 < 65536 || u2 < 65536 {
+		t.Errorf("agents share or use low host uids: %d, %d", u1, u2)
 	}
 }
 

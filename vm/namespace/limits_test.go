@@ -5,13 +5,17 @@ package namespace
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/airlock-sandbox/airlock/internal/testenv"
 	"github.com/airlock-sandbox/airlock/vm/vmtest"
+	"golang.org/x/crypto/ssh"
 )
 
 // The sandbox cannot exhaust the host, nor reach kernel interfaces the
@@ -138,4 +142,85 @@ func TestLimitThreadBomb(t *testing.T) {
 		t.Errorf("host cannot start a process: %v", err)
 	}
 	vmtest.MustExec(t, cl, "true")
+}
+
+// fill writes mib MiB of zeros to file inside and reports dd's result.
+func fill(t *testing.T, cl *ssh.Client, file string, mib int) (string, bool) {
+	t.Helper()
+	out, errs, code := vmtest.Exec(t, cl, fmt.Sprintf("dd if=/dev/zero of=%s bs=1M count=%d conv=fsync 2>&1", file, mib))
+	return out + errs, code == 0
+}
+
+func TestLimitDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the disk image needs host root")
+	}
+	const disk = 64 << 20
+	b := newBackend(t)
+	o := options()
+	spec, keys := vmtest.NewSpec(t, b, "disk", o)
+	spec.DiskBytes = disk
+	vmtest.Up(t, b, spec, o)
+	cl := vmtest.Connect(t, b, spec.ID, keys)
+	st, err := b.Status(context.Background(), spec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(st.Note, "disk limit not enforced") {
+		t.Fatalf("no disk limit as root: %s", st.Note)
+	}
+	// Every place the sandbox owns is on the image: each fill beyond it
+	// fails with ENOSPC (positive control: a small write works first).
+	for _, dir := range []string{"/home/agent", "/tmp", "/var/tmp", "/workspace"} {
+		if out, ok := fill(t, cl, dir+"/small", 4); !ok {
+			t.Errorf("positive control: 4MiB in %s failed: %s", dir, out)
+		}
+		out, ok := fill(t, cl, dir+"/big", 100)
+		if ok || !strings.Contains(out, "No space left on device") {
+			t.Errorf("100MiB written to %s with disk = 64MiB (ok=%v): %s", dir, ok, out)
+		}
+		vmtest.MustExec(t, cl, "rm -f "+dir+"/big")
+	}
+	// One budget for all of them.
+	if out, ok := fill(t, cl, "/home/agent/half", 36); !ok {
+		t.Fatalf("36MiB in home: %s", out)
+	}
+	if out, ok := fill(t, cl, "/tmp/half", 36); ok {
+		t.Errorf("home and /tmp together exceed the disk: %s", out)
+	}
+	// The host sees at most the image's size used.
+	var hs syscall.Stat_t
+	if err := syscall.Stat(filepath.Join(spec.StateDir, diskFile), &hs); err != nil {
+		t.Fatal(err)
+	}
+	if used := hs.Blocks * 512; used > disk {
+		t.Errorf("image uses %d bytes on the host, more than %d", used, disk)
+	}
+	// Home persists across a restart; /tmp starts empty.
+	cl.Close()
+	ctx := context.Background()
+	if err := b.Stop(ctx, spec.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Start(ctx, spec.ID); err != nil {
+		t.Fatal(err)
+	}
+	cl = vmtest.Connect(t, b, spec.ID, keys)
+	if got := vmtest.MustExec(t, cl, "test -f /home/agent/half && ls -A /tmp | wc -l"); strings.TrimSpace(got) != "0" {
+		t.Errorf("after restart: %q, want home kept and /tmp empty", got)
+	}
+	// Removal frees the loop device and the image.
+	cl.Close()
+	if err := b.Remove(ctx, spec.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(spec.StateDir); !os.IsNotExist(err) {
+		t.Errorf("state dir left: %v", err)
+	}
+	backing, _ := filepath.Glob("/sys/block/loop*/loop/backing_file")
+	for _, f := range backing {
+		if data, _ := os.ReadFile(f); strings.HasPrefix(string(data), spec.StateDir) {
+			t.Errorf("loop device still bound to the image: %s", f)
+		}
+	}
 }

@@ -37,11 +37,16 @@ func (l *launch) mountPlan(ctx context.Context) ([]agent.NSMount, error) {
 	if err := add(filepath.Join(l.dir, "etc"), "/etc", false, false, false); err != nil {
 		return nil, err
 	}
-	if err := add(filepath.Join(l.dir, "home"), guestHome, false, false, false); err != nil {
+	if err := add(filepath.Join(l.data, "home"), guestHome, false, false, false); err != nil {
 		return nil, err
 	}
-	if err := add(filepath.Join(l.dir, "var"), "/var", false, false, false); err != nil {
+	if err := add(filepath.Join(l.data, "var"), "/var", false, false, false); err != nil {
 		return nil, err
+	}
+	if l.unmount != nil {
+		if err := add(filepath.Join(l.data, "tmp"), "/tmp", false, false, false); err != nil {
+			return nil, err
+		}
 	}
 	if err := add(l.spec.AgentBinary, agent.AgentGuestPath, true, true, false); err != nil {
 		return nil, err
@@ -102,7 +107,7 @@ func (l *launch) mountPlan(ctx context.Context) ([]agent.NSMount, error) {
 			ms = append(ms, agent.NSMount{Kind: agent.MountMask, Target: path.Join(w.Target, rel)})
 		}
 	default:
-		if err := add(filepath.Join(l.dir, "workspace"), w.Target, false, false, false); err != nil {
+		if err := add(filepath.Join(l.data, "workspace"), w.Target, false, false, false); err != nil {
 			return nil, err
 		}
 	}

@@ -79,6 +79,9 @@ type launch struct {
 	spec  *vm.Spec
 	files []*os.File // the init's fds 3, 4, ...
 	notes []string
+
+	data    string // dataDir: where home/, var/, workspace/ are
+	unmount func() // detaches the disk image's host mount
 }
 
 // pass hands f to the init and returns its descriptor number there.
@@ -119,6 +122,10 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	defer syncW.Close()
 	syncFD := l.pass(syncR)
 
+	if err := l.mountDisk(); err != nil {
+		return proc{}, "", err
+	}
+	defer l.unmountDisk()
 	mounts, err := l.mountPlan(ctx)
 	if err != nil {
 		return proc{}, "", err

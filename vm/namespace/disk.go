@@ -1,0 +1,194 @@
+//go:build linux
+
+package namespace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The sandbox's disk: everything it owns (home, /var, /tmp and, in clone
+// and mountless modes, the workspace) lives on one ext4 image of
+// vm.Spec.DiskBytes in the state dir, so a write beyond that fails with
+// ENOSPC inside and the host's disk is untouched. The image is sparse: it
+// takes on the host only what the sandbox wrote.
+//
+// The image is mounted on the host (on data/, loop device with
+// autoclear) only while the backend works in it: at create, to lay out the
+// directories, and at each start, to clone the subtrees it passes to the
+// init (open_tree). Once the host mount is detached, those clones keep the
+// file system alive exactly as long as the sandbox's mount namespace; when
+// the sandbox stops the loop device frees itself.
+//
+// Loop devices and ext4 mounts need host root. Run as an unprivileged
+// user, or for a sandbox created before images existed, the directories
+// stay plain directories in the state dir and Status.Note says the disk
+// limit is not enforced. A direct-mode workspace is the user's own folder:
+// never on the image.
+
+const (
+	diskFile  = "disk.img"
+	dataMount = "data"
+)
+
+// DefaultDiskBytes is the image size when vm.Spec.DiskBytes is 0.
+const DefaultDiskBytes = 10 << 30
+
+// minDiskBytes keeps mkfs.ext4 and a usable home possible.
+const minDiskBytes = 16 << 20
+
+const noDiskNote = "disk limit not enforced (the namespace backend needs host root for its disk image)"
+
+// hasDisk reports whether the sandbox in dir has an image.
+func hasDisk(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, diskFile))
+	return err == nil
+}
+
+// makeDisk creates the sparse image and its ext4 file system.
+func makeDisk(ctx context.Context, dir string, size int64) error {
+	if size <= 0 {
+		size = DefaultDiskBytes
+	}
+	if size < minDiskBytes {
+		return fmt.Errorf("disk size %d is below the minimum %d", size, minDiskBytes)
+	}
+	img := filepath.Join(dir, diskFile)
+	f, err := os.OpenFile(img, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("disk image: %w", err)
+	}
+	mkfs, err := exec.LookPath("mkfs.ext4")
+	if err != nil {
+		return fmt.Errorf("disk image needs mkfs.ext4 (Debian package e2fsprogs): %w", err)
+	}
+	// No reserved blocks (the sandbox gets all of disk); lazy init keeps
+	// mkfs to writing metadata only.
+	cmd := exec.CommandContext(ctx, mkfs, "-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1,nodiscard", img)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("mkfs.ext4: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// mountDisk mounts the image on dir/data and returns a function that
+// detaches that host mount (subtrees cloned meanwhile stay alive).
+func mountDisk(dir string) (func(), error) {
+	mnt := filepath.Join(dir, dataMount)
+	if err := os.Mkdir(mnt, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, err
+	}
+	unix.Unmount(mnt, unix.MNT_DETACH) // a leftover from a crash
+	dev, err := attachLoop(filepath.Join(dir, diskFile))
+	if err != nil {
+		return nil, err
+	}
+	// The loop device detaches itself once unused (autoclear): after the
+	// mount below, that is when the last mount of the file system goes.
+	defer dev.Close()
+	if err := unix.Mount(dev.Name(), mnt, "ext4", unix.MS_NOSUID|unix.MS_NODEV, "errors=remount-ro"); err != nil {
+		return nil, fmt.Errorf("mount disk image: %w", err)
+	}
+	return func() { unix.Unmount(mnt, unix.MNT_DETACH) }, nil
+}
+
+// attachLoop binds img to a free loop device with autoclear set.
+func attachLoop(img string) (*os.File, error) {
+	f, err := os.OpenFile(img, os.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ctl, err := os.OpenFile("/dev/loop-control", os.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("loop devices: %w", err)
+	}
+	defer ctl.Close()
+	for try := 0; try < 20; try++ {
+		n, err := unix.IoctlRetInt(int(ctl.Fd()), unix.LOOP_CTL_GET_FREE)
+		if err != nil {
+			return nil, fmt.Errorf("free loop device: %w", err)
+		}
+		dev, err := os.OpenFile(fmt.Sprintf("/dev/loop%d", n), os.O_RDWR|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, fmt.Errorf("loop device: %w", err)
+		}
+		cfg := unix.LoopConfig{Fd: uint32(f.Fd())}
+		cfg.Info.Flags = unix.LO_FLAGS_AUTOCLEAR
+		err = unix.IoctlLoopConfigure(int(dev.Fd()), &cfg)
+		if err == nil {
+			return dev, nil
+		}
+		dev.Close()
+		if !errors.Is(err, unix.EBUSY) {
+			return nil, fmt.Errorf("configure loop device: %w", err)
+		}
+		time.Sleep(time.Millisecond) // another process took it first
+	}
+	return nil, errors.New("no free loop device")
+}
+
+// dataDir is where the sandbox's own directories are: the mounted image,
+// or the state dir itself without one.
+func dataDir(dir string) string {
+	if hasDisk(dir) {
+		return filepath.Join(dir, dataMount)
+	}
+	return dir
+}
+
+// clearTmp empties the guest's /tmp (data/tmp) at start, as a boot would.
+func clearTmp(data string, uid, gid int) error {
+	tmp := filepath.Join(data, "tmp")
+	if err := removeAll(tmp); err != nil {
+		return err
+	}
+	if err := os.Mkdir(tmp, 0o1777); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o1777); err != nil {
+		return err
+	}
+	return os.Lchown(tmp, uid, gid)
+}
+
+// mountDisk mounts the sandbox's image for this start (a fresh /tmp on
+// it) or notes that there is none.
+func (l *launch) mountDisk() error {
+	l.data = dataDir(l.dir)
+	if !hasDisk(l.dir) {
+		l.notes = append(l.notes, noDiskNote)
+		return nil
+	}
+	unmount, err := mountDisk(l.dir)
+	if err != nil {
+		return fmt.Errorf("disk: %w", err)
+	}
+	l.unmount = unmount
+	if err := clearTmp(l.data, l.ids.hostUID(0), l.ids.hostGID(0)); err != nil {
+		return fmt.Errorf("disk: /tmp: %w", err)
+	}
+	return nil
+}
+
+// unmountDisk detaches the host mount; the init holds its own clones.
+func (l *launch) unmountDisk() {
+	if l.unmount != nil {
+		l.unmount()
+	}
+}
