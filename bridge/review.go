@@ -193,7 +193,7 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 // reviewStarted records the baseline the first time a sandbox starts and
-// fetches a clone-mode base into the host repo in the background.
+// fetches its base snapshot into the quarantine in the background.
 func reviewStarted(ctx context.Context, env Env, sb SandboxRef) error {
 	t, err := reviewTarget(env, sb)
 	if err != nil {
@@ -206,7 +206,7 @@ func reviewStarted(ctx context.Context, env Env, sb SandboxRef) error {
 		env.Logger().Error("review baseline failed", "sandbox", t.Name, "err", err)
 		return err
 	}
-	if t.Mode != review.ModeDirect {
+	{
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		baseFetches.Store(t.Name, cancel)
 		go func() {

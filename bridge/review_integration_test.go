@@ -236,22 +236,37 @@ func TestReviewDirectModeInSandbox(t *testing.T) {
 	}
 	h := bridgetest.New(t)
 	repo := reviewRepo(t)
-	name := h.Up(t, fmt.Sprintf(reviewHCL, "rvd", "direct"), repo)
-	// The agent edits through the direct mount; .git/hooks and .git/config
-	// are read-only inside, so it plants what it can reach.
+	hcl := fmt.Sprintf(reviewHCL, "rvd", "direct")
+	os.WriteFile(filepath.Join(repo, "sandbox.hcl"), []byte(hcl), 0o644)
+	hostGit(t, repo, "add", "sandbox.hcl")
+	hostGit(t, repo, "commit", "-q", "-m", "hcl")
+	gitBefore := treeHash(t, filepath.Join(repo, ".git"))
+	out, e, code := h.Airlock(t, "up", "--yes", "-f", filepath.Join(repo, "sandbox.hcl"))
+	name := strings.TrimSpace(out)
+	if code != 0 || !strings.Contains(e, "appear IMMEDIATELY in "+repo) || !strings.Contains(e, "airlock review rvd") {
+		t.Fatalf("up in direct mode: %d %q, want the direct-mode notice on stderr:\n%s", code, out, e)
+	}
+	// The agent edits the folder live and commits to its private .git:
+	// hooks and config it writes there never reach the host's .git.
 	script := `set -e
 cd /workspace
 sed -i 's/"build": "tsc"/"build": "tsc", "postinstall": "node evil.js"/' package.json
 mkdir -p .vscode && echo '{"chat.tools.autoApprove": true}' > .vscode/settings.json
 printf '#!/bin/sh\nid\n' > src/helper && chmod 755 src/helper
-if echo x > .git/hooks/post-checkout 2>/dev/null; then echo HOOK-WRITABLE; fi
+mkdir -p .git/hooks && printf '#!/bin/sh\ntouch /tmp/x\n' > .git/hooks/post-checkout
+git config core.fsmonitor 'touch /tmp/x; false'
+echo 'package main // agent' > src/agent.go
+git add src/agent.go && git -c user.name=a -c user.email=a@e commit -q -m 'agent work'
 `
-	if out, e, code := h.Exec(t, name, "sh", "-c", script); code != 0 || strings.Contains(out, "HOOK-WRITABLE") {
+	if out, e, code := h.Exec(t, name, "sh", "-c", script); code != 0 {
 		t.Fatalf("plant: %d %q %s", code, out, e)
+	}
+	if after := treeHash(t, filepath.Join(repo, ".git")); after != gitBefore {
+		t.Errorf("the host's .git changed from inside:\n%s", testenv.DiffLines(gitBefore, after))
 	}
 	// A hook that got there anyway (e.g. through a path protect missed).
 	os.WriteFile(filepath.Join(repo, ".git/hooks/post-checkout"), []byte("#!/bin/sh\nid\n"), 0o755)
-	out, e, code := h.Airlock(t, "review", name, "--json")
+	out, e, code = h.Airlock(t, "review", name, "--json")
 	if code != 3 {
 		t.Fatalf("review: %d %s\n%s", code, e, h.BridgeLog())
 	}
@@ -278,8 +293,23 @@ if echo x > .git/hooks/post-checkout 2>/dev/null; then echo HOOK-WRITABLE; fi
 	if code != 0 {
 		t.Errorf("review after revert: %d %s\n%s", code, e, out)
 	}
-	if _, e, code := h.Airlock(t, "apply", name); code == 0 || !strings.Contains(e, "direct mode") {
-		t.Errorf("apply in direct mode: %d %s", code, e)
+	// Apply brings the agent's commits (and the reviewed folder) back as a
+	// branch, from the quarantine; HEAD and the work tree stay.
+	o, e, code = h.Airlock(t, "apply", name)
+	if code != 0 || !strings.Contains(o, "airlock/rvd") {
+		t.Fatalf("apply in direct mode: %d %s %s\n%s", code, o, e, h.BridgeLog())
+	}
+	if got := hostGit(t, repo, "log", "--format=%s", "airlock/rvd"); !strings.Contains(got, "agent work") {
+		t.Errorf("the agent's commit is not on the branch: %s", got)
+	}
+	if got := hostGit(t, repo, "show", "airlock/rvd:src/agent.go"); got != "package main // agent\n" {
+		t.Errorf("branch content: %q", got)
+	}
+	if got := hostGit(t, repo, "rev-parse", "--abbrev-ref", "HEAD"); strings.TrimSpace(got) != "main" {
+		t.Errorf("apply moved HEAD: %s", got)
+	}
+	if cfg, _ := os.ReadFile(filepath.Join(repo, ".git", "config")); strings.Contains(string(cfg), "fsmonitor") {
+		t.Errorf("the agent's git config reached the host:\n%s", cfg)
 	}
 }
 

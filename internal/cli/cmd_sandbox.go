@@ -161,7 +161,21 @@ func upSandbox(e *Env, c *bridge.Client, p protocol.UpParams) (protocol.UpResult
 		}
 		fmt.Fprintln(e.Stderr, w)
 	}
+	if res.Sandbox.Mode == "direct" {
+		fmt.Fprint(e.Stderr, directNotice(res.Sandbox.Name, res.Sandbox.WorkspaceDir))
+	}
 	return res, nil
+}
+
+// directNotice is what `up` tells the user about a direct-mode sandbox.
+func directNotice(name, dir string) string {
+	if dir == "" {
+		dir = "your folder"
+	}
+	return "note: direct mode: files the agent writes appear IMMEDIATELY in " + dir + ".\n" +
+		"note: run `airlock review " + name + "` before running anything there (a build, a test, your editor's tasks);\n" +
+		"note: `airlock revert " + name + " PATH...` undoes a change. Your .git is not reachable from inside: the agent\n" +
+		"note: commits to a private git directory, and `airlock apply " + name + "` brings its work back as a branch.\n"
 }
 
 func runLs(e *Env, args []string) error {

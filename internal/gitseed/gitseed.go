@@ -184,6 +184,9 @@ func Gitlinks(ctx context.Context, folder string) ([]string, error) {
 	if k, err := Inspect(folder); err != nil || k != Dir {
 		return nil, err
 	}
+	if _, err := os.Lstat(filepath.Join(folder, ".git", "HEAD")); err != nil {
+		return nil, nil // an empty .git (the mount point made for a folder that is no repository)
+	}
 	out, err := hostgit.Cmd{Dir: folder, Config: []string{"safe.directory=*"}}.Run(ctx, "ls-files", "--stage", "-z")
 	if err != nil {
 		return nil, fmt.Errorf("list submodules: %w", err)

@@ -141,6 +141,11 @@ func directBaseline(ctx context.Context, t *Target, s *state) error {
 		_ = os.WriteFile(filepath.Join(priv, "index-cur"), b, 0o600)
 	}
 	s.Base, s.BaseAt = tree, time.Now().UTC()
+	if t.Guest != nil {
+		// Without it apply is unavailable (review says so); the working-tree
+		// baseline above is what review needs.
+		_ = directCommitBaseline(ctx, t, s)
+	}
 	return t.saveState(s)
 }
 
@@ -200,6 +205,10 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	files = append(files, curMeta.Diff(baseMeta)...)
 	files = withProblems(files, problems)
 	at = res.step("git-meta", at)
+	if t.Guest != nil {
+		directCommitCapture(ctx, t, s, res)
+		at = res.step("commits", at)
+	}
 	s.Snapshot = cur
 	if err := t.saveState(s); err != nil {
 		return nil, err

@@ -205,14 +205,21 @@ func guestBaseline(ctx context.Context, t *Target, s *state) error {
 // quarantine repository, so a later deletion inside the sandbox cannot lose it.
 // Review retries when this has not happened.
 func FetchBase(ctx context.Context, t *Target) error {
-	if err := t.validate(); err != nil || t.Mode == ModeDirect {
+	if err := t.validate(); err != nil {
 		return err
 	}
 	s, err := t.loadState()
-	if err != nil || s.Base == "" {
+	if err != nil {
 		return err
 	}
-	if have, _ := t.revParse(ctx, t.ref("base")+"^{commit}"); have == s.Base {
+	base := s.Base
+	if t.Mode == ModeDirect {
+		base = s.GitBase
+	}
+	if base == "" {
+		return nil
+	}
+	if have, _ := t.revParse(ctx, t.ref("base")+"^{commit}"); have == base {
 		return nil
 	}
 	_, err = t.fetch(ctx, "+refs/airlock/base:"+t.ref("base"))
@@ -345,12 +352,12 @@ func Apply(ctx context.Context, t *Target, branch string, accept []string) (stri
 	if err := t.validate(); err != nil {
 		return "", "", err
 	}
-	if t.Mode == ModeDirect {
-		return "", "", errors.New("direct mode changes are already in the folder; use review and revert")
-	}
 	s, err := t.loadState()
 	if err != nil {
 		return "", "", err
+	}
+	if t.Mode == ModeDirect {
+		return directApply(ctx, t, s, branch, accept)
 	}
 	if s.Snapshot == "" {
 		return "", "", errors.New("nothing reviewed yet: run review first")
@@ -378,27 +385,7 @@ func Apply(ctx context.Context, t *Target, branch string, accept []string) (stri
 	if un := res.Unaccepted(accept); len(un) > 0 {
 		return "", "", &RefusedError{Rules: un}
 	}
-	if branch == "" {
-		branch = "airlock/" + t.Name
-	}
-	if _, err := t.repoGit().run(ctx, "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
-		return "", "", fmt.Errorf("invalid branch name %q", branch)
-	}
-	commit, err := t.stamp(ctx, s.Snapshot)
-	if err != nil {
-		return "", "", err
-	}
-	ref := "refs/heads/" + branch
-	if out, err := t.repoGit().run(ctx, "rev-parse", "-q", "--verify", ref); err == nil {
-		if strings.TrimSpace(string(out)) == commit {
-			return branch, commit, nil
-		}
-		return "", "", fmt.Errorf("branch %s already exists; pass another with --branch", branch)
-	}
-	if err := t.applyToHost(ctx, commit, branch); err != nil {
-		return "", "", err
-	}
-	return branch, commit, nil
+	return t.createBranch(ctx, s.Snapshot, branch)
 }
 
 // hostHead resolves HEAD of the host repository (read only).

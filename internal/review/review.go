@@ -120,6 +120,10 @@ type state struct {
 	BaseAt    time.Time `json:"baseAt"`             // when the baseline was recorded
 	Snapshot  string    `json:"snapshot,omitempty"` // last reviewed snapshot commit / tree
 	MetaLocal bool      `json:"metaLocal,omitempty"`
+	// Direct mode: the agent's commits (snapshot commits of its private
+	// git directory, in the quarantine) at start and at the last review.
+	GitBase     string `json:"gitBase,omitempty"`
+	GitSnapshot string `json:"gitSnapshot,omitempty"`
 }
 
 func (t *Target) dir() string { return filepath.Join(t.StateDir, "review") }

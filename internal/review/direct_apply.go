@@ -1,0 +1,107 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Direct mode and commits: the agent commits to its private git directory
+// (package gitseed), never to the host's .git. Like clone mode, a snapshot
+// commit made inside the sandbox (parent = the agent's HEAD) is fetched into
+// the quarantine at start (base) and at every review; apply scans what it
+// brings (base..snapshot) and creates the branch from the quarantine.
+
+// directCommitBaseline records the base snapshot of a direct-mode sandbox.
+func directCommitBaseline(ctx context.Context, t *Target, s *state) error {
+	id, err := t.snapshot(ctx, "refs/airlock/base")
+	if err != nil {
+		return err
+	}
+	s.GitBase = id // fetched by FetchBase in the background, or by the next review
+	return nil
+}
+
+// directCommitCapture brings the current snapshot into the quarantine; a
+// failure is a note on the review, not a failed review (the working-tree
+// scan stands on its own).
+func directCommitCapture(ctx context.Context, t *Target, s *state, res *Result) {
+	if s.GitBase == "" {
+		res.Notes = append(res.Notes, "the agent's commits were not captured at start; apply is unavailable")
+		return
+	}
+	snap, err := t.snapshot(ctx, "refs/airlock/snapshot")
+	specs := []string{"+refs/airlock/snapshot:" + t.ref("snapshot")}
+	if have, _ := t.revParse(ctx, t.ref("base")+"^{commit}"); have != s.GitBase {
+		specs = append(specs, "+refs/airlock/base:"+t.ref("base"))
+	}
+	if err == nil {
+		err = t.fetch(ctx, specs...)
+	}
+	if err == nil {
+		got := t.revParseAll(ctx, t.ref("snapshot")+"^{commit}", t.ref("base")+"^{commit}")
+		switch {
+		case got[0] != snap:
+			err = errors.New("the sandbox's snapshot changed while it was fetched")
+		case got[1] != s.GitBase:
+			err = errors.New("the base snapshot recorded at start is missing or was replaced in the sandbox")
+		}
+	}
+	if err != nil {
+		res.Notes = append(res.Notes, "the agent's commits could not be captured for apply: "+clip(err.Error()))
+		s.GitSnapshot = ""
+		return
+	}
+	s.GitSnapshot = snap
+}
+
+// directApply creates the branch from the last captured snapshot.
+func directApply(ctx context.Context, t *Target, s *state, branch string, accept []string) (string, string, error) {
+	if s.GitSnapshot == "" || s.GitBase == "" {
+		return "", "", errors.New("nothing captured for apply: run review first (direct-mode changes are already in your folder; apply brings the agent's commits as a branch)")
+	}
+	if got, _ := t.revParse(ctx, t.ref("snapshot")+"^{commit}"); got != s.GitSnapshot {
+		return "", "", errors.New("the reviewed snapshot is gone from the quarantine: run review again")
+	}
+	es, err := diffTrees(ctx, t.qGit(), s.GitBase, s.GitSnapshot)
+	if err != nil {
+		return "", "", err
+	}
+	files, err := filesFromDiff(ctx, t.qGit(), es)
+	if err != nil {
+		return "", "", err
+	}
+	res := &Result{Reports: Scan(files)}
+	if un := res.Unaccepted(accept); len(un) > 0 {
+		return "", "", &RefusedError{Rules: un}
+	}
+	return t.createBranch(ctx, s.GitSnapshot, branch)
+}
+
+// createBranch stamps snapshot and creates branch (default airlock/NAME)
+// in the host repository from the quarantine; an existing branch at the
+// same commit is success (apply is idempotent).
+func (t *Target) createBranch(ctx context.Context, snapshot, branch string) (string, string, error) {
+	if branch == "" {
+		branch = "airlock/" + t.Name
+	}
+	if _, err := t.repoGit().run(ctx, "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
+		return "", "", fmt.Errorf("invalid branch name %q", branch)
+	}
+	commit, err := t.stamp(ctx, snapshot)
+	if err != nil {
+		return "", "", err
+	}
+	ref := "refs/heads/" + branch
+	if out, err := t.repoGit().run(ctx, "rev-parse", "-q", "--verify", ref); err == nil {
+		if strings.TrimSpace(string(out)) == commit {
+			return branch, commit, nil
+		}
+		return "", "", fmt.Errorf("branch %s already exists; pass another with --branch", branch)
+	}
+	if err := t.applyToHost(ctx, commit, branch); err != nil {
+		return "", "", err
+	}
+	return branch, commit, nil
+}
