@@ -15,11 +15,11 @@ import (
 
 // directCommitBaseline records the base snapshot of a direct-mode sandbox.
 func directCommitBaseline(ctx context.Context, t *Target, s *state) error {
-	id, err := t.snapshot(ctx, "refs/airlock/base")
+	so, err := t.snapshot(ctx, "refs/airlock/base")
 	if err != nil {
 		return err
 	}
-	s.GitBase = id // fetched by FetchBase in the background, or by the next review
+	s.GitBase = so.id // fetched by FetchBase in the background, or by the next review
 	return nil
 }
 
@@ -31,13 +31,21 @@ func directCommitCapture(ctx context.Context, t *Target, s *state, res *Result) 
 		res.Notes = append(res.Notes, "the agent's commits were not captured at start; apply is unavailable")
 		return
 	}
-	snap, err := t.snapshot(ctx, "refs/airlock/snapshot")
+	var snap string
+	so, err := t.snapshot(ctx, "refs/airlock/snapshot")
+	if err == nil {
+		snap = so.id
+	}
 	specs := []string{"+refs/airlock/snapshot:" + t.ref("snapshot")}
 	if have, _ := t.revParse(ctx, t.ref("base")+"^{commit}"); have != s.GitBase {
 		specs = append(specs, "+refs/airlock/base:"+t.ref("base"))
 	}
 	if err == nil {
-		err = t.fetch(ctx, specs...)
+		var ps []Problem
+		ps, err = t.fetch(ctx, specs...)
+		for _, p := range ps {
+			res.Notes = append(res.Notes, "capture of the agent's commits: "+p.Msg)
+		}
 	}
 	if err == nil {
 		got := t.revParseAll(ctx, t.ref("snapshot")+"^{commit}", t.ref("base")+"^{commit}")
