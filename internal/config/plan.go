@@ -243,7 +243,8 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 		fmt.Fprintf(b, "  workspace: a private clone of %s at %s; your directory is not visible inside, changes come back through review\n", ws.HostPath, ws.Target)
 	case "direct":
 		fmt.Fprintf(b, "  workspace: %s itself at %s, READ-WRITE: the agent changes your files directly\n", ws.HostPath, ws.Target)
-		fmt.Fprintf(b, "    read-only inside: %s\n", strings.Join(ws.Protect, ", "))
+		fmt.Fprintf(b, "    files the agent writes appear there IMMEDIATELY: run `airlock review` before running anything in it\n")
+		fmt.Fprintf(b, "    your .git is not writable inside (the agent commits to a private git directory); also read-only: %s\n", strings.Join(ws.Protect, ", "))
 		fmt.Fprintf(b, "    the %s disk limit covers the sandbox's own home, /var and /tmp, not this folder: what the agent writes here uses your disk\n", FormatSize(sp.Disk))
 	case "mountless":
 		fmt.Fprintf(b, "  workspace: an empty %s; no host files are shared\n", ws.Target)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -286,10 +287,20 @@ func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspa
 		}
 		c.Shares = append(c.Shares, share{Tag: "ws", Path: w.HostPath})
 		c.Init.Workspace.Kind, c.Init.Workspace.Tag = "9p", "ws"
-		if len(w.Protect) > 0 {
-			c.Shares = append(c.Shares, share{Tag: "wsro", Path: w.HostPath, ReadOnly: true})
-			c.Init.Workspace.ROTag, c.Init.Workspace.Protect = "wsro", w.Protect
+		// The whole .git is read-only inside (deny by default, not a list
+		// of protected names), plus the user's protect paths. This is the
+		// guest kernel's mount: unlike the namespace backend (a private
+		// git directory, package gitseed) the 9p share itself still
+		// carries the host's .git, so a guest that became root could
+		// reach it — see the README.
+		protect := []string{".git"}
+		for _, p := range w.Protect {
+			if p != ".git" && !strings.HasPrefix(p, ".git/") {
+				protect = append(protect, p)
+			}
 		}
+		c.Shares = append(c.Shares, share{Tag: "wsro", Path: w.HostPath, ReadOnly: true})
+		c.Init.Workspace.ROTag, c.Init.Workspace.Protect = "wsro", protect
 		c.Direct, c.Hide = w.HostPath, w.Hide
 		return nil
 	}
