@@ -95,6 +95,58 @@ func symlinkIs(kind string) Matcher {
 	}
 }
 
+// symlinkAtConfigPath fires on a new or changed symlink (inside the repo)
+// whose own path is where a high rule's path pattern looks, or a directory
+// on the way there: `.vscode -> cfg` makes VS Code read cfg/tasks.json as
+// .vscode/tasks.json, where the rules for cfg/ never apply. The symlink's
+// last segment must be matched by a named pattern segment, not swallowed
+// by "**", so `docs/latest -> v2` (whose files are scanned at their real
+// path by the same any-depth rules) does not fire.
+func symlinkAtConfigPath() Matcher {
+	return func(f *File, s *scanCtx) []Hit {
+		k, t := symlinkTarget(f)
+		if k != "inside" {
+			return nil
+		}
+		segs := strings.Split(strings.ToLower(f.Path), "/")
+		for _, r := range s.rules {
+			if r.Severity != High || len(r.Paths) == 0 {
+				continue
+			}
+			for _, p := range r.Paths {
+				if segPrefix(patternSegs(p), segs) {
+					return []Hit{{Detail: fmt.Sprintf("-> %s (where %s looks)", clip(t), r.ID)}}
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// segPrefix reports whether segs can be matched by a leading part of the
+// pattern (all of it, or a prefix naming a directory on the way), with the
+// last of segs matched by a named segment rather than by "**".
+func segPrefix(pat, segs []string) bool {
+	if len(segs) == 0 {
+		return true
+	}
+	if len(pat) == 0 {
+		return false
+	}
+	if pat[0] == "**" {
+		for i := 0; i < len(segs); i++ {
+			if segPrefix(pat[1:], segs[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if ok, _ := path.Match(pat[0], segs[0]); !ok {
+		return false
+	}
+	return segPrefix(pat[1:], segs[1:])
+}
+
 func hardlink() Matcher {
 	return func(f *File, _ *scanCtx) []Hit {
 		if f.NewMode != 0 && f.NewMode != ModeSymlink && f.Links > 1 {
@@ -108,6 +160,24 @@ func setuid() Matcher {
 	return func(f *File, _ *scanCtx) []Hit {
 		if f.NewMode != 0 && f.Setuid {
 			return []Hit{{}}
+		}
+		return nil
+	}
+}
+
+// largeAtConfigPath fires on a file too large to scan (or cut short) at a
+// path a high rule reads: its consumer (npm reads a 12 MB package.json) sees
+// what we did not, so it fails closed.
+func largeAtConfigPath(limit int64) Matcher {
+	return func(f *File, s *scanCtx) []Hit {
+		if f.NewMode == 0 || (f.Size <= limit && !f.Truncated) {
+			return nil
+		}
+		segs := strings.Split(strings.ToLower(f.Path), "/")
+		for _, r := range s.rules {
+			if r.Severity == High && len(r.Paths) > 0 && r.applies(f, segs, s) {
+				return []Hit{{Detail: fmt.Sprintf("%d bytes, not scanned; %s reads this path", f.Size, r.ID)}}
+			}
 		}
 		return nil
 	}

@@ -31,6 +31,12 @@ func ecoRules() []*Rule {
 			Paths: []string{"binding.gyp", "*.gyp", "*.gypi"}, Match: gypCommand()},
 		{ID: "PYTEST-PLUGIN", Severity: High, Reason: "addopts -p (or pytest_plugins) imports a plugin module on every pytest run.",
 			Paths: []string{"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"}, Match: pytestPlugin()},
+		{ID: "EDITOR-JS-CONFIG", Severity: High, Reason: "Editor extensions (ESLint, Prettier, Stylelint) load this JavaScript config when a file in the folder is opened: it runs on the host with the user's authority.",
+			Paths: []string{"eslint.config.*", ".eslintrc.js", ".eslintrc.cjs", ".eslintrc.mjs", "prettier.config.*", ".prettierrc.js", ".prettierrc.cjs",
+				".prettierrc.mjs", ".prettierrc.ts", "stylelint.config.*", ".stylelintrc.js", ".stylelintrc.cjs", ".stylelintrc.mjs"}, Match: changed()},
+		{ID: "PYLINT-HOOK", Severity: High, Reason: "pylint runs init-hook as Python and imports load-plugins on every run, including the editor's background lint.",
+			Paths: []string{".pylintrc", "pylintrc", "pyproject.toml", "setup.cfg", "tox.ini"},
+			Match: lineRe(`(?i)^\s*["']?(init[-_]hook|load[-_]plugins)["']?\s*[=:]`)},
 		{ID: "NPM-LIFECYCLE-TARGET", Severity: High, Reason: "An npm lifecycle script (postinstall, prepare...) runs this file at the next npm install, even though package.json did not change.",
 			Match: lifecycleTarget()},
 	}

@@ -194,6 +194,12 @@ func fixturesFG() []fixture {
 		{"FS-SETUID", false, []*File{{Path: "src/a", NewMode: ModeFile, New: []byte("x")}}},
 		{"FS-LARGE", true, []*File{{Path: "data.bin", NewMode: ModeFile, Size: 50 << 20, Truncated: true}}},
 		{"FS-LARGE", false, []*File{add("data.bin", "x")}},
+		{"FS-SYMLINK-CONFIG", true, []*File{link(".vscode", "cfg"), add("cfg/tasks.json", `{"tasks":[]}`)}},
+		{"FS-SYMLINK-CONFIG", true, []*File{link("web/.claude", "../cl")}},
+		{"FS-SYMLINK-CONFIG", true, []*File{link("package.json", "pkg/package.json")}},
+		{"FS-SYMLINK-CONFIG", false, []*File{link("docs/latest", "v2"), link("assets/logo.svg", "../brand/logo.svg")}},
+		{"FS-LARGE-CONFIG", true, []*File{{Path: "lib/big/package.json", NewMode: ModeFile, Size: 12 << 20, Truncated: true}}},
+		{"FS-LARGE-CONFIG", false, []*File{{Path: "data/dump.bin", NewMode: ModeFile, Size: 50 << 20, Truncated: true}}},
 		{"IGNORE-ADD", true, []*File{mod(".gitignore", "dist/\n", "dist/\n.vscode/\n")}},
 		{"IGNORE-ADD", false, []*File{mod(".gitignore", "dist/\n", "# build output\ndist/\n")}},
 	}
