@@ -104,7 +104,24 @@ func mountDisk(dir string) (func(), error) {
 	if err := unix.Mount(dev.Name(), mnt, "ext4", unix.MS_NOSUID|unix.MS_NODEV, "errors=remount-ro"); err != nil {
 		return nil, fmt.Errorf("mount disk image: %w", err)
 	}
-	return func() { unix.Unmount(mnt, unix.MNT_DETACH) }, nil
+	return func() { unmountData(mnt) }, nil
+}
+
+// unmountData flushes the file system and removes the host's mount of it.
+// A lazy detach alone is not enough: create writes home through one mount
+// and start mounts the image again through another loop device; with the
+// first mount still draining, the second could read the image before the
+// first's metadata reached it (seen under load: "data/home: no such file").
+// Only when something on the host still holds the mount does it fall back
+// to a detach; the sandbox's own clones of the mount are not affected.
+func unmountData(mnt string) {
+	if fd, err := unix.Open(mnt, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+		unix.Syncfs(fd)
+		unix.Close(fd)
+	}
+	if err := unix.Unmount(mnt, 0); err != nil {
+		unix.Unmount(mnt, unix.MNT_DETACH)
+	}
 }
 
 // attachLoop binds img to a free loop device with autoclear set.

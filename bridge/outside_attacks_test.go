@@ -1,0 +1,57 @@
+package bridge_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/airlock-sandbox/airlock/bridge/bridgetest"
+	"github.com/airlock-sandbox/airlock/internal/testenv"
+)
+
+// stillOpen are the outside attacks that still get through, with the issue
+// that tracks each. Remove an entry when its fix lands: the script then
+// runs and must report "defended".
+var stillOpen = map[string]string{
+	"03-nested-repo-subdir-fsmonitor":    "issue 13: a nested repo the agent makes in direct mode runs its fsmonitor when the user runs git inside that folder (review flags it high, but the files are already live)",
+	"14-hidden-committed-secret-direct":  "issue 13: hidden files committed once are readable through the read-only host objects",
+	"15-clone-dotGIT-tree-breaks-review": "issue 14: a tree entry .GIT made with hash-object --literally makes review fail (closed, but it shows nothing)",
+}
+
+// TestOutsideAttacks runs the attack scripts an outside tester wrote
+// against the CLI (testdata/outside-attacks): each plants something from
+// inside a real namespace sandbox and exits 0 when airlock defended, 1 when
+// the attack got through, 2 on a setup error.
+func TestOutsideAttacks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts sandboxes")
+	}
+	if err := bridgetest.Available(); err != nil {
+		testenv.Missing(t, "namespace sandboxes unavailable: %v", err)
+	}
+	bin := bridgetest.Binaries(t)
+	scripts, _ := filepath.Glob("testdata/outside-attacks/*.sh")
+	if len(scripts) < 18 {
+		t.Fatalf("found %d attack scripts, want the 18 kept", len(scripts))
+	}
+	for _, s := range scripts {
+		name := strings.TrimSuffix(filepath.Base(s), ".sh")
+		t.Run(name, func(t *testing.T) {
+			if why, open := stillOpen[name]; open {
+				t.Skip("still open: " + why)
+			}
+			t.Parallel()
+			cmd := exec.Command("bash", s)
+			cmd.Env = append(os.Environ(), "AIRLOCK_BIN="+bin)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("attack %s: %v\n%s", name, err, out)
+			}
+			if !strings.Contains(string(out), "RESULT: defended") {
+				t.Fatalf("attack %s did not report defended:\n%s", name, out)
+			}
+		})
+	}
+}
