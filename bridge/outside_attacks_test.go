@@ -15,9 +15,8 @@ import (
 // that tracks each. Remove an entry when its fix lands: the script then
 // runs and must report "defended".
 var stillOpen = map[string]string{
-	"03-nested-repo-subdir-fsmonitor":    "issue 13: a nested repo the agent makes in direct mode runs its fsmonitor when the user runs git inside that folder (review flags it high, but the files are already live)",
-	"14-hidden-committed-secret-direct":  "issue 13: hidden files committed once are readable through the read-only host objects",
-	"15-clone-dotGIT-tree-breaks-review": "issue 14: a tree entry .GIT made with hash-object --literally makes review fail (closed, but it shows nothing)",
+	"03-nested-repo-subdir-fsmonitor":   "issue 13: a nested repo the agent makes in direct mode runs its fsmonitor when the user runs git inside that folder (review flags it high, but the files are already live)",
+	"14-hidden-committed-secret-direct": "issue 13: hidden files committed once are readable through the read-only host objects",
 }
 
 // TestOutsideAttacks runs the attack scripts an outside tester wrote

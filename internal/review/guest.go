@@ -56,12 +56,17 @@ g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c commit.gpgSign=
 # Start from a copy of the agent's index (its stat cache makes add fast);
 # whatever it holds, the snapshot tree is what gets reviewed and applied.
 cp "$(g rev-parse --git-path index)" "$idx" 2>/dev/null || rm -f "$idx"
-if head=$(g rev-parse -q --verify 'HEAD^{commit}'); then
-  [ -s "$idx" ] || g read-tree "$head"
-  set -- -p "$head"
-else set --; fi
 err=$(mktemp "${TMPDIR:-/tmp}/airlock-add.XXXXXX")
 trap 'rm -f "$idx" "$idx.lock" "$err"' EXIT
+if head=$(g rev-parse -q --verify 'HEAD^{commit}'); then
+  # A HEAD whose tree git refuses to read (a literal ".GIT" entry) must not
+  # stop the capture either: start from an empty index and report it.
+  if [ ! -s "$idx" ] && ! g read-tree "$head" 2>>"$err"; then
+    rm -f "$idx"
+    printf 'X	git read-tree HEAD failed: its tree has a path git refuses\n'
+  fi
+  set -- -p "$head"
+else set --; fi
 # A path git refuses must not stop the capture: add the rest, report it.
 rc=0
 g add -A --ignore-errors -- ` + strings.Join(q, " ") + ` 2>"$err" || rc=$?
