@@ -215,7 +215,7 @@ func attach(e *Env, cl *ssh.Client, cmd string) error {
 	} else {
 		in.Close()
 	}
-	return exitCode(s.Wait())
+	return exitCode(s.Wait(), "run the agent")
 }
 
 // startPTY requests a PTY the size of the local terminal, puts the local
@@ -253,8 +253,9 @@ func startPTY(e *Env, s *ssh.Session, f *os.File) (restore func(), err error) {
 	}, nil
 }
 
-// exitCode maps a session's end to the CLI's exit code.
-func exitCode(err error) error {
+// exitCode maps a session's end to the CLI's exit code; any other error is
+// wrapped with what was being done.
+func exitCode(err error, doing string) error {
 	var xe *ssh.ExitError
 	var me *ssh.ExitMissingError
 	switch {
@@ -268,5 +269,5 @@ func exitCode(err error) error {
 	case errors.As(err, &me):
 		return errors.New("the command ended without an exit status")
 	}
-	return err
+	return fmt.Errorf("%s: %w", doing, err)
 }

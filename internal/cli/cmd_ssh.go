@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"text/tabwriter"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/airlock-sandbox/airlock/bridge"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 )
@@ -78,21 +76,7 @@ func runExec(e *Env, args []string) error {
 	} else {
 		in.Close()
 	}
-	err = s.Wait()
-	var xe *ssh.ExitError
-	var me *ssh.ExitMissingError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &xe):
-		if xe.Signal() != "" && xe.ExitStatus() == 0 {
-			return &ExitError{Code: 128 + 9}
-		}
-		return &ExitError{Code: xe.ExitStatus()}
-	case errors.As(err, &me):
-		return errors.New("the command ended without an exit status")
-	}
-	return fmt.Errorf("run in %s: %w", name, err)
+	return exitCode(s.Wait(), "run in "+name)
 }
 
 func runSSH(e *Env, args []string) error {
