@@ -376,15 +376,7 @@ func (l *ledger) replay(entries []AuditEntry, day string) {
 		if !ok || v.Sign() <= 0 {
 			continue
 		}
-		k := budgetKey(e.Sandbox, e.Policy, e.Decoded.ChainID, day)
-		if spent[k] == nil {
-			spent[k] = new(big.Int)
-		}
-		if sign > 0 {
-			spent[k].Add(spent[k], v)
-		} else {
-			spent[k].Sub(spent[k], v)
-		}
+		addSpend(spent, budgetKey(e.Sandbox, e.Policy, e.Decoded.ChainID, day), v, sign)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

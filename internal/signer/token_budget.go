@@ -155,14 +155,19 @@ func replayTokens(e AuditEntry, day string, spent map[string]*big.Int, sign int)
 		chain = d.Domain.ChainID
 	}
 	for a, v := range tokenTotals(d.Moves) {
-		k := tokenBudgetKey(e.Sandbox, e.Policy, chain, day, a)
-		if spent[k] == nil {
-			spent[k] = new(big.Int)
-		}
-		if sign > 0 {
-			spent[k].Add(spent[k], v)
-		} else {
-			spent[k].Sub(spent[k], v)
-		}
+		addSpend(spent, tokenBudgetKey(e.Sandbox, e.Policy, chain, day, a), v, sign)
+	}
+}
+
+// addSpend adds (sign > 0) or takes back (sign < 0) v under key k while
+// budgets are replayed from the audit log.
+func addSpend(spent map[string]*big.Int, k string, v *big.Int, sign int) {
+	if spent[k] == nil {
+		spent[k] = new(big.Int)
+	}
+	if sign > 0 {
+		spent[k].Add(spent[k], v)
+	} else {
+		spent[k].Sub(spent[k], v)
 	}
 }
