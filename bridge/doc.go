@@ -30,7 +30,7 @@
 //   - sshfiles.go: per-sandbox ed25519 host keys, ssh/known_hosts and
 //     ssh/config (Host NAME.airlock blocks), rewritten on every change.
 //
-// One addition to DESIGN.md's channel picture, on the host side only: while a
+// One channel the guest never sees, on the host side only: while a
 // sandbox runs, the bridge listens on sandboxes/NAME/ssh.sock (0600, in a
 // 0700 directory) and splices each connection to a fresh backend Dial. This is
 // how `airlock ssh-proxy` (OpenSSH, VS Code) and `airlock exec` reach the

@@ -106,7 +106,7 @@ func buildEgress(env Env, sb SandboxRef, dlog *egress.DecisionLog) (*egressState
 		names = append(names, c.Name)
 	}
 	pol, err := egress.BuildPolicy(egress.Network{Preset: cfg.Network.Preset, Allow: cfg.Network.Allow,
-		Deny: cfg.Network.Deny, Source: filepath.Join(sb.ConfigDir(), "sandbox.hcl")}, hs)
+		Deny: cfg.Network.Deny, Source: sb.ConfigPath()}, hs)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func buildEgress(env Env, sb SandboxRef, dlog *egress.DecisionLog) (*egressState
 	if err != nil {
 		return nil, err
 	}
-	approve, err := hs.ApproveRules(cfg.Network.Approve, filepath.Join(sb.ConfigDir(), "sandbox.hcl"))
+	approve, err := hs.ApproveRules(cfg.Network.Approve, sb.ConfigPath())
 	if err != nil {
 		return nil, err
 	}

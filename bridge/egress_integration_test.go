@@ -434,3 +434,29 @@ func tail(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestPolicySourceIsTheConfigFile: the rules a sandbox's file adds are
+// credited to that file (what -f named), in policy ls and in the reason a
+// refused request carries.
+func TestPolicySourceIsTheConfigFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration")
+	}
+	h := bridgetest.New(t)
+	file := filepath.Join(t.TempDir(), "agent.airlock.hcl")
+	name := h.UpFile(t, `sandbox "src" {
+  backend = "namespace"
+  workspace {
+    mode = "mountless"
+  }
+  network {
+    preset = "locked-down"
+    allow  = ["api.test"]
+  }
+}
+`, file)
+	out, errOut, code := h.Airlock(t, "policy", "ls", name)
+	if code != 0 || !strings.Contains(out, file) || strings.Contains(out, "sandbox.hcl") {
+		t.Fatalf("policy ls should credit %s: %d\n%s%s", file, code, out, errOut)
+	}
+}

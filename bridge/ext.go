@@ -32,6 +32,7 @@ type SandboxRef interface {
 	Name() string
 	Config() *config.Sandbox // the approved config block
 	ConfigDir() string       // directory holding the sandbox.hcl; workspace paths resolve against it
+	ConfigPath() string      // the config file it came from (sandbox.hcl or whatever -f named)
 	WorkspaceDir() string    // absolute host workspace path ("" in mountless mode)
 	StateDir() string        // $AIRLOCK_HOME/sandboxes/NAME, 0700, removed with the sandbox
 	// SSH returns the bridge's SSH client to the guest's sshd, connecting if needed.

@@ -57,6 +57,7 @@ func (sb *sandbox) state() *sandboxState {
 func (sb *sandbox) Name() string                                 { return sb.name }
 func (sb *sandbox) Config() *config.Sandbox                      { return sb.state().Config }
 func (sb *sandbox) ConfigDir() string                            { return sb.state().ConfigDir }
+func (sb *sandbox) ConfigPath() string                           { return sb.state().ConfigPath }
 func (sb *sandbox) WorkspaceDir() string                         { return sb.state().WorkspaceDir }
 func (sb *sandbox) StateDir() string                             { return sb.d.p.sandbox(sb.name) }
 func (sb *sandbox) SSH(ctx context.Context) (*ssh.Client, error) { return sb.ssh(ctx) }

@@ -173,8 +173,8 @@ func (s *Server) publicKeyOK(ctx ssh.Context, key ssh.PublicKey) bool {
 	return false
 }
 
-// Serve accepts connections on l until Close. It returns ssh.ErrServerClosed
-// after Close.
+// Serve accepts connections on l until Close; after Close it returns
+// ErrServerClosed (this package's, not gliderlabs/ssh's).
 func (s *Server) Serve(l net.Listener) error {
 	err := s.srv.Serve(l)
 	if errors.Is(err, ssh.ErrServerClosed) {

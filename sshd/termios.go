@@ -30,8 +30,9 @@ var (
 )
 
 // applyModes sets the client's encoded terminal modes on the tty, as
-// OpenSSH's sshd does. Unknown opcodes end parsing (their argument size is
-// unknown); speeds are ignored.
+// OpenSSH's sshd does. Opcodes 1-159 all carry a uint32, so unknown ones
+// among them are skipped; TTY_OP_END (0) and 160 and above, whose argument
+// size RFC 4254 leaves undefined, end parsing. Speeds are ignored.
 func applyModes(fd int, modes []byte) error {
 	if len(modes) == 0 {
 		return nil

@@ -7,6 +7,8 @@ import (
 	"net"
 	"sort"
 	"sync"
+
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
 )
 
 // Error kinds. Backends wrap these so callers can use errors.Is.
@@ -58,11 +60,8 @@ type Mount struct {
 // File is a small file the backend places in the guest before the agent
 // starts (CA certificates, git config, proxy settings...). Path is absolute
 // inside the guest and must live under /etc, /run/airlock or the user's home.
-type File struct {
-	Path string
-	Mode uint32 // permission bits, e.g. 0o644
-	Data []byte
-}
+// It is the guest spec's own type, so backends pass it through unchanged.
+type File = guestspec.File
 
 // Spec is everything a backend needs to create a sandbox. It is produced by
 // the bridge from an approved plan and never contains secret values.

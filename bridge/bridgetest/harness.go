@@ -283,7 +283,12 @@ func (h *Harness) run(t testing.TB, stdin *strings.Reader, args ...string) (stri
 // the sandbox name. dir is a directory the test made (often a git repo).
 func (h *Harness) Up(t testing.TB, hclText string, dir string) string {
 	t.Helper()
-	file := filepath.Join(dir, "sandbox.hcl")
+	return h.UpFile(t, hclText, filepath.Join(dir, "sandbox.hcl"))
+}
+
+// UpFile is Up with the config written to file (any name, as with -f).
+func (h *Harness) UpFile(t testing.TB, hclText string, file string) string {
+	t.Helper()
 	if err := os.WriteFile(file, []byte(hclText), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/airlock-sandbox/airlock/sshd"
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/airlock-sandbox/airlock/sshd"
 )
 
 func init() {

@@ -4,8 +4,8 @@
 // program.
 //
 // Trust boundary: this is guest-side code. It runs inside the sandbox next to
-// an untrusted agent and must never import host-side packages (bridge, vm,
-// internal/config, internal/signer, internal/egress, internal/review,
-// internal/cli); a test enforces it. Whatever it serves, it serves to the
+// an untrusted agent and imports from this module only sshd and the wire
+// types in internal/guestspec (an allow-list test in guestspec enforces it,
+// and that the host binary links none of this). Whatever it serves, it serves to the
 // sandbox's own user; its only host-facing channel is the sshd.
 package agent

@@ -16,8 +16,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/airlock-sandbox/airlock/sshd"
 	"golang.org/x/sys/unix"
+
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
+	"github.com/airlock-sandbox/airlock/sshd"
 )
 
 // The `init` subcommand is the PID 1 of a namespace sandbox. The host
@@ -79,7 +81,7 @@ func nsInit(specPath string, ready *int) error {
 	// every inherited descriptor close-on-exec (ExtraFiles re-dup what the
 	// serve process needs).
 	closeInheritedOnExec()
-	s, err := ReadInitSpec(specPath)
+	s, err := guestspec.ReadInitSpec(specPath)
 	if err != nil {
 		return err
 	}
@@ -191,9 +193,6 @@ func waitString(ws unix.WaitStatus) string {
 	return "status " + strconv.Itoa(ws.ExitStatus())
 }
 
-// AgentGuestPath is where the airlock-agent binary sits inside a sandbox.
-const AgentGuestPath = "/run/airlock/bin/airlock-agent"
-
 func closeInheritedOnExec() {
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
@@ -226,7 +225,7 @@ func nsServeSetup() (*sshd.Server, net.Listener, error) {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return nil, nil, fmt.Errorf("set non-dumpable: %w", err)
 	}
-	var s InitSpec
+	var s guestspec.InitSpec
 	if err := json.NewDecoder(os.Stdin).Decode(&s); err != nil {
 		return nil, nil, fmt.Errorf("read spec: %w", err)
 	}

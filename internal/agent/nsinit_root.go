@@ -8,36 +8,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
 )
 
 // step names a failed init step in errors: "mount /usr: permission denied".
-type step struct {
-	name string
-	fn   func() error
-}
-
-func runSteps(steps []step) error {
-	trace := os.Getenv("AIRLOCK_INIT_TRACE") != ""
-	for _, st := range steps {
-		t0 := time.Now()
-		err := st.fn()
-		if trace {
-			fmt.Fprintf(os.Stderr, "init step %-24s %v\n", st.name, time.Since(t0))
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", st.name, err)
-		}
-	}
-	return nil
-}
 
 // buildRoot makes the sandbox's root file system on a fresh tmpfs, brings
 // up lo, sets the hostname and pivots into the new root. Inside the new
 // root the host is reachable through nothing but what was bound in.
-func buildRoot(s *InitSpec) error {
+func buildRoot(s *guestspec.InitSpec) error {
 	ns := s.Namespace
 	// The new root is a tmpfs mounted over /tmp of this (private) copy of
 	// the host's mount table; mount targets must be paths in our own mount
@@ -121,7 +103,7 @@ func buildRoot(s *InitSpec) error {
 		}},
 		{"etc binds", func() error {
 			for _, e := range ns.EtcBinds {
-				if !under(e, "/etc") || e == "/etc" {
+				if !guestspec.Under(e, "/etc") || e == "/etc" {
 					return fmt.Errorf("etc bind %q is not under /etc", e)
 				}
 				if _, err := os.Stat(e); err != nil {
@@ -152,20 +134,12 @@ func buildRoot(s *InitSpec) error {
 			}
 			return unix.Chdir("/")
 		}},
-		{"write files", func() error {
-			for _, f := range s.Files {
-				own := under(f.Path, s.Home)
-				if err := writeGuestFile(f, own, s.UID, s.GID); err != nil {
-					return fmt.Errorf("%s: %w", f.Path, err)
-				}
-			}
-			return nil
-		}},
+		{"write files", func() error { return writeGuestFiles(s.Files, s.Home, s.UID, s.GID) }},
 		{"make root read-only", func() error {
 			return unix.Mount("", "/", "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
 		}},
 	}
-	return runSteps(steps)
+	return runSteps(steps, traceStep)
 }
 
 // bindMount binds src on dst (creating dst as a file or directory like src)
@@ -268,18 +242,18 @@ func makeDev(dev string, singleID bool) error {
 // Targets may lie in agent-controlled trees (the workspace), and before
 // pivot_root a symlink there would resolve against the host's root: no
 // component of a target may be a symlink.
-func applyMount(root string, m NSMount) error {
+func applyMount(root string, m guestspec.NSMount) error {
 	dst := root + m.Target
 	if err := noSymlinks(root, m.Target); err != nil {
-		if m.Kind == MountMask {
+		if m.Kind == guestspec.MountMask {
 			return nil // nothing to mask where a link points; the link itself is no file
 		}
 		return err
 	}
 	switch m.Kind {
-	case MountBind:
+	case guestspec.MountBind:
 		return bindMount(m.Source, dst, m.ReadOnly, !m.File)
-	case MountMove:
+	case guestspec.MountMove:
 		if err := makeMountpoint(dst, !m.File); err != nil {
 			return err
 		}
@@ -291,9 +265,9 @@ func applyMount(root string, m NSMount) error {
 			return remountRO(dst)
 		}
 		return nil
-	case MountTmpfs:
+	case guestspec.MountTmpfs:
 		return mountTmpfs(dst, "mode=0755")
-	case MountRebindRO, MountPin:
+	case guestspec.MountRebindRO, guestspec.MountPin:
 		if _, err := os.Lstat(dst); err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil
@@ -303,11 +277,11 @@ func applyMount(root string, m NSMount) error {
 		if err := unix.Mount(dst, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return err
 		}
-		if m.Kind == MountRebindRO {
+		if m.Kind == guestspec.MountRebindRO {
 			return remountRO(dst)
 		}
 		return nil
-	case MountMask:
+	case guestspec.MountMask:
 		fi, err := os.Lstat(dst)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
@@ -360,58 +334,6 @@ func loUp() error {
 	}
 	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
-}
-
-// writeGuestFile writes f without following symlinks anywhere on its path,
-// so a link the agent planted in its home cannot redirect the write.
-func writeGuestFile(f InitFile, agentOwned bool, uid, gid int) error {
-	dir, base := filepath.Split(f.Path)
-	dfd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	for _, c := range strings.Split(strings.Trim(dir, "/"), "/") {
-		if c == "" {
-			continue
-		}
-		nfd, err := unix.Openat(dfd, c, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if errors.Is(err, unix.ENOENT) {
-			if err = unix.Mkdirat(dfd, c, 0o755); err == nil {
-				nfd, err = unix.Openat(dfd, c, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-				if err == nil && agentOwned {
-					err = unix.Fchownat(nfd, "", uid, gid, unix.AT_EMPTY_PATH)
-				}
-			}
-		}
-		unix.Close(dfd)
-		if err != nil {
-			return err
-		}
-		dfd = nfd
-	}
-	defer unix.Close(dfd)
-	if err := unix.Unlinkat(dfd, base, 0); err != nil && !errors.Is(err, unix.ENOENT) {
-		return err
-	}
-	mode := f.Mode & 0o7777
-	if mode == 0 {
-		mode = 0o644
-	}
-	fd, err := unix.Openat(dfd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode)
-	if err != nil {
-		return err
-	}
-	file := os.NewFile(uintptr(fd), f.Path)
-	defer file.Close()
-	if _, err := file.Write(f.Data); err != nil {
-		return err
-	}
-	if agentOwned {
-		if err := file.Chown(uid, gid); err != nil {
-			return err
-		}
-	}
-	return file.Chmod(os.FileMode(mode))
 }
 
 // noSymlinks fails if any existing component of target (below root) is a

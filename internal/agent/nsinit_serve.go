@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/airlock-sandbox/airlock/sshd"
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
+	"github.com/airlock-sandbox/airlock/sshd"
 )
 
 // newSSHServer builds the embedded sshd from an init spec.
-func newSSHServer(s *InitSpec) (*sshd.Server, error) {
+func newSSHServer(s *guestspec.InitSpec) (*sshd.Server, error) {
 	hk, err := gossh.ParsePrivateKey(s.HostKeyPEM)
 	if err != nil {
 		return nil, fmt.Errorf("parse host key: %w", err)

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
 )
 
 // A small seccomp deny-list for the sshd and every session (installed by
@@ -15,7 +17,7 @@ import (
 // Everything not listed is allowed: the point is to shut a few doors the
 // namespaces leave open, not to sandbox the agent's tools. The tables
 // (seccomp_tables.go) exist for amd64 and arm64; on any other architecture
-// installSeccomp fails, and so does the namespace backend (SeccompCheck),
+// installSeccomp fails, and so does the namespace backend (guestspec.SeccompSupported),
 // rather than run without a filter.
 //
 //   - new user namespaces (clone/unshare with CLONE_NEWUSER; clone3,
@@ -36,15 +38,6 @@ import (
 //     by user and not by namespace;
 //   - any other system call ABI (x32 and 32-bit calls on amd64, 32-bit
 //     calls on arm64), whose numbers the table does not describe.
-
-// SeccompCheck reports whether this architecture has a filter; the
-// namespace backend refuses to start sandboxes where it has none.
-func SeccompCheck() error {
-	if _, ok := seccompTables[runtime.GOARCH]; !ok {
-		return fmt.Errorf("no seccomp filter for %s (only amd64 and arm64): the namespace backend would run without one", runtime.GOARCH)
-	}
-	return nil
-}
 
 func seccompProgram(tab seccompTable) []unix.SockFilter {
 	const (
@@ -97,7 +90,7 @@ func seccompProgram(tab seccompTable) []unix.SockFilter {
 // installSeccomp applies the filter to every thread of this process
 // (TSYNC); no_new_privs must already be set.
 func installSeccomp() error {
-	if err := SeccompCheck(); err != nil {
+	if err := guestspec.SeccompSupported(runtime.GOARCH); err != nil {
 		return err
 	}
 	prog := seccompProgram(seccompTables[runtime.GOARCH])

@@ -5,6 +5,8 @@ package agent
 import (
 	"runtime"
 	"testing"
+
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
 )
 
 func checkNumbers(t *testing.T, tab seccompTable, auditArch uint32, want map[string]uint32) {
@@ -22,9 +24,19 @@ func checkNumbers(t *testing.T, tab seccompTable, auditArch uint32, want map[str
 	}
 }
 
-func TestSeccompCheck(t *testing.T) {
+// TestSeccompArchs: the architectures the host backend accepts are exactly
+// those the init has a table for.
+func TestSeccompArchs(t *testing.T) {
 	_, ok := seccompTables[runtime.GOARCH]
-	if err := SeccompCheck(); (err == nil) != ok {
-		t.Errorf("SeccompCheck() = %v on %s", err, runtime.GOARCH)
+	if err := guestspec.SeccompSupported(runtime.GOARCH); (err == nil) != ok {
+		t.Errorf("SeccompSupported(%s) = %v", runtime.GOARCH, err)
+	}
+	if len(seccompTables) != len(guestspec.SeccompArchs) {
+		t.Errorf("tables for %d architectures, guestspec lists %v", len(seccompTables), guestspec.SeccompArchs)
+	}
+	for _, a := range guestspec.SeccompArchs {
+		if _, ok := seccompTables[a]; !ok {
+			t.Errorf("guestspec lists %s, no seccomp table for it", a)
+		}
 	}
 }

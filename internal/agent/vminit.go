@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
 )
 
 // vminit is the microVM's /init: the kernel starts it as PID 1 from the
@@ -46,18 +47,13 @@ func runVMInit(args []string) int {
 	return 0
 }
 
-type vmStep struct {
-	name string
-	run  func() error
-}
-
 // vmBoot runs the init steps in order; the first error names its step.
-func vmBoot(log func(string, ...any)) (*VMInit, error) {
-	var spec VMInit
-	steps := []vmStep{
+func vmBoot(log func(string, ...any)) (*guestspec.VMInit, error) {
+	var spec guestspec.VMInit
+	steps := []step{
 		{"mount early filesystems", vmMountEarly},
 		{"read spec", func() error {
-			b, err := os.ReadFile(VMInitPath)
+			b, err := os.ReadFile(guestspec.VMInitPath)
 			if err != nil {
 				return err
 			}
@@ -68,15 +64,12 @@ func vmBoot(log func(string, ...any)) (*VMInit, error) {
 		{"mount workspace", func() error { return vmMountWorkspace(log, &spec) }},
 		{"mount shares", func() error { return vmMountShares(spec.Mounts) }},
 		{"switch root", func() error { return vmSwitchRoot(&spec) }},
-		{"write files", func() error { return vmWriteFiles(&spec) }},
+		{"write files", func() error { return writeGuestFiles(spec.Files, spec.Home, spec.UID, spec.GID) }},
 		{"configure network", func() error { return vmNetwork(spec.Addr) }},
 	}
 	start := time.Now()
-	for _, s := range steps {
-		if err := s.run(); err != nil {
-			return nil, fmt.Errorf("%s: %w", s.name, err)
-		}
-		vmPhase(s.name)
+	if err := runSteps(steps, func(name string, _ time.Duration) { vmPhase(name) }); err != nil {
+		return nil, err
 	}
 	if spec.Hostname != "" {
 		_ = unix.Sethostname([]byte(spec.Hostname))
@@ -206,7 +199,7 @@ func vmMount9p(tag, dst string, ro bool) error {
 	return nil
 }
 
-func vmMountWorkspace(log func(string, ...any), spec *VMInit) error {
+func vmMountWorkspace(log func(string, ...any), spec *guestspec.VMInit) error {
 	w := spec.Workspace
 	if w.Target == "" {
 		return nil
@@ -307,7 +300,7 @@ func vmHide(root string, paths []string) error {
 	return nil
 }
 
-func vmMountShares(mounts []VMMount) error {
+func vmMountShares(mounts []guestspec.VMMount) error {
 	for _, m := range mounts {
 		if err := vmMount9p(m.Tag, filepath.Join("/newroot", m.Target), m.ReadOnly); err != nil {
 			return err
@@ -316,7 +309,7 @@ func vmMountShares(mounts []VMMount) error {
 	return nil
 }
 
-func vmSwitchRoot(spec *VMInit) error {
+func vmSwitchRoot(spec *guestspec.VMInit) error {
 	for _, d := range []string{"/proc", "/sys", "/dev"} {
 		dst := "/newroot" + d
 		if err := os.MkdirAll(dst, 0o755); err != nil {
@@ -331,14 +324,14 @@ func vmSwitchRoot(spec *VMInit) error {
 	if err := unix.Mount("tmpfs", run, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755"); err != nil {
 		return fmt.Errorf("mount /run: %w", err)
 	}
-	if err := os.MkdirAll("/newroot"+filepath.Dir(VMAgentPath), 0o755); err != nil {
+	if err := os.MkdirAll("/newroot"+filepath.Dir(guestspec.VMAgentPath), 0o755); err != nil {
 		return err
 	}
-	if err := vmCopyFile("/init", "/newroot"+VMAgentPath, 0o755); err != nil {
+	if err := copyGuestFile("/init", "/newroot"+guestspec.VMAgentPath, 0o755); err != nil {
 		return err
 	}
 	b, _ := json.Marshal(spec)
-	if err := os.WriteFile("/newroot"+VMInitRunPath, b, 0o600); err != nil {
+	if err := os.WriteFile("/newroot"+guestspec.VMInitRunPath, b, 0o600); err != nil {
 		return err
 	}
 	if err := os.Chdir("/newroot"); err != nil {
@@ -370,62 +363,14 @@ func vmSwitchRoot(spec *VMInit) error {
 	return os.Symlink("pts/ptmx", "/dev/ptmx")
 }
 
-func vmCopyFile(src, dst string, mode os.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
-func vmWriteFiles(spec *VMInit) error {
-	home := filepath.Clean(spec.Home)
-	for _, f := range spec.Files {
-		p := filepath.Clean(f.Path)
-		inHome := home != "." && home != "/" && strings.HasPrefix(p, home+"/")
-		if !filepath.IsAbs(p) || !(strings.HasPrefix(p, "/etc/") || strings.HasPrefix(p, "/run/airlock/") || inHome) {
-			return fmt.Errorf("file %s: outside /etc, /run/airlock and the home", f.Path)
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		mode := os.FileMode(f.Mode & 0o7777)
-		if mode == 0 {
-			mode = 0o644
-		}
-		os.Remove(p)
-		if err := os.WriteFile(p, f.Data, mode); err != nil {
-			return err
-		}
-		if err := os.Chmod(p, mode); err != nil {
-			return err
-		}
-		if inHome {
-			if err := os.Lchown(p, spec.UID, spec.GID); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // vmSupervise runs the sshd as a child (restarting it if it dies), reaps
 // orphans and waits for the host's power-off request.
-func vmSupervise(log func(string, ...any), spec *VMInit) {
+func vmSupervise(log func(string, ...any), spec *guestspec.VMInit) {
 	var mu sync.Mutex
 	var child *os.Process
 	stopping := false
 	startSSHD := func() {
-		cmd := exec.Command(VMAgentPath, "vmsshd")
+		cmd := exec.Command(guestspec.VMAgentPath, "vmsshd")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true}
 		if err := cmd.Start(); err != nil {
@@ -465,7 +410,7 @@ func vmSupervise(log func(string, ...any), spec *VMInit) {
 	}
 }
 
-func vmControl(log func(string, ...any), spec *VMInit, poweroff func()) {
+func vmControl(log func(string, ...any), spec *guestspec.VMInit, poweroff func()) {
 	var dev string
 	for i := 0; i < 100 && dev == ""; i++ {
 		ents, _ := os.ReadDir("/sys/class/virtio-ports")
@@ -527,7 +472,7 @@ func vmSetTime(arg string) string {
 
 // vmPowerOff ends every process, flushes and unmounts the disks and powers
 // the machine off (qemu exits).
-func vmPowerOff(log func(string, ...any), spec *VMInit) {
+func vmPowerOff(log func(string, ...any), spec *guestspec.VMInit) {
 	unix.Kill(-1, unix.SIGTERM)
 	time.Sleep(300 * time.Millisecond)
 	unix.Kill(-1, unix.SIGKILL)

@@ -11,12 +11,13 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
 	"github.com/airlock-sandbox/airlock/sshd"
 )
 
 // vmsshd is the embedded sshd of a microVM, started (and restarted) by
 // vminit from the switched root. It reads the spec vminit left at
-// VMInitRunPath (root-only) and listens on :SSHPort, where qemu's user
+// guestspec.VMInitRunPath (root-only) and listens on :SSHPort, where qemu's user
 // network forwards the host's 127.0.0.1 port.
 func init() {
 	Register(&Subcommand{Name: "vmsshd", Summary: "microVM sshd (started by vminit)", Run: runVMSSHD})
@@ -32,11 +33,11 @@ func runVMSSHD(args []string) int {
 }
 
 func vmServeSSH(logger *slog.Logger) error {
-	b, err := os.ReadFile(VMInitRunPath)
+	b, err := os.ReadFile(guestspec.VMInitRunPath)
 	if err != nil {
 		return err
 	}
-	var spec VMInit
+	var spec guestspec.VMInit
 	if err := json.Unmarshal(b, &spec); err != nil {
 		return err
 	}

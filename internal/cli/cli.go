@@ -10,7 +10,8 @@ import (
 	"strings"
 )
 
-// Exit codes (the CLI contract in DESIGN.md).
+// Exit codes, the CLI contract scripts rely on: 0 done, 1 the operation
+// failed, 2 the command line was wrong (review adds 3: high flags).
 const (
 	ExitOK      = 0
 	ExitFailure = 1
@@ -95,6 +96,10 @@ func Run(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "airlock: unknown command %q (see `airlock help`)\n", args[0])
 		return ExitUsage
 	}
+	if wantsHelp(args[1:]) {
+		fmt.Fprintf(e.Stdout, "usage: airlock %s\n\n%s\n", c.Usage, c.Summary)
+		return ExitOK
+	}
 	err := c.Run(e, args[1:])
 	var ue *UsageError
 	var xe *ExitError
@@ -110,6 +115,21 @@ func Run(e *Env, args []string) int {
 		fmt.Fprintf(e.Stderr, "airlock: %s\n", oneLine(err.Error()))
 		return ExitFailure
 	}
+}
+
+// wantsHelp reports whether a command's arguments ask for help (-h, -help,
+// --help before any "--"): every command then prints its usage and exits 0
+// without doing anything.
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/airlock-sandbox/airlock/internal/agent"
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -104,16 +104,16 @@ func (b *Backend) Available(ctx context.Context) error {
 
 // vmConfig is what Create leaves in the state dir for Start.
 type vmConfig struct {
-	ID          string       `json:"id"`
-	CPUs        int          `json:"cpus"`
-	MemoryMiB   int          `json:"memory_mib"`
-	BaseImage   string       `json:"base_image"`
-	AgentBinary string       `json:"agent_binary"`
-	WorkDisk    bool         `json:"work_disk"`
-	Shares      []share      `json:"shares"`
-	Direct      string       `json:"direct,omitempty"` // host folder (direct mode), for hide globs at start
-	Hide        []string     `json:"hide,omitempty"`
-	Init        agent.VMInit `json:"init"`
+	ID          string           `json:"id"`
+	CPUs        int              `json:"cpus"`
+	MemoryMiB   int              `json:"memory_mib"`
+	BaseImage   string           `json:"base_image"`
+	AgentBinary string           `json:"agent_binary"`
+	WorkDisk    bool             `json:"work_disk"`
+	Shares      []share          `json:"shares"`
+	Direct      string           `json:"direct,omitempty"` // host folder (direct mode), for hide globs at start
+	Hide        []string         `json:"hide,omitempty"`
+	Init        guestspec.VMInit `json:"init"`
 }
 
 // runInfo describes the running qemu; it survives a bridge restart.
@@ -224,7 +224,7 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	if user == "" {
 		user = "agent"
 	}
-	c.Init = agent.VMInit{
+	c.Init = guestspec.VMInit{
 		Hostname: spec.ID, RootSerial: rootSerial,
 		User: user, UID: 1000, GID: 1000, Home: "/home/" + user,
 		HostKeyPEM: spec.HostKeyPEM, AuthorizedKeys: spec.AuthorizedKeys,
@@ -234,7 +234,7 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 		c.Init.Env = append(c.Init.Env, k+"="+v)
 	}
 	for _, f := range spec.Files {
-		c.Init.Files = append(c.Init.Files, agent.VMFile{Path: f.Path, Mode: f.Mode, Data: f.Data})
+		c.Init.Files = append(c.Init.Files, f)
 	}
 	if err := b.prepareWorkspace(ctx, dir, spec.Workspace, c); err != nil {
 		return err
@@ -245,7 +245,7 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 		}
 		tag := "m" + strconv.Itoa(i)
 		c.Shares = append(c.Shares, share{Tag: tag, Path: m.Source, ReadOnly: m.ReadOnly})
-		c.Init.Mounts = append(c.Init.Mounts, agent.VMMount{Tag: tag, Target: m.Target, ReadOnly: m.ReadOnly})
+		c.Init.Mounts = append(c.Init.Mounts, guestspec.VMMount{Tag: tag, Target: m.Target, ReadOnly: m.ReadOnly})
 	}
 	data, _ := json.MarshalIndent(c, "", "  ")
 	return writeFileAtomic(filepath.Join(dir, "config.json"), data, 0o600)
@@ -256,7 +256,7 @@ func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspa
 	if target == "" {
 		target = "/workspace"
 	}
-	c.Init.Workspace = agent.VMWorkspace{Target: target}
+	c.Init.Workspace = guestspec.VMWorkspace{Target: target}
 	switch w.Mode {
 	case vm.ModeMountless, "":
 		c.Init.Workspace.Kind = "empty"

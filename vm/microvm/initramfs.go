@@ -6,13 +6,13 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/airlock-sandbox/airlock/internal/agent"
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
 )
 
 // writeInitramfs writes the sandbox's initramfs (uncompressed newc cpio:
 // unpacking is faster than decompressing under TCG): /init is the static
 // airlock-agent, /lib/modules the kernel modules, /airlock/init.json the spec.
-func writeInitramfs(path, agentBinary string, k *Kernel, spec *agent.VMInit) error {
+func writeInitramfs(path, agentBinary string, k *Kernel, spec *guestspec.VMInit) error {
 	specJSON, err := json.Marshal(spec)
 	if err != nil {
 		return err
@@ -32,7 +32,7 @@ func writeInitramfs(path, agentBinary string, k *Kernel, spec *agent.VMInit) err
 	for _, m := range spec.Modules { // only what the init loads
 		c.HostFile("lib/modules/"+m, 0o644, filepath.Join(k.ModDir, m))
 	}
-	c.File(agent.VMInitPath[1:], 0o600, specJSON)
+	c.File(guestspec.VMInitPath[1:], 0o600, specJSON)
 	err = c.Close()
 	if err == nil {
 		err = bw.Flush()

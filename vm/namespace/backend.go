@@ -13,11 +13,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sync"
 
-	"github.com/airlock-sandbox/airlock/internal/agent"
-	"github.com/airlock-sandbox/airlock/vm"
 	"golang.org/x/sys/unix"
+
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
+	"github.com/airlock-sandbox/airlock/vm"
 )
 
 func init() { vm.Register("namespace", New) }
@@ -59,7 +61,7 @@ var (
 // sandbox needs, with the id mapping it would get.
 func (b *Backend) Available(ctx context.Context) error {
 	availOnce.Do(func() {
-		if err := agent.SeccompCheck(); err != nil {
+		if err := guestspec.SeccompSupported(runtime.GOARCH); err != nil {
 			availErr = fmt.Errorf("namespace backend: %v: %w", err, vm.ErrUnavailable)
 			return
 		}

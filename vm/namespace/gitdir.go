@@ -13,8 +13,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/airlock-sandbox/airlock/internal/agent"
 	"github.com/airlock-sandbox/airlock/internal/gitseed"
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
 )
 
 // gitDirName is the sandbox's private git directory in the state dir
@@ -41,13 +41,13 @@ func seedGitDir(ctx context.Context, dir, folder string) error {
 //     alternates. Nothing of the host's .git is visible, let alone writable.
 //   - .git a gitfile: kept read-only (git inside cannot follow it).
 //   - .git a symlink: refused.
-func (l *launch) directGit(ctx context.Context) ([]agent.NSMount, []string, error) {
+func (l *launch) directGit(ctx context.Context) ([]guestspec.NSMount, []string, error) {
 	w := l.spec.Workspace
 	kind, err := gitseed.Inspect(w.HostPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	var ms []agent.NSMount
+	var ms []guestspec.NSMount
 	var ro []string
 	switch kind {
 	case gitseed.Symlink:

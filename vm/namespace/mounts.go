@@ -12,9 +12,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/airlock-sandbox/airlock/internal/agent"
-	"github.com/airlock-sandbox/airlock/vm"
 	"golang.org/x/sys/unix"
+
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
+	"github.com/airlock-sandbox/airlock/vm"
 )
 
 // mountPlan turns /etc, the home, the agent binary, the workspace and the
@@ -23,9 +24,9 @@ import (
 // guest's root never walks a host path (the init's ids could not traverse
 // a 0700 $AIRLOCK_HOME anyway); as an unprivileged user it is a path the
 // init binds (it has the user's own access).
-func (l *launch) mountPlan(ctx context.Context) ([]agent.NSMount, error) {
+func (l *launch) mountPlan(ctx context.Context) ([]guestspec.NSMount, error) {
 	w := l.spec.Workspace
-	var ms []agent.NSMount
+	var ms []guestspec.NSMount
 	add := func(src, target string, ro, file, idmap bool) error {
 		m, err := l.hostTree(ctx, src, target, ro, file, idmap)
 		if err != nil {
@@ -48,7 +49,7 @@ func (l *launch) mountPlan(ctx context.Context) ([]agent.NSMount, error) {
 			return nil, err
 		}
 	}
-	if err := add(l.spec.AgentBinary, agent.AgentGuestPath, true, true, false); err != nil {
+	if err := add(l.spec.AgentBinary, guestspec.AgentGuestPath, true, true, false); err != nil {
 		return nil, err
 	}
 	switch w.Mode {
@@ -93,18 +94,18 @@ func (l *launch) mountPlan(ctx context.Context) ([]agent.NSMount, error) {
 		for _, p := range protect {
 			for a := path.Dir(p); a != "." && !pinned[a]; a = path.Dir(a) {
 				pinned[a] = true
-				ms = append(ms, agent.NSMount{Kind: agent.MountPin, Target: path.Join(w.Target, a)})
+				ms = append(ms, guestspec.NSMount{Kind: guestspec.MountPin, Target: path.Join(w.Target, a)})
 			}
 		}
 		for _, p := range protect {
-			ms = append(ms, agent.NSMount{Kind: agent.MountRebindRO, Target: path.Join(w.Target, p)})
+			ms = append(ms, guestspec.NSMount{Kind: guestspec.MountRebindRO, Target: path.Join(w.Target, p)})
 		}
 		hidden, err := matchHidden(w.HostPath, w.Hide)
 		if err != nil {
 			return nil, fmt.Errorf("hide: %w", err)
 		}
 		for _, rel := range hidden {
-			ms = append(ms, agent.NSMount{Kind: agent.MountMask, Target: path.Join(w.Target, rel)})
+			ms = append(ms, guestspec.NSMount{Kind: guestspec.MountMask, Target: path.Join(w.Target, rel)})
 		}
 	default:
 		if err := add(filepath.Join(l.data, "workspace"), w.Target, false, false, false); err != nil {
@@ -123,20 +124,20 @@ func (l *launch) mountPlan(ctx context.Context) ([]agent.NSMount, error) {
 // (read-write shares of the user's files, as host root) the mount maps the
 // owner of src to the agent, so the agent can work on the user's files and
 // what it creates belongs to the user.
-func (l *launch) hostTree(ctx context.Context, src, target string, ro, file, idmap bool) (agent.NSMount, error) {
+func (l *launch) hostTree(ctx context.Context, src, target string, ro, file, idmap bool) (guestspec.NSMount, error) {
 	fi, err := os.Stat(src)
 	if err != nil {
-		return agent.NSMount{}, err
+		return guestspec.NSMount{}, err
 	}
 	if file == fi.IsDir() {
-		return agent.NSMount{}, fmt.Errorf("%s: unexpected file type", src)
+		return guestspec.NSMount{}, fmt.Errorf("%s: unexpected file type", src)
 	}
 	if l.ids.single {
-		return agent.NSMount{Kind: agent.MountBind, Source: src, Target: target, ReadOnly: ro, File: file}, nil
+		return guestspec.NSMount{Kind: guestspec.MountBind, Source: src, Target: target, ReadOnly: ro, File: file}, nil
 	}
 	tree, err := unix.OpenTree(unix.AT_FDCWD, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
 	if err != nil {
-		return agent.NSMount{}, fmt.Errorf("open_tree %s: %w", src, err)
+		return guestspec.NSMount{}, fmt.Errorf("open_tree %s: %w", src, err)
 	}
 	f := os.NewFile(uintptr(tree), src)
 	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
@@ -153,15 +154,15 @@ func (l *launch) hostTree(ctx context.Context, src, target string, ro, file, idm
 			err = unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH, &a)
 		}
 		if err == nil {
-			return agent.NSMount{Kind: agent.MountMove, FD: l.pass(f), Target: target, File: file}, nil
+			return guestspec.NSMount{Kind: guestspec.MountMove, FD: l.pass(f), Target: target, File: file}, nil
 		}
 		l.notes = append(l.notes, fmt.Sprintf("%s: no idmapped mount (%v): files of host uid %d are read-only inside", target, err, st.Uid))
 	}
 	if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH, &attr); err != nil {
 		f.Close()
-		return agent.NSMount{}, fmt.Errorf("mount_setattr %s: %w", src, err)
+		return guestspec.NSMount{}, fmt.Errorf("mount_setattr %s: %w", src, err)
 	}
-	return agent.NSMount{Kind: agent.MountMove, FD: l.pass(f), Target: target, File: file}, nil
+	return guestspec.NSMount{Kind: guestspec.MountMove, FD: l.pass(f), Target: target, File: file}, nil
 }
 
 // idmapUserns returns a user namespace (fd) mapping exactly uid/gid to the

@@ -15,9 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/airlock-sandbox/airlock/internal/agent"
-	"github.com/airlock-sandbox/airlock/vm"
 	"golang.org/x/sys/unix"
+
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
+	"github.com/airlock-sandbox/airlock/vm"
 )
 
 // DefaultStartTimeout bounds Start when ctx has no deadline.
@@ -130,7 +131,7 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	if err != nil {
 		return proc{}, "", err
 	}
-	is := agent.InitSpec{
+	is := guestspec.InitSpec{
 		Hostname:       spec.ID,
 		User:           "agent",
 		UID:            agentUID,
@@ -141,7 +142,7 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 		HostKeyPEM:     spec.HostKeyPEM,
 		AuthorizedKeys: spec.AuthorizedKeys,
 		Workspace:      spec.Workspace.Target,
-		Namespace: &agent.NSSpec{
+		Namespace: &guestspec.NSSpec{
 			State:    fmt.Sprintf("/proc/self/fd/%d", stateFD),
 			ReadyFD:  readyFD,
 			SyncFD:   syncFD,
@@ -153,7 +154,7 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 		},
 	}
 	for _, f := range spec.Files {
-		is.Files = append(is.Files, agent.InitFile{Path: f.Path, Mode: f.Mode, Data: f.Data})
+		is.Files = append(is.Files, f)
 	}
 	if err := is.Validate(); err != nil {
 		return proc{}, "", err

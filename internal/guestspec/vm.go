@@ -1,8 +1,7 @@
-package agent
+package guestspec
 
 // VMInit is what the microVM backend hands the guest's /init (airlock-agent
-// vminit) inside the initramfs at VMInitPath. It is a guest-side type: the
-// host backend imports it, never the reverse. Every field is data; nothing
+// vminit) inside the initramfs at VMInitPath. Every field is data; nothing
 // here names a host path.
 type VMInit struct {
 	Hostname string   `json:"hostname"`
@@ -18,7 +17,7 @@ type VMInit struct {
 	Home string `json:"home"` // e.g. /home/agent
 
 	Env            []string `json:"env"` // KEY=VALUE, base env of every session
-	Files          []VMFile `json:"files"`
+	Files          []File   `json:"files"`
 	HostKeyPEM     []byte   `json:"host_key_pem"`
 	AuthorizedKeys []byte   `json:"authorized_keys"`
 
@@ -33,13 +32,6 @@ type VMInit struct {
 	// Control is the virtio-serial port name the host uses to ask for a
 	// clean power-off ("poweroff\n").
 	Control string `json:"control"`
-}
-
-// VMFile is a file written inside before the sshd starts.
-type VMFile struct {
-	Path string `json:"path"`
-	Mode uint32 `json:"mode"`
-	Data []byte `json:"data"`
 }
 
 // VMWorkspace says how /workspace is made inside the guest.
@@ -71,5 +63,5 @@ type VMMount struct {
 const (
 	VMInitPath    = "/airlock/init.json"
 	VMInitRunPath = "/run/airlock/init.json"
-	VMAgentPath   = "/run/airlock/bin/airlock-agent"
+	VMAgentPath   = AgentGuestPath
 )

@@ -1,4 +1,4 @@
-package agent
+package guestspec
 
 import (
 	"encoding/json"
@@ -10,8 +10,7 @@ import (
 )
 
 // InitSpec is what the namespace backend hands `airlock-agent init` (the
-// sandbox's PID 1) as a JSON file. It is a guest-side type: host code
-// imports it, never the reverse. Host paths appear only in the Namespace
+// sandbox's PID 1) as a JSON file. Host paths appear only in the Namespace
 // part and only as the init sees them before pivot_root (usually
 // /proc/self/fd/N paths of descriptors the host passed down).
 type InitSpec struct {
@@ -23,21 +22,22 @@ type InitSpec struct {
 	Home  string `json:"home"`  // e.g. /home/agent
 	Shell string `json:"shell"` // e.g. /bin/bash
 
-	Env            []string   `json:"env"` // KEY=VALUE, base env of every session
-	Files          []InitFile `json:"files"`
-	HostKeyPEM     []byte     `json:"host_key_pem"`
-	AuthorizedKeys []byte     `json:"authorized_keys"`
+	Env            []string `json:"env"` // KEY=VALUE, base env of every session
+	Files          []File   `json:"files"`
+	HostKeyPEM     []byte   `json:"host_key_pem"`
+	AuthorizedKeys []byte   `json:"authorized_keys"`
 
 	Workspace string `json:"workspace"` // guest path, e.g. /workspace
 
 	Namespace *NSSpec `json:"namespace,omitempty"`
 }
 
-// InitFile is a file written inside before the sshd starts. Paths must be
-// absolute and under /etc, /run/airlock or Home.
-type InitFile struct {
+// File is a file the init writes inside before the sshd starts, for both
+// backends. Paths must be absolute and under /etc, /run/airlock or the
+// agent's home; the init never follows a symlink on the way.
+type File struct {
 	Path string `json:"path"`
-	Mode uint32 `json:"mode"`
+	Mode uint32 `json:"mode"` // permission bits, e.g. 0o644
 	Data []byte `json:"data"`
 }
 
@@ -126,7 +126,7 @@ func (s *InitSpec) Validate() error {
 		bad("host key and authorized keys are required")
 	}
 	for _, f := range s.Files {
-		if !guestAbs(f.Path) || !(under(f.Path, "/etc") || under(f.Path, "/run/airlock") || under(f.Path, s.Home)) {
+		if !guestAbs(f.Path) || !(Under(f.Path, "/etc") || Under(f.Path, "/run/airlock") || Under(f.Path, s.Home)) {
 			bad("file %q: must be a clean absolute path under /etc, /run/airlock or %s", f.Path, s.Home)
 		}
 	}
@@ -161,5 +161,5 @@ func (s *InitSpec) Validate() error {
 
 func guestAbs(p string) bool { return strings.HasPrefix(p, "/") && path.Clean(p) == p }
 
-// under reports whether p is dir or below it.
-func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+// Under reports whether the guest path p is dir or below it.
+func Under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
