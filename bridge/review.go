@@ -228,6 +228,14 @@ func reviewRemoved(ctx context.Context, env Env, name string) error {
 	if c, ok := baseFetches.LoadAndDelete(name); ok {
 		c.(context.CancelFunc)()
 	}
+	// Forget the sandbox's review lock once nobody holds it (a review still
+	// running on the removed sandbox finishes first), so the map does not
+	// grow with every sandbox the bridge ever saw.
+	if m, ok := reviewLocks.Load(name); ok {
+		m.(*sync.Mutex).Lock()
+		reviewLocks.Delete(name)
+		m.(*sync.Mutex).Unlock()
+	}
 	return nil
 }
 

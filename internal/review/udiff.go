@@ -3,11 +3,17 @@ package review
 import (
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
-// maxDiffCells bounds the LCS table; larger middles are shown as one
-// replace hunk.
-const maxDiffCells = 4 << 20
+// diffTimeout bounds the time spent looking for a minimal diff of one file.
+const diffTimeout = 2 * time.Second
+
+// maxDiffLines bounds the distinct lines of one diff: go-diff names each
+// line by a rune, and ids from U+D800 on do not survive its string steps.
+const maxDiffLines = 0xD000
 
 // UnifiedDiff renders a git-style unified diff of one path with 3 lines of
 // context. Nil a/b mean the file did not exist on that side.
@@ -62,6 +68,9 @@ type op struct {
 	i, j int
 }
 
+// diffLines is a line diff of x and y: Myers' algorithm from go-diff on
+// the lines between the common prefix and suffix, bounded in time (past
+// the bound it is still a correct diff, just not a minimal one).
 func diffLines(x, y []string) []op {
 	pre := 0
 	for pre < len(x) && pre < len(y) && x[pre] == y[pre] {
@@ -75,44 +84,28 @@ func diffLines(x, y []string) []op {
 	for i := 0; i < pre; i++ {
 		ops = append(ops, op{' ', i, i})
 	}
-	mx, my := x[pre:len(x)-suf], y[pre:len(y)-suf]
-	n, m := len(mx), len(my)
-	if (n+1)*(m+1) > maxDiffCells {
-		for i := range mx {
-			ops = append(ops, op{'-', pre + i, -1})
-		}
-		for j := range my {
-			ops = append(ops, op{'+', -1, pre + j})
-		}
-	} else {
-		// lcs[i][j] = LCS length of mx[i:], my[j:]
-		lcs := make([][]int32, n+1)
-		for i := range lcs {
-			lcs[i] = make([]int32, m+1)
-		}
-		for i := n - 1; i >= 0; i-- {
-			for j := m - 1; j >= 0; j-- {
-				if mx[i] == my[j] {
-					lcs[i][j] = lcs[i+1][j+1] + 1
-				} else if lcs[i+1][j] >= lcs[i][j+1] {
-					lcs[i][j] = lcs[i+1][j]
-				} else {
-					lcs[i][j] = lcs[i][j+1]
-				}
-			}
-		}
-		i, j := 0, 0
-		for i < n || j < m {
-			switch {
-			case i < n && j < m && mx[i] == my[j]:
-				ops = append(ops, op{' ', pre + i, pre + j})
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = diffTimeout
+	a, b, lines := dmp.DiffLinesToRunes(strings.Join(x[pre:len(x)-suf], ""), strings.Join(y[pre:len(y)-suf], ""))
+	i, j := pre, pre
+	var diffs []diffmatchpatch.Diff
+	if len(lines) < maxDiffLines {
+		diffs = dmp.DiffMainRunes(a, b, false)
+	} else { // line ids would reach the surrogate range: one replace hunk
+		diffs = []diffmatchpatch.Diff{{Type: diffmatchpatch.DiffDelete, Text: string(a)}, {Type: diffmatchpatch.DiffInsert, Text: string(b)}}
+	}
+	for _, d := range diffs {
+		for range d.Text { // one rune per line
+			switch d.Type {
+			case diffmatchpatch.DiffEqual:
+				ops = append(ops, op{' ', i, j})
 				i, j = i+1, j+1
-			case j < m && (i == n || lcs[i][j+1] > lcs[i+1][j]):
-				ops = append(ops, op{'+', -1, pre + j})
-				j++
-			default:
-				ops = append(ops, op{'-', pre + i, -1})
+			case diffmatchpatch.DiffDelete:
+				ops = append(ops, op{'-', i, -1})
 				i++
+			case diffmatchpatch.DiffInsert:
+				ops = append(ops, op{'+', -1, j})
+				j++
 			}
 		}
 	}

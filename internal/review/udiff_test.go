@@ -1,6 +1,7 @@
 package review
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,5 +42,37 @@ func TestUnifiedDiffApplies(t *testing.T) {
 		if string(got) != c[1] {
 			t.Errorf("case %d: got %q want %q\n%s", i, got, c[1], d)
 		}
+	}
+}
+
+// A large file with scattered edits diffs to small hunks that apply.
+func TestUnifiedDiffLarge(t *testing.T) {
+	gitOrSkip(t)
+	var a, b strings.Builder
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&a, "line %d\n", i)
+		switch {
+		case i%5000 == 17:
+			fmt.Fprintf(&b, "changed %d\n", i)
+		case i%7000 == 3:
+		default:
+			fmt.Fprintf(&b, "line %d\n", i)
+		}
+	}
+	dir := t.TempDir()
+	runGit(t, dir, "init", "-q")
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte(a.String()), 0o644)
+	d := UnifiedDiff("f.txt", []byte(a.String()), []byte(b.String()), ModeFile, ModeFile)
+	if n := strings.Count(d, "\n"); n > 80 {
+		t.Fatalf("diff of 7 edits has %d lines", n)
+	}
+	cmd := exec.Command("git", "apply", "-")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(strings.Replace(d, "diff --airlock", "diff --git", 1))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git apply: %v\n%s\n%s", err, out, d)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(got) != b.String() {
+		t.Fatal("applied diff does not give b")
 	}
 }
