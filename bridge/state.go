@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 // Layout of $AIRLOCK_HOME used by the bridge.
@@ -25,10 +26,12 @@ import (
 //	approvals/SHA256              plan approvals
 const stateVersion = 1
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+// writeFileAtomic is the one atomic replace (fsx), under the name this
+// package's files use.
+var writeFileAtomic = fsx.WriteFileAtomic
 
 // validName reports whether s is a usable sandbox name (also safe as a path element).
-func validName(s string) bool { return nameRE.MatchString(s) }
+func validName(s string) bool { return config.ValidSandboxName(s) }
 
 // sandboxState is what survives a bridge restart (sandbox.json).
 type sandboxState struct {
@@ -94,41 +97,6 @@ func saveState(file string, st *sandboxState) error {
 		return err
 	}
 	return writeFileAtomic(file, append(b, '\n'), 0o600)
-}
-
-// writeFileAtomic writes data to a temp file in the same directory, syncs
-// it and renames it over name, so readers see the old or the new file.
-func writeFileAtomic(name string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(name)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(perm); err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, name); err != nil {
-		return err
-	}
-	ok = true
-	return nil
 }
 
 // fileSHA256 hashes a config file's bytes, the key approvals are pinned to.

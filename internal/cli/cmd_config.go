@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 // The sandbox.hcl commands: validate, fmt and plan.
@@ -232,23 +233,7 @@ func runFmt(e *Env, args []string) error {
 		return &ExitError{Code: ExitFailure}
 	}
 	// Replace atomically, keeping the file's mode.
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".airlock-fmt-*")
-	if err != nil {
-		return fmt.Errorf("fmt %s: %w", name, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out); err != nil {
-		tmp.Close()
-		return fmt.Errorf("fmt %s: %w", name, err)
-	}
-	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("fmt %s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("fmt %s: %w", name, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := fsx.WriteFileAtomic(path, out, fi.Mode().Perm()); err != nil {
 		return fmt.Errorf("fmt %s: %w", name, err)
 	}
 	return nil

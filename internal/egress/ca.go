@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 // CA file names inside a sandbox's state dir (host side only; the key never
@@ -75,10 +77,10 @@ func LoadOrCreateCA(dir, name string, now func() time.Time) (*CA, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+	if err := fsx.WriteFileAtomic(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
 		return nil, fmt.Errorf("write CA key: %w", err)
 	}
-	if err := writeFileAtomic(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+	if err := fsx.WriteFileAtomic(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
 		return nil, fmt.Errorf("write CA cert: %w", err)
 	}
 	return loadCA(certPath, keyPath, now)
@@ -165,26 +167,4 @@ func (ca *CA) Leaf(host string) (*tls.Certificate, error) {
 	}
 	ca.leafs[host] = c
 	return c, nil
-}
-
-// writeFileAtomic writes via a temp file and rename, so readers never see a
-// partial file.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 // PlaceholderPrefix starts every placeholder, so a request is scanned
@@ -103,7 +105,7 @@ func LoadOrCreatePlaceholders(stateDir string, names []string) (map[string]strin
 	}
 	if changed {
 		b, _ := json.MarshalIndent(m, "", "  ")
-		if err := writeFileAtomic(path, b, 0o600); err != nil {
+		if err := fsx.WriteFileAtomic(path, b, 0o600); err != nil {
 			return nil, fmt.Errorf("write placeholders: %w", err)
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 // MetaFS is read access to a repository's .git directory: the host's own
@@ -258,11 +260,7 @@ func saveJSON(p string, v any) error {
 	if err != nil {
 		return err
 	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return fsx.WriteFileAtomic(p, b, 0o600)
 }
 
 func loadJSON(p string, v any) error {

@@ -6,9 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 // Errors callers check with errors.Is.
@@ -21,10 +23,10 @@ var (
 // MaxValue bounds a secret's size.
 const MaxValue = 64 << 10
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+var nameRE = config.SecretNameRE // the rule sandbox.hcl validates with
 
 // ValidName reports whether name is a legal secret name: letters, digits,
-// '_', '.', '-', at most 128, not starting with '.' or '-'.
+// '_', '.', '-', at most 128, starting with a letter or digit.
 func ValidName(name string) bool { return nameRE.MatchString(name) }
 
 // Store is a directory of secrets.
@@ -67,27 +69,7 @@ func (s *Store) Set(name string, value []byte) error {
 	if err := os.Chmod(s.Dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(s.Dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("store secret %s: %w", name, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(value); err != nil {
-		tmp.Close()
-		return fmt.Errorf("store secret %s: %w", name, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
+	if err := fsx.WriteFileAtomic(p, value, 0o600); err != nil {
 		return fmt.Errorf("store secret %s: %w", name, err)
 	}
 	return nil

@@ -10,13 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/guestspec"
 	"github.com/airlock-sandbox/airlock/vm"
 )
@@ -130,12 +131,10 @@ type runInfo struct {
 	Resumed bool `json:"resumed,omitempty"`
 }
 
-var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
-
 func (b *Backend) dir(id string) string { return filepath.Join(b.root, id) }
 
 func (b *Backend) loadConfig(id string) (*vmConfig, error) {
-	if !idRE.MatchString(id) {
+	if !config.ValidSandboxName(id) {
 		return nil, fmt.Errorf("sandbox %q: %w", id, vm.ErrNotFound)
 	}
 	data, err := os.ReadFile(filepath.Join(b.dir(id), "config.json"))
@@ -164,7 +163,7 @@ func (b *Backend) running(id string) (*runInfo, bool) {
 
 // Create implements vm.Backend.
 func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
-	if !idRE.MatchString(spec.ID) {
+	if !config.ValidSandboxName(spec.ID) {
 		return fmt.Errorf("sandbox id %q: %w", spec.ID, vm.ErrInvalidSpec)
 	}
 	defer b.lock(spec.ID)()
@@ -248,7 +247,7 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 		c.Init.Mounts = append(c.Init.Mounts, guestspec.VMMount{Tag: tag, Target: m.Target, ReadOnly: m.ReadOnly})
 	}
 	data, _ := json.MarshalIndent(c, "", "  ")
-	return writeFileAtomic(filepath.Join(dir, "config.json"), data, 0o600)
+	return fsx.WriteFileAtomic(filepath.Join(dir, "config.json"), data, 0o600)
 }
 
 func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspace, c *vmConfig) error {
@@ -412,7 +411,7 @@ func (b *Backend) boot(ctx context.Context, id string, c *vmConfig, k *Kernel, l
 func (b *Backend) waitReady(ctx context.Context, id string, ri *runInfo) error {
 	dir := b.dir(id)
 	data, _ := json.Marshal(ri)
-	if err := writeFileAtomic(filepath.Join(dir, "run.json"), data, 0o600); err != nil {
+	if err := fsx.WriteFileAtomic(filepath.Join(dir, "run.json"), data, 0o600); err != nil {
 		syscall.Kill(ri.PID, syscall.SIGKILL)
 		return err
 	}
@@ -430,7 +429,7 @@ func (b *Backend) waitReady(ctx context.Context, id string, ri *runInfo) error {
 
 func (b *Backend) writeRun(dir string, ri *runInfo) error {
 	data, _ := json.Marshal(ri)
-	if err := writeFileAtomic(filepath.Join(dir, "run.json"), data, 0o600); err != nil {
+	if err := fsx.WriteFileAtomic(filepath.Join(dir, "run.json"), data, 0o600); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "booted"), nil, 0o600)

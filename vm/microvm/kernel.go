@@ -93,7 +93,7 @@ func EnsureKernel(ctx context.Context, cacheDir string, progress io.Writer) (*Ke
 			}
 			k.Trimmed = true
 			b, _ := json.MarshalIndent(k, "", "  ")
-			if err := writeFileAtomic(filepath.Join(kdir, "current.json"), b, 0o644); err != nil {
+			if err := fsx.WriteFileAtomic(filepath.Join(kdir, "current.json"), b, 0o644); err != nil {
 				return nil, err
 			}
 		}
@@ -166,7 +166,7 @@ func EnsureKernel(ctx context.Context, cacheDir string, progress io.Writer) (*Ke
 		}
 	}
 	b, _ := json.MarshalIndent(k, "", "  ")
-	if err := writeFileAtomic(filepath.Join(kdir, "current.json"), b, 0o644); err != nil {
+	if err := fsx.WriteFileAtomic(filepath.Join(kdir, "current.json"), b, 0o644); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(progress, "guest kernel %s ready (%d modules)\n", ver, len(k.Modules))
@@ -251,14 +251,6 @@ func run(ctx context.Context, dir, name string, args ...string) error {
 		return fmt.Errorf("%s: %v: %s", name, err, msg)
 	}
 	return nil
-}
-
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // lockFile takes an exclusive flock (cache builds are shared by bridges and tests).

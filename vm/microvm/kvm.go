@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 var kvmCache sync.Map // home -> bool
@@ -48,7 +50,7 @@ func KVMUsable(ctx context.Context, home string) bool {
 	cached.BootID, cached.OK = string(bootID), ok
 	if b, err := json.Marshal(cached); err == nil {
 		os.MkdirAll(filepath.Dir(cacheFile), 0o755)
-		writeFileAtomic(cacheFile, b, 0o644)
+		fsx.WriteFileAtomic(cacheFile, b, 0o644)
 	}
 	kvmCache.Store(home, ok)
 	return ok

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 // Saved machine state: Stop migrates the paused guest's memory and device
@@ -237,7 +239,7 @@ func (b *Backend) saveState(ctx context.Context, dir string, r *runInfo) (err er
 		return err
 	}
 	meta, _ := json.Marshal(savedState{QEMU: qemuIdentity(), Args: r.Args, SHA256: sum, Size: size, Saved: time.Now().Unix()})
-	if err := writeFileAtomic(filepath.Join(dir, stateMeta), meta, 0o600); err != nil {
+	if err := fsx.WriteFileAtomic(filepath.Join(dir, stateMeta), meta, 0o600); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, stateFile)); err != nil {

@@ -12,12 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sync"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/guestspec"
 	"github.com/airlock-sandbox/airlock/vm"
 )
@@ -74,8 +75,6 @@ func (b *Backend) Available(ctx context.Context) error {
 	return availErr
 }
 
-var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
-
 func (b *Backend) dir(id string) string { return filepath.Join(b.root, id) }
 
 // lock serialises lifecycle operations on one sandbox within this process.
@@ -104,7 +103,7 @@ type record struct {
 const recordFile = "sandbox.json"
 
 func (b *Backend) load(id string) (*record, error) {
-	if !idRE.MatchString(id) {
+	if !config.ValidSandboxName(id) {
 		return nil, fmt.Errorf("sandbox %q: %w", id, vm.ErrNotFound)
 	}
 	data, err := os.ReadFile(filepath.Join(b.dir(id), recordFile))
@@ -126,11 +125,7 @@ func (b *Backend) save(id string, r *record) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(b.dir(id), recordFile+".tmp")
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(b.dir(id), recordFile))
+	return fsx.WriteFileAtomic(filepath.Join(b.dir(id), recordFile), data, 0o600)
 }
 
 // Status implements vm.Backend.

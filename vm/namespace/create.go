@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/vm"
 )
@@ -39,8 +40,8 @@ import (
 func checkSpec(s *vm.Spec) error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	if !idRE.MatchString(s.ID) {
-		bad("id %q must match %s", s.ID, idRE)
+	if !config.ValidSandboxName(s.ID) {
+		bad("id %q is not a sandbox name (lower-case letters, digits and -, at most 63)", s.ID)
 	}
 	if s.User != "" && s.User != "agent" {
 		bad("user %q: the namespace backend runs sessions as \"agent\"", s.User)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 const pidFile = "init.pid"
@@ -25,11 +27,7 @@ type proc struct {
 }
 
 func writePidFile(dir string, p proc) error {
-	tmp := filepath.Join(dir, pidFile+".tmp")
-	if err := os.WriteFile(tmp, fmt.Appendf(nil, "%d %d\n", p.PID, p.StartTime), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, pidFile))
+	return fsx.WriteFileAtomic(filepath.Join(dir, pidFile), fmt.Appendf(nil, "%d %d\n", p.PID, p.StartTime), 0o600)
 }
 
 func readPidFile(dir string) (proc, bool) {

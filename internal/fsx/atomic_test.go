@@ -1,0 +1,41 @@
+package fsx
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "state.json")
+	if err := WriteFileAtomic(p, []byte("one"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A symlink at the destination is replaced, not written through.
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("keep"), 0o644)
+	link := filepath.Join(dir, "link")
+	os.Symlink(victim, link)
+	if err := WriteFileAtomic(link, []byte("two"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Fatalf("wrote through the symlink: victim now %q", b)
+	}
+	fi, err := os.Lstat(link)
+	if err != nil || fi.Mode().Type() != 0 || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("link replaced by %v %v", fi, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "one" {
+		t.Fatalf("got %q", b)
+	}
+	// No temporary files are left behind, also when the write fails.
+	if err := WriteFileAtomic(filepath.Join(dir, "nodir", "x"), nil, 0o600); err == nil {
+		t.Fatal("write into a missing directory succeeded")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 3 {
+		t.Fatalf("left behind: %v", ents)
+	}
+}
