@@ -121,20 +121,27 @@ func (d *Daemon) remove(ctx context.Context, sb *sandbox) error {
 // maxExecOutput caps each buffered stream of sandbox.exec.
 const maxExecOutput = 16 << 20
 
+// cappedBuffer keeps the first max bytes written (maxExecOutput when max
+// is 0) and reports every write as complete, so an SSH copy keeps draining
+// the guest's output; truncated says something was dropped, and a caller
+// relying on the whole output must fail.
 type cappedBuffer struct {
 	bytes.Buffer
+	max       int
 	truncated bool
 }
 
 func (c *cappedBuffer) Write(p []byte) (int, error) {
-	if room := maxExecOutput - c.Len(); room < len(p) {
-		c.truncated = true
-		if room > 0 {
-			c.Buffer.Write(p[:room])
-		}
-		return len(p), nil
+	n, limit := len(p), c.max
+	if limit == 0 {
+		limit = maxExecOutput
 	}
-	return c.Buffer.Write(p)
+	if room := limit - c.Len(); n > room {
+		c.truncated = true
+		p = p[:max(room, 0)]
+	}
+	c.Buffer.Write(p)
+	return n, nil
 }
 
 func (d *Daemon) rpcExec(ctx context.Context, _ Env, raw json.RawMessage) (any, error) {

@@ -97,8 +97,7 @@ func (g *sshGuest) Run(ctx context.Context, script string) ([]byte, error) {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
 	defer s.Close()
-	var out, errb limitedBuffer
-	out.max, errb.max = maxGuestOutput, 4096
+	out, errb := cappedBuffer{max: maxGuestOutput}, cappedBuffer{max: 4096}
 	s.Stdin = strings.NewReader(script)
 	s.Stdout, s.Stderr = &out, &errb
 	done := make(chan error, 1)
@@ -174,22 +173,6 @@ func (m sftpMeta) noLinkedParents(p string) error {
 		}
 	}
 	return nil
-}
-
-type limitedBuffer struct {
-	bytes.Buffer
-	max       int
-	truncated bool // something was dropped: a caller relying on the whole output must fail
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	n := len(p) // report everything written so the SSH copy goes on draining
-	if room := b.max - b.Len(); n > room {
-		b.truncated = true
-		p = p[:max(room, 0)]
-	}
-	b.Buffer.Write(p)
-	return n, nil
 }
 
 // reviewStarted records the baseline the first time a sandbox starts and
