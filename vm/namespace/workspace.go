@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/hostgit"
 	"github.com/airlock-sandbox/airlock/vm"
 )
@@ -181,50 +182,17 @@ func matchHidden(dir string, hide []string) ([]string, error) {
 	return out, err
 }
 
-// hiddenPath reports whether rel matches one of the globs, with the
-// semantics of config.MatchGlob (a test holds them equal): a glob without a
-// slash matches a name at any depth (".env", "*.pem"); one with a slash
-// matches the whole path from the workspace root ("config/secrets/*",
-// "**/id_*"); "**" matches any number of directories. Callers walk
-// top-down and stop at a matching directory, which covers what is below.
+// hiddenPath reports whether rel is hidden by one of the globs: the
+// plan's own matcher (config.MatchGlob), so the backend hides exactly what
+// the approved plan says. Callers walk top-down and stop at a matching
+// directory, which covers what is below.
 func hiddenPath(rel string, globs []string) bool {
 	for _, g := range globs {
-		g = strings.TrimSuffix(strings.TrimPrefix(g, "/"), "/")
-		if g == "" {
-			continue
-		}
-		if !strings.Contains(g, "/") {
-			if ok, _ := path.Match(g, path.Base(rel)); ok {
-				return true
-			}
-			continue
-		}
-		if matchSegments(strings.Split(g, "/"), strings.Split(rel, "/")) {
+		if config.MatchGlob(g, rel) {
 			return true
 		}
 	}
 	return false
-}
-
-func matchSegments(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(name); i++ {
-				if matchSegments(pat[1:], name[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], name[0]); !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
-	}
-	return len(name) == 0
 }
 
 // mkdirNoFollow makes dir (relative) below root as real directories: a
