@@ -265,6 +265,16 @@ func decodeParams(method string, params json.RawMessage, v any) error {
 	return nil
 }
 
+// decodeParamsWant is decodeParams for a method whose params must also pass
+// complete (required fields set); either failure is invalid params naming
+// the shape the method wants, e.g. "review.file needs {name, path}".
+func decodeParamsWant(method, shape string, params json.RawMessage, v any, complete func() bool) error {
+	if err := json.Unmarshal(params, v); err != nil || !complete() {
+		return &Error{Code: jsonrpc2.CodeInvalidParams, Message: method + " needs " + shape}
+	}
+	return nil
+}
+
 // causeError is a client-safe *Error that also carries a cause for the log.
 type causeError struct {
 	safe  *Error

@@ -253,8 +253,8 @@ func egressRemoved(ctx context.Context, env Env, name string) error {
 }
 
 func egressSandbox(env Env, raw json.RawMessage, params any, name func() string) (SandboxRef, error) {
-	if err := json.Unmarshal(raw, params); err != nil {
-		return nil, &Error{Code: -32602, Message: "invalid params"}
+	if err := decodeParams("egress", raw, params); err != nil {
+		return nil, err
 	}
 	sb, err := env.Sandbox(name())
 	if err != nil {

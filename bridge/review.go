@@ -262,8 +262,8 @@ func reviewErr(env Env, name, op string, err error) error {
 
 func reviewList(ctx context.Context, env Env, params json.RawMessage) (any, error) {
 	var p protocol.ReviewParams
-	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" {
-		return nil, &Error{Code: -32602, Message: "review.list needs {name}"}
+	if err := decodeParamsWant(protocol.MethodReviewList, "{name}", params, &p, func() bool { return p.Name != "" }); err != nil {
+		return nil, err
 	}
 	t, err := reviewSandbox(env, p.Name)
 	if err != nil {
@@ -307,8 +307,8 @@ func ReviewResultToWire(res *review.Result) *protocol.ReviewResult {
 
 func reviewFile(ctx context.Context, env Env, params json.RawMessage) (any, error) {
 	var p protocol.ReviewFileParams
-	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" || p.Path == "" {
-		return nil, &Error{Code: -32602, Message: "review.file needs {name, path}"}
+	if err := decodeParamsWant(protocol.MethodReviewFile, "{name, path}", params, &p, func() bool { return p.Name != "" && p.Path != "" }); err != nil {
+		return nil, err
 	}
 	t, err := reviewSandbox(env, p.Name)
 	if err != nil {
@@ -333,8 +333,8 @@ func isText(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }
 
 func reviewApply(ctx context.Context, env Env, params json.RawMessage) (any, error) {
 	var p protocol.ReviewApplyParams
-	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" {
-		return nil, &Error{Code: -32602, Message: "review.apply needs {name}"}
+	if err := decodeParamsWant(protocol.MethodReviewApply, "{name}", params, &p, func() bool { return p.Name != "" }); err != nil {
+		return nil, err
 	}
 	t, err := reviewSandbox(env, p.Name)
 	if err != nil {
@@ -360,8 +360,8 @@ func reviewApply(ctx context.Context, env Env, params json.RawMessage) (any, err
 
 func reviewRevert(ctx context.Context, env Env, params json.RawMessage) (any, error) {
 	var p protocol.ReviewRevertParams
-	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" || len(p.Paths) == 0 {
-		return nil, &Error{Code: -32602, Message: "review.revert needs {name, paths}"}
+	if err := decodeParamsWant(protocol.MethodReviewRevert, "{name, paths}", params, &p, func() bool { return p.Name != "" && len(p.Paths) > 0 }); err != nil {
+		return nil, err
 	}
 	t, err := reviewSandbox(env, p.Name)
 	if err != nil {

@@ -333,8 +333,8 @@ func approvalsList(ctx context.Context, env Env, _ json.RawMessage) (any, error)
 
 func approvalsDecide(ctx context.Context, env Env, params json.RawMessage) (any, error) {
 	var p protocol.ApprovalDecideParams
-	if err := json.Unmarshal(params, &p); err != nil || p.ID == "" {
-		return nil, &Error{Code: protocol.CodeFailed, Message: "approvals.decide wants {id, decision}"}
+	if err := decodeParamsWant(protocol.MethodApprovalsDecide, "{id, decision}", params, &p, func() bool { return p.ID != "" }); err != nil {
+		return nil, err
 	}
 	var allow bool
 	switch p.Decision {
@@ -364,8 +364,8 @@ func approvalsDecide(ctx context.Context, env Env, params json.RawMessage) (any,
 // checking it opens a stored key.
 func signerUnlock(ctx context.Context, env Env, params json.RawMessage) (any, error) {
 	var p protocol.SignerUnlockParams
-	if err := json.Unmarshal(params, &p); err != nil || p.Passphrase == "" {
-		return nil, &Error{Code: protocol.CodeFailed, Message: "signer.unlock wants {passphrase}"}
+	if err := decodeParamsWant(protocol.MethodSignerUnlock, "{passphrase}", params, &p, func() bool { return p.Passphrase != "" }); err != nil {
+		return nil, err
 	}
 	bridgePassphrase()
 	pass := []byte(p.Passphrase)

@@ -129,8 +129,8 @@ func templateList(ctx context.Context, env Env, _ json.RawMessage) (any, error) 
 
 func templateRemove(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
 	var p protocol.TemplateParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, &Error{Code: -32602, Message: "invalid params"}
+	if err := decodeParams(protocol.MethodTemplateRemove, raw, &p); err != nil {
+		return nil, err
 	}
 	if err := templates.Open(env.Home()).Remove(p.Template); err != nil {
 		if errors.Is(err, templates.ErrNotFound) {
