@@ -327,8 +327,10 @@ func vmSwitchRoot(spec *guestspec.VMInit) error {
 	if err := os.MkdirAll("/newroot"+filepath.Dir(guestspec.VMAgentPath), 0o755); err != nil {
 		return err
 	}
-	if err := copyGuestFile("/init", "/newroot"+guestspec.VMAgentPath, 0o755); err != nil {
-		return err
+	// The agent binary is the initramfs's /init, bound read-only (copying
+	// its megabytes took a tenth of a second under TCG).
+	if err := bindReadOnlyFile("/init", "/newroot"+guestspec.VMAgentPath); err != nil {
+		return fmt.Errorf("agent binary: %w", err)
 	}
 	b, _ := json.Marshal(spec)
 	if err := os.WriteFile("/newroot"+guestspec.VMInitRunPath, b, 0o600); err != nil {
@@ -504,4 +506,18 @@ func vmUptime() string {
 		return "?"
 	}
 	return f[0] + "s"
+}
+
+// bindReadOnlyFile binds the file src onto a new empty file dst, read-only
+// and nosuid.
+func bindReadOnlyFile(src, dst string) error {
+	f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY|unix.O_NOFOLLOW, 0o755)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if err := unix.Mount(src, dst, "", unix.MS_BIND, ""); err != nil {
+		return err
+	}
+	return unix.Mount("", dst, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
 }

@@ -281,26 +281,51 @@ func freePort() (int, error) {
 
 // waitSSH waits until the guest's sshd sends its banner through the forward.
 // qemu accepts on the host side even before the guest listens, so a TCP
-// connect alone proves nothing.
+// connect alone proves nothing; and a connection made before the guest's
+// network is up stays open with no answer until slirp retransmits its SYN
+// (seconds). So attempts overlap: a new one starts every 100 ms while the
+// older ones wait, and the first banner wins (up lost ~2 s to one stuck
+// attempt before).
 func waitSSH(ctx context.Context, port int, alive func() bool) error {
+	const (
+		every   = 100 * time.Millisecond
+		patient = 3 * time.Second // one attempt's wait for the banner
+	)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	for {
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			c.SetReadDeadline(time.Now().Add(2 * time.Second))
-			buf := make([]byte, 4)
-			_, err := io.ReadFull(c, buf)
-			c.Close()
-			if err == nil && string(buf) == "SSH-" {
-				return nil
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	won := make(chan struct{}, 1)
+	attempt := func() {
+		d := net.Dialer{Timeout: patient}
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		stop := context.AfterFunc(ctx, func() { c.Close() })
+		defer stop()
+		c.SetReadDeadline(time.Now().Add(patient))
+		buf := make([]byte, 4)
+		if _, err := io.ReadFull(c, buf); err == nil && string(buf) == "SSH-" {
+			select {
+			case won <- struct{}{}:
+			default:
 			}
 		}
-		if !alive() {
-			return errors.New("qemu exited during boot")
-		}
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		go attempt()
 		select {
+		case <-won:
+			return nil
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		case <-tick.C:
+			if !alive() {
+				return errors.New("qemu exited during boot")
+			}
 		}
 	}
 }
