@@ -20,8 +20,9 @@ var (
 	ciFiles       = []string{".github/workflows/*.yml", ".github/workflows/*.yaml", ".github/actions/**/action.yml",
 		".github/actions/**/action.yaml", "action.yml", "action.yaml", ".gitlab-ci.yml", ".circleci/config.yml", "Jenkinsfile",
 		"azure-pipelines.yml", ".buildkite/**", "bitbucket-pipelines.yml", ".travis.yml", ".github/dependabot.yml",
-		"renovate.json", ".drone.yml", ".woodpecker.yml", ".woodpecker/**"}
-	workflowFiles = []string{".github/workflows/*.yml", ".github/workflows/*.yaml", ".github/actions/**/action.yml", ".github/actions/**/action.yaml", "action.yml", "action.yaml"}
+		"renovate.json", ".drone.yml", ".woodpecker.yml", ".woodpecker/**", ".gitea/workflows/**", ".forgejo/workflows/**", ".gitlab/**"}
+	workflowFiles = []string{".github/workflows/*.yml", ".github/workflows/*.yaml", ".github/actions/**/action.yml", ".github/actions/**/action.yaml", "action.yml", "action.yaml",
+		".gitea/workflows/*.yml", ".gitea/workflows/*.yaml", ".forgejo/workflows/*.yml", ".forgejo/workflows/*.yaml"}
 	vscodeSetting = []string{".vscode/settings.json", "*.code-workspace", ".zed/settings.json", ".cursor/settings.json"}
 	vscodeTasks   = []string{".vscode/tasks.json", "*.code-workspace", ".zed/tasks.json"}
 	devcontainers = []string{".devcontainer.json", ".devcontainer/**/devcontainer.json", ".devcontainer/devcontainer.json"}
@@ -97,13 +98,14 @@ func npmScriptKeys(lifecycle bool) Matcher {
 	}
 	return func(f *File, s *scanCtx) []Hit {
 		hits := docKeys(key{"scripts.*", nil})(f, s)
+		reach := lifecycleReachable(s.doc(f, false), set)
 		var out []Hit
 		for _, h := range hits {
 			name := strings.ToLower(strings.TrimPrefix(strings.SplitN(h.Detail, " = ", 2)[0], "scripts."))
 			if name == "scripts" {
 				continue
 			}
-			isLC := set[name]
+			isLC := set[name] || reach[name]
 			isPrePost := !isLC && (strings.HasPrefix(name, "pre") || strings.HasPrefix(name, "post"))
 			if lifecycle && isLC || !lifecycle && isPrePost {
 				out = append(out, h)
@@ -111,6 +113,43 @@ func npmScriptKeys(lifecycle bool) Matcher {
 		}
 		return out
 	}
+}
+
+// lifecycleReachable names the scripts a lifecycle script runs through
+// `npm run x`, `yarn x`, `pnpm x` (transitively): a change to one of them
+// runs at the next install as surely as the lifecycle script itself.
+func lifecycleReachable(d *doc, lifecycle map[string]bool) map[string]bool {
+	if d == nil {
+		return nil
+	}
+	scripts := map[string]string{}
+	for _, n := range d.nodes {
+		if strings.HasPrefix(n.Path, "scripts.") && n.Kind == 's' {
+			scripts[strings.ToLower(strings.TrimPrefix(n.Path, "scripts."))] = n.Value
+		}
+	}
+	reach := map[string]bool{}
+	var visit func(name string, depth int)
+	visit = func(name string, depth int) {
+		cmd, ok := scripts[name]
+		if !ok || depth > 8 {
+			return
+		}
+		_, more := scriptTargets(".", cmd)
+		for _, m := range more {
+			m = strings.ToLower(m)
+			if !reach[m] {
+				reach[m] = true
+				visit(m, depth+1)
+			}
+		}
+	}
+	for name := range scripts {
+		if lifecycle[name] {
+			visit(name, 0)
+		}
+	}
+	return reach
 }
 
 func gitRules() []*Rule {

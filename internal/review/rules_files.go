@@ -11,6 +11,7 @@ func Rules() []*Rule {
 	rs = append(rs, lockRules()...)
 	rs = append(rs, fsRules()...)
 	rs = append(rs, ecoRules()...)
+	rs = append(rs, autorunRules()...)
 	return rs
 }
 
@@ -70,8 +71,10 @@ func buildRules() []*Rule {
 				key{"target.*.ar", nil}, key{"host.*runner*", nil}, key{"host.*linker", nil}, key{"build.rustc*", nil}, key{"build.rustdoc", nil},
 				key{"*credential-provider*", nil}, key{"target.*.rustflags*", contains("link")}, key{"build.rustflags*", contains("link")},
 				key{"target.*.rustdocflags*", contains("link")}, key{"unstable.*", nil})},
-		{ID: "CARGO-BUILD", Severity: Medium, Reason: "Cargo.toml build scripts and [patch]/[replace] change what code compiles and runs.",
-			Paths: []string{"Cargo.toml"}, Match: docKeys(key{"package.build", nil}, key{"workspace.package.build", nil}, key{"patch*", nil},
+		{ID: "CARGO-BUILD-SCRIPT", Severity: High, Reason: "Cargo.toml names a build script; rust-analyzer compiles and runs it as soon as the folder opens.",
+			Paths: []string{"Cargo.toml"}, Match: docKeys(key{"package.build", nil}, key{"workspace.package.build", nil})},
+		{ID: "CARGO-BUILD", Severity: Medium, Reason: "Cargo.toml [patch]/[replace] and links change what code compiles and runs.",
+			Paths: []string{"Cargo.toml"}, Match: docKeys(key{"patch*", nil},
 				key{"replace*", nil}, key{"package.links", nil})},
 		{ID: "PY-BUILD", Severity: Medium, Reason: "pyproject.toml build-backend/backend-path pick the code that runs at pip install.",
 			Paths: []string{"pyproject.toml"}, Match: docKeys(key{"build-system.build-backend", nil}, key{"build-system.backend-path*", nil},
@@ -86,7 +89,7 @@ func buildRules() []*Rule {
 		{ID: "DEVCONTAINER", Severity: Medium, Reason: "devcontainer commands, mounts, runArgs or privileges change what the dev container can do.",
 			Paths: devcontainers, Match: docKeys(key{"*Command*", nil}, key{"mounts*", nil}, key{"runArgs*", nil}, key{"privileged", nil},
 				key{"capAdd*", nil}, key{"securityOpt*", nil}, key{"dockerComposeFile*", nil}, key{"features*", nil}, key{"build*", nil})},
-		{ID: "COMPOSE-PRIVILEGE", Severity: Medium, Reason: "Compose privileged mode, host namespaces or the Docker socket give a container the host.",
+		{ID: "COMPOSE-PRIVILEGE", Severity: High, Reason: "Compose privileged mode, host namespaces or the Docker socket give a container the host.",
 			Paths: []string{"compose*.yml", "compose*.yaml", "docker-compose*.yml", "docker-compose*.yaml"},
 			Match: lineRe(`privileged:\s*true|network_mode:\s*["']?host|pid:\s*["']?host|docker\.sock|cap_add|\s/:/`)},
 		{ID: "DIRENV", Severity: Medium, Reason: ".envrc is shell code direnv runs in the host shell on cd (after `direnv allow`).",

@@ -55,7 +55,8 @@ type scanCtx struct {
 	agentIncluded map[string]bool
 	tcache        map[string][]byte // tree reads
 	lifecycle     map[string]map[string]string
-	rules         []*Rule // the rule set of this scan (symlinkAtConfigPath reads it)
+	autorun       map[string]map[string]string // project dir → file → the auto-run config naming it
+	rules         []*Rule                      // the rule set of this scan (symlinkAtConfigPath reads it)
 }
 
 // doc returns the parsed old or new version of a config file (nil when
@@ -120,7 +121,7 @@ var defaultRules = sync.OnceValue(Rules)
 // ScanWith is Scan with an explicit rule set (tests).
 func ScanWith(rules []*Rule, files []*File, tree Tree) []*Report {
 	s := &scanCtx{files: map[string]*File{}, docs: map[*File][2]*doc{}, bare: map[string]bool{}, tree: tree,
-		agentIncluded: map[string]bool{}, tcache: map[string][]byte{}, lifecycle: map[string]map[string]string{}, rules: rules}
+		agentIncluded: map[string]bool{}, tcache: map[string][]byte{}, lifecycle: map[string]map[string]string{}, autorun: map[string]map[string]string{}, rules: rules}
 	for _, f := range files {
 		s.files[f.Path] = f
 	}

@@ -29,6 +29,7 @@ var formats = []struct {
 }{
 	{[]string{"package.json", "package-lock.json", "npm-shrinkwrap.json"}, format{"json", "npm (JSON.parse)"}},
 	{[]string{"composer.json"}, format{"json", "Composer"}},
+	{[]string{"CMakePresets.json", "CMakeUserPresets.json"}, format{"json", "CMake (presets)"}},
 	{[]string{".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".roo/mcp.json",
 		".kiro/settings/mcp.json", ".continue/config.json", "opencode.json", ".opencode/*.json"}, format{"json", "the agent (JSON.parse)"}},
 	{[]string{".vscode/*.json", "*.code-workspace", ".devcontainer.json", ".devcontainer/**/devcontainer.json",
@@ -37,10 +38,11 @@ var formats = []struct {
 		".github/actions/**/action.yml", ".github/actions/**/action.yaml", "action.yml", "action.yaml", ".gitlab-ci.yml",
 		".circleci/config.yml", ".pre-commit-config.yaml", "compose*.yml", "compose*.yaml", "docker-compose*.yml",
 		"docker-compose*.yaml", "Taskfile.yml", "Taskfile.yaml", ".aider.conf.yml", ".sbxenv.yaml", "lefthook.yml",
-		".lefthook.yml", "azure-pipelines.yml", "bitbucket-pipelines.yml", ".travis.yml"}, format{"yaml", "a YAML reader"}},
+		".lefthook.yml", "azure-pipelines.yml", "bitbucket-pipelines.yml", ".travis.yml", ".gitea/workflows/*.yml", ".gitea/workflows/*.yaml",
+		".forgejo/workflows/*.yml", ".forgejo/workflows/*.yaml"}, format{"yaml", "a YAML reader"}},
 	{[]string{".cargo/config.toml", ".cargo/config", "Cargo.toml", "pyproject.toml", "bunfig.toml", "mise.toml", ".mise.toml",
 		"mise.local.toml", ".mise.local.toml", ".config/mise.toml", ".config/mise/config.toml", ".codex/config.toml",
-		"rust-toolchain.toml", "uv.toml"}, format{"toml", "a TOML reader"}},
+		"rust-toolchain.toml", "uv.toml", ".helix/languages.toml", ".helix/config.toml"}, format{"toml", "a TOML reader"}},
 	{[]string{"pytest.ini", "tox.ini", "setup.cfg"}, format{"ini", "Python's configparser"}},
 }
 
