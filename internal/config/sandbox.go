@@ -47,6 +47,8 @@ var sandboxSchema = &hcl.BodySchema{
 		{Type: "credential", LabelNames: []string{"name"}},
 		{Type: "signer"},
 		{Type: "agent", LabelNames: []string{"name"}},
+		{Type: "mcp", LabelNames: []string{"name"}},
+		{Type: "skills"},
 	},
 }
 
@@ -257,6 +259,18 @@ func (d *decoder) decodeSandboxChildren(sb *Sandbox, blocks hcl.Blocks, diags *h
 		sb.Signer = d.decodeSignerBlock(b, diags)
 	}
 	d.decodeAgents(sb, blocks, diags)
+
+	mcpNames := map[string]hcl.Range{}
+	for _, b := range blocks.OfType("mcp") {
+		m := d.decodeMCPBlock(b, diags)
+		if m == nil || dupName("mcp server", "sandbox", m.Name, b, mcpNames, diags) {
+			continue
+		}
+		sb.MCP = append(sb.MCP, m)
+	}
+	if b := single("skills"); b != nil {
+		sb.Skills = d.decodeSkillsBlock(b, diags)
+	}
 }
 
 // dupName reports a duplicate block label; it returns true for a duplicate.
