@@ -60,6 +60,10 @@ var (
 	imageRE       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,254}$`)
 )
 
+// ValidBlockName reports whether s is a valid mount/port/credential/mcp
+// block name (1 to 64 letters, digits, _ . and -).
+func ValidBlockName(s string) bool { return blockNameRE.MatchString(s) }
+
 // ValidSandboxName reports whether s is a valid sandbox name.
 func ValidSandboxName(s string) bool { return sandboxNameRE.MatchString(s) }
 
