@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/mcpgw"
 )
 
 // The sandbox.hcl commands: validate, fmt and plan.
@@ -157,6 +158,11 @@ func runPlan(e *Env, args []string) error {
 	}
 	f, err := cfgLoad(e, cf, false)
 	if err != nil {
+		return err
+	}
+	// A server the host does not declare is refused here, before any
+	// approval (the bridge checks again at up).
+	if err := mcpgw.CheckFile(e.Home(), f); err != nil {
 		return err
 	}
 	p := config.BuildPlan(f)

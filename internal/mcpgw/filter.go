@@ -2,9 +2,11 @@ package mcpgw
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
@@ -96,11 +98,58 @@ func Resolve(h *Host, home string, reqs []*config.MCP) ([]Grant, error) {
 			path = h.Path
 		}
 		if path == "" {
-			path = home + "/" + HostFile
+			path = filepath.Join(home, HostFile)
 		}
 		decl := h.Names()
 		sort.Strings(decl)
 		return nil, &UndeclaredError{Names: missing, HostPath: path, Declared: decl}
 	}
 	return out, nil
+}
+
+// HostFileError is an mcp.hcl that does not decode.
+type HostFileError struct {
+	Path  string
+	Diags hcl.Diagnostics
+}
+
+func (e *HostFileError) Error() string {
+	first := "invalid file"
+	for _, d := range e.Diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		if d.Subject != nil {
+			first = fmt.Sprintf("%s:%d,%d: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary)
+		} else {
+			first = d.Summary + ": " + d.Detail
+		}
+		break
+	}
+	return "your " + e.Path + " has errors: " + first
+}
+
+// Grants reads home's mcp.hcl and resolves reqs against it (nil, nil when
+// nothing is requested, so a broken mcp.hcl only matters to sandboxes
+// that ask for a server).
+func Grants(home string, reqs []*config.MCP) ([]Grant, error) {
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	host, diags := LoadHost(home)
+	if diags.HasErrors() {
+		return nil, &HostFileError{Path: filepath.Join(home, HostFile), Diags: diags}
+	}
+	return Resolve(host, home, reqs)
+}
+
+// CheckFile refuses a sandbox.hcl any of whose sandboxes asks for a
+// server the host does not declare (what plan and up show).
+func CheckFile(home string, f *config.File) error {
+	for _, sb := range f.Sandboxes {
+		if _, err := Grants(home, sb.MCP); err != nil {
+			return fmt.Errorf("sandbox %s: %w", sb.Name, err)
+		}
+	}
+	return nil
 }
