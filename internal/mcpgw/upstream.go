@@ -117,7 +117,10 @@ func (g *Gateway) start(s *Server) (*mcp.ClientSession, *exec.Cmd, error) {
 	if home, err := os.UserHomeDir(); err == nil {
 		cmd.Dir = home
 	}
-	// Its own process group (killed as a whole), and killed if the bridge dies.
+	// Its own process group (killed as a whole), and killed if the bridge
+	// dies. (The parent-death signal follows the OS thread that started it;
+	// the bridge never ends threads itself, and a server that died anyway
+	// is started again on next use.)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Stderr = io.Discard
 	if g.opt.StderrDir != "" {
