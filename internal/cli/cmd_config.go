@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -163,6 +164,11 @@ func runPlan(e *Env, args []string) error {
 	// A server the host does not declare is refused here, before any
 	// approval (the bridge checks again at up).
 	if err := mcpgw.CheckFile(e.Home(), f); err != nil {
+		var he *mcpgw.HostFileError
+		if errors.As(err, &he) { // the whole story, with snippets, as validate prints it
+			src, _ := cfgReadSmall(he.Path)
+			config.WriteText(e.Stderr, he.Diags, src)
+		}
 		return err
 	}
 	p := config.BuildPlan(f)
