@@ -29,6 +29,10 @@
 //     config block, so a restart needs neither the file nor its approval.
 //   - sshfiles.go: per-sandbox ed25519 host keys, ssh/known_hosts and
 //     ssh/config (Host NAME.airlock blocks), rewritten on every change.
+//   - mcp.go, skills.go: the MCP gateway (guest service 127.0.0.1:8551,
+//     internal/mcpgw; its server processes stop in Feature.Detached, which
+//     detach runs for stop, rm, a dead sandbox and bridge exit) and the
+//     shared skills directory (a host mount added in Prepare).
 //
 // One channel the guest never sees, on the host side only: while a
 // sandbox runs, the bridge listens on sandboxes/NAME/ssh.sock (0600, in a

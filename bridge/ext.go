@@ -65,7 +65,11 @@ type Feature struct {
 	// Started runs after a sandbox's sshd is ready (e.g. record a baseline).
 	Started func(ctx context.Context, env Env, sb SandboxRef) error
 	// Removed runs after a sandbox is removed; feature state for it must go.
-	Removed       func(ctx context.Context, env Env, name string) error
+	Removed func(ctx context.Context, env Env, name string) error
+	// Detached runs when the bridge lets go of a running sandbox (stop,
+	// rm, the sandbox died, the bridge exits): what the feature started on
+	// the host for it (processes, listeners) must stop before it returns.
+	Detached      func(env Env, name string)
 	GuestServices []GuestService
 }
 

@@ -105,6 +105,9 @@ func (d *Daemon) rpcPlanShow(ctx context.Context, _ Env, raw json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMCPRequests(d.p.home, f); err != nil {
+		return nil, err
+	}
 	return protocol.PlanResult{Name: sbc.Name, SHA256: f.SHA256, Text: planText(f), Approved: d.p.approved(f.SHA256)}, nil
 }
 
@@ -141,6 +144,9 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 	}
 	if !config.ValidSandboxName(sbc.Name) || !validName(sbc.Name) {
 		return nil, &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("invalid sandbox name %q", sbc.Name)}
+	}
+	if err := checkMCPRequests(d.p.home, f); err != nil {
+		return nil, err
 	}
 	if p.Approve {
 		if err := d.p.approve(f.SHA256, p.ConfigPath); err != nil {

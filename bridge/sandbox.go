@@ -209,6 +209,16 @@ func (sb *sandbox) detach() {
 		s.wg.Wait()
 	}
 	os.Remove(sb.d.p.sshSock(sb.name))
+	sb.featuresDetached()
+}
+
+// featuresDetached runs every feature's Detached hook.
+func (sb *sandbox) featuresDetached() {
+	for _, f := range Features() {
+		if f.Detached != nil {
+			f.Detached(sb.d, sb.name)
+		}
+	}
 }
 
 // drop releases s's listeners when the sandbox died under us (called by
@@ -229,6 +239,7 @@ func (sb *sandbox) drop(s *session) {
 		l.Close()
 	}
 	os.Remove(sb.d.p.sshSock(sb.name))
+	sb.featuresDetached()
 }
 
 // watch re-establishes SSH and guest services when the connection drops

@@ -69,6 +69,31 @@ export interface PolicyLogResult {
   next: number;
 }
 
+// --- mcp.go ---
+export const MethodMCPLog = "mcp.log";
+// MCPLogParams reads a sandbox's MCP call log from Offset (0 = start);
+// Limit 0 means the server's default (1000).
+export interface MCPLogParams {
+  name: string;
+  offset?: number;
+  limit?: number;
+}
+// MCPCall is one tools/call a sandbox made through the gateway.
+export interface MCPCall {
+  time: string;
+  server: string;
+  tool: string;
+  argsSha256: string; // of the arguments JSON as the sandbox sent it
+  resultBytes: number; // size of the result sent back
+  decision: string; // "allow" | "deny" | "error"
+  reason?: string;
+}
+// MCPLogResult is a page of calls; pass Next as the next Offset.
+export interface MCPLogResult {
+  entries: MCPCall[];
+  next: number;
+}
+
 // --- review.go ---
 export const MethodReviewList = "review.list";
 export const MethodReviewFile = "review.file";

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -95,6 +96,9 @@ func buildRoot(s *guestspec.InitSpec) error {
 		{"make workspace", func() error { return os.MkdirAll(r(s.Workspace), 0o755) }},
 		{"mounts", func() error {
 			for _, m := range ns.Mounts {
+				if err := homeParents(root, s.Home, m.Target, s.UID, s.GID, ns.SingleID); err != nil {
+					return fmt.Errorf("%s %s: %w", m.Kind, m.Target, err)
+				}
 				if err := applyMount(root, m); err != nil {
 					return fmt.Errorf("%s %s: %w", m.Kind, m.Target, err)
 				}
@@ -181,6 +185,40 @@ func remountRO(dst string) error {
 	}
 	if err := unix.Mount("", dst, "", flags, ""); err != nil {
 		return fmt.Errorf("remount %s read-only: %w", dst, err)
+	}
+	return nil
+}
+
+// homeParents creates the missing directories between home and target's
+// parent (a mount at ~/.claude/skills) as the agent's, so the agent can
+// still write next to the mount point. Nothing happens for targets outside
+// home. A component that is a symlink stops it (applyMount refuses those).
+func homeParents(root, home, target string, uid, gid int, singleID bool) error {
+	if home == "" || !guestspec.Under(target, home) || target == home {
+		return nil
+	}
+	p := root + home
+	for _, c := range strings.Split(strings.TrimPrefix(path.Dir(target), home), "/") {
+		if c == "" {
+			continue
+		}
+		p += "/" + c
+		fi, err := os.Lstat(p)
+		if err == nil {
+			if !fi.IsDir() {
+				return nil
+			}
+			continue
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		if err := os.Mkdir(p, 0o755); err != nil {
+			return err
+		}
+		if err := os.Lchown(p, uid, gid); err != nil && !singleID {
+			return err
+		}
 	}
 	return nil
 }

@@ -62,7 +62,7 @@ func vmBoot(log func(string, ...any)) (*guestspec.VMInit, error) {
 		{"load modules", func() error { return vmLoadModules(log, spec.Modules) }},
 		{"mount root", func() error { return vmMountRoot(log, spec.RootSerial) }},
 		{"mount workspace", func() error { return vmMountWorkspace(log, &spec) }},
-		{"mount shares", func() error { return vmMountShares(spec.Mounts) }},
+		{"mount shares", func() error { return vmMountShares(&spec) }},
 		{"switch root", func() error { return vmSwitchRoot(&spec) }},
 		{"write files", func() error { return writeGuestFiles(spec.Files, spec.Home, spec.UID, spec.GID) }},
 		{"configure network", func() error { return vmNetwork(spec.Addr) }},
@@ -300,8 +300,11 @@ func vmHide(root string, paths []string) error {
 	return nil
 }
 
-func vmMountShares(mounts []guestspec.VMMount) error {
-	for _, m := range mounts {
+func vmMountShares(spec *guestspec.VMInit) error {
+	for _, m := range spec.Mounts {
+		if err := homeParents("/newroot", spec.Home, m.Target, spec.UID, spec.GID, false); err != nil {
+			return fmt.Errorf("share %s: %w", m.Target, err)
+		}
 		if err := vmMount9p(m.Tag, filepath.Join("/newroot", m.Target), m.ReadOnly); err != nil {
 			return err
 		}

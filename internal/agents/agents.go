@@ -32,6 +32,10 @@ type Agent struct {
 	// copied into a template.
 	Secrets []string          `json:"secrets,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
+	// Skills is the directory (relative to the home directory) where the
+	// agent looks for the user's skills; the host's shared skills
+	// directory is mounted there. "" = the agent reads none of its own.
+	Skills string `json:"skills,omitempty"`
 }
 
 var providers = map[string]*Provider{
@@ -46,11 +50,11 @@ var providers = map[string]*Provider{
 var agents = map[string]*Agent{
 	"claude": {Name: "claude", Description: "Anthropic's Claude Code", Package: "@anthropic-ai/claude-code",
 		Command: "claude", AutoArgs: []string{"--dangerously-skip-permissions"}, Provider: "anthropic",
-		State: []string{".claude", ".claude.json"}, Secrets: []string{".claude/.credentials.json"},
+		State: []string{".claude", ".claude.json"}, Secrets: []string{".claude/.credentials.json"}, Skills: ".claude/skills",
 		Env: map[string]string{"DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}},
 	"codex": {Name: "codex", Description: "OpenAI's Codex CLI", Package: "@openai/codex",
 		Command: "codex", AutoArgs: []string{"--dangerously-bypass-approvals-and-sandbox"}, Provider: "openai",
-		State: []string{".codex"}, Secrets: []string{".codex/auth.json"}},
+		State: []string{".codex"}, Secrets: []string{".codex/auth.json"}, Skills: ".codex/skills"},
 	"gemini": {Name: "gemini", Description: "Google's Gemini CLI", Package: "@google/gemini-cli",
 		Command: "gemini", AutoArgs: []string{"--yolo"}, Provider: "google",
 		State: []string{".gemini"}, Secrets: []string{".gemini/oauth_creds.json", ".gemini/google_accounts.json"}},

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
+	"github.com/airlock-sandbox/airlock/internal/mcpgw"
 )
 
 // The sandbox.hcl commands: validate, fmt and plan.
@@ -158,6 +160,16 @@ func runPlan(e *Env, args []string) error {
 	}
 	f, err := cfgLoad(e, cf, false)
 	if err != nil {
+		return err
+	}
+	// A server the host does not declare is refused here, before any
+	// approval (the bridge checks again at up).
+	if err := mcpgw.CheckFile(e.Home(), f); err != nil {
+		var he *mcpgw.HostFileError
+		if errors.As(err, &he) { // the whole story, with snippets, as validate prints it
+			src, _ := cfgReadSmall(he.Path)
+			config.WriteText(e.Stderr, he.Diags, src)
+		}
 		return err
 	}
 	p := config.BuildPlan(f)

@@ -33,8 +33,11 @@ type SandboxPlan struct {
 	Credentials []CredentialPlan `json:"credentials"`
 	Signer      *SignerPlan      `json:"signer,omitempty"`
 	Agents      []AgentPlan      `json:"agents"`
-	Template    string           `json:"template,omitempty"`
-	Docker      bool             `json:"docker,omitempty"`
+	MCP         []MCPPlan        `json:"mcp"`
+	// SkillsWritable: the host's shared skills directory is mounted read-write.
+	SkillsWritable bool   `json:"skills_writable,omitempty"`
+	Template       string `json:"template,omitempty"`
+	Docker         bool   `json:"docker,omitempty"`
 	// Warnings are the things a careful user should look at twice.
 	Warnings []string `json:"warnings"`
 }
@@ -170,6 +173,7 @@ func buildSandboxPlan(f *File, sb *Sandbox) SandboxPlan {
 		})
 	}
 	sp.addAgents(sb)
+	sp.addMCP(sb)
 	sp.Template, sp.Docker = sb.Template, sb.Docker
 	if sb.Signer != nil {
 		s := &SignerPlan{Keys: []SignerKey{}, Policies: []Policy{}}
@@ -320,6 +324,7 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 		}
 	}
 	sp.agentsText(b)
+	sp.mcpText(b)
 	if sp.Docker {
 		b.WriteString("  docker: a private Docker engine inside the VM (not available yet: up refuses it)\n")
 	}

@@ -47,6 +47,8 @@ var sandboxSchema = &hcl.BodySchema{
 		{Type: "credential", LabelNames: []string{"name"}},
 		{Type: "signer"},
 		{Type: "agent", LabelNames: []string{"name"}},
+		{Type: "mcp", LabelNames: []string{"name"}},
+		{Type: "skills"},
 	},
 }
 
@@ -57,6 +59,10 @@ var (
 	userRE        = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
 	imageRE       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,254}$`)
 )
+
+// ValidBlockName reports whether s is a valid mount/port/credential/mcp
+// block name (1 to 64 letters, digits, _ . and -).
+func ValidBlockName(s string) bool { return blockNameRE.MatchString(s) }
 
 // ValidSandboxName reports whether s is a valid sandbox name.
 func ValidSandboxName(s string) bool { return sandboxNameRE.MatchString(s) }
@@ -257,6 +263,18 @@ func (d *decoder) decodeSandboxChildren(sb *Sandbox, blocks hcl.Blocks, diags *h
 		sb.Signer = d.decodeSignerBlock(b, diags)
 	}
 	d.decodeAgents(sb, blocks, diags)
+
+	mcpNames := map[string]hcl.Range{}
+	for _, b := range blocks.OfType("mcp") {
+		m := d.decodeMCPBlock(b, diags)
+		if m == nil || dupName("mcp server", "sandbox", m.Name, b, mcpNames, diags) {
+			continue
+		}
+		sb.MCP = append(sb.MCP, m)
+	}
+	if b := single("skills"); b != nil {
+		sb.Skills = d.decodeSkillsBlock(b, diags)
+	}
 }
 
 // dupName reports a duplicate block label; it returns true for a duplicate.

@@ -33,8 +33,10 @@ type Sandbox struct {
 	Credentials []*Credential
 	Signer      *Signer // nil when the block is absent
 	Agents      []*Agent
-	Template    string // a saved template the sandbox's home starts from ("" = none)
-	Docker      bool   // asks for a private Docker engine (microVM only; refused for now)
+	MCP         []*MCP  // host MCP servers asked for by name
+	Skills      *Skills // nil when the block is absent (the shared skills directory is then read-only)
+	Template    string  // a saved template the sandbox's home starts from ("" = none)
+	Docker      bool    // asks for a private Docker engine (microVM only; refused for now)
 
 	DeclRange hcl.Range `json:"-"` // the `sandbox "NAME"` header, for diagnostics
 }

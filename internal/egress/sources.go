@@ -24,6 +24,7 @@ import (
 //	hosts = { "git.internal.example" = "10.1.2.3" }  # static answers, like /etc/hosts
 //	roots = "/etc/corp/ca.pem"                        # extra roots for verifying servers
 //	dns   = "127.0.0.1:53"                            # DNS server instead of the system's
+//	skills { path = "/home/me/agent-skills" }         # shared skills directory (not egress)
 //
 // They apply to every sandbox, in addition to its preset and sandbox.hcl.
 // Static host answers are still vetted like DNS answers (a private address
@@ -39,7 +40,17 @@ type HostSettings struct {
 	// request waits before it is refused.
 	Approve        []string `hcl:"approve,optional"`
 	ApproveTimeout string   `hcl:"approve_timeout,optional"`
-	Path           string   // file the settings came from ("" when none exists)
+	// Skills is the `skills { path = "..." }` block: the shared skills
+	// directory mounted into every sandbox (bridge/skills.go; default
+	// $AIRLOCK_HOME/skills). It lives in this file because this is the
+	// host's one settings file.
+	Skills *HostSkills `hcl:"skills,block"`
+	Path   string      // file the settings came from ("" when none exists)
+}
+
+// HostSkills is the host's `skills` block.
+type HostSkills struct {
+	Path string `hcl:"path,optional"` // absolute, or relative to $AIRLOCK_HOME
 }
 
 // ApproveRules parses the host's approve rules followed by the sandbox's

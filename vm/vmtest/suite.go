@@ -29,6 +29,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) vm.Backend, o Options) {
 	})
 	t.Run("Errors", func(t *testing.T) { errorKinds(t, newBackend(t), o) })
 	t.Run("FailedStart", func(t *testing.T) { failedStart(t, newBackend(t), o) })
+	t.Run("HomeMount", func(t *testing.T) { homeMount(t, newBackend(t), o) })
 }
 
 func lifecycle(t *testing.T, b vm.Backend, o Options) {

@@ -1,0 +1,113 @@
+package mcpgw
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+)
+
+// LogFile is the call log's name in a sandbox's state directory.
+const LogFile = "mcp.log"
+
+// Decisions in the call log.
+const (
+	DecisionAllow = "allow" // forwarded; the server answered
+	DecisionDeny  = "deny"  // refused by the filter; the server never saw it
+	DecisionError = "error" // allowed, but the server could not be reached or failed
+)
+
+// Entry is one tools/call, a JSON line in the log.
+type Entry struct {
+	Time        time.Time `json:"time"`
+	Server      string    `json:"server"`
+	Tool        string    `json:"tool"`
+	ArgsSHA256  string    `json:"args_sha256"`  // of the arguments JSON exactly as the sandbox sent it
+	ResultBytes int       `json:"result_bytes"` // size of the result JSON sent back (0 when none)
+	Decision    string    `json:"decision"`
+	Reason      string    `json:"reason,omitempty"`
+}
+
+// CallLog appends entries to one file (0600). Safe for concurrent use.
+type CallLog struct {
+	mu sync.Mutex // guards f
+	f  *os.File
+}
+
+// OpenCallLog opens (creating) the log at path for appending.
+func OpenCallLog(path string) (*CallLog, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &CallLog{f: f}, nil
+}
+
+// Append writes e as one line.
+func (l *CallLog) Append(e Entry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return os.ErrClosed
+	}
+	_, err = l.f.Write(append(b, '\n'))
+	return err
+}
+
+// Close closes the file.
+func (l *CallLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+// ReadLog returns up to limit entries (all when limit <= 0) from byte
+// offset on, and the offset after the last complete line read. A missing
+// file is an empty log; an offset beyond the end starts again at 0.
+func ReadLog(path string, offset int64, limit int) ([]Entry, int64, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, offset, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, offset, err
+	}
+	if offset < 0 || offset > st.Size() {
+		offset = 0
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, offset, err
+	}
+	br := bufio.NewReader(f)
+	var out []Entry
+	for limit <= 0 || len(out) < limit {
+		line, err := br.ReadBytes('\n')
+		if err != nil { // EOF or a partial line: stop before it
+			break
+		}
+		offset += int64(len(line))
+		var e Entry
+		if json.Unmarshal(line, &e) == nil {
+			out = append(out, e)
+		}
+	}
+	return out, offset, nil
+}
