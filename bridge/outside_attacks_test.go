@@ -31,17 +31,29 @@ func TestOutsideAttacks(t *testing.T) {
 		testenv.Missing(t, "namespace sandboxes unavailable: %v", err)
 	}
 	bin := bridgetest.Binaries(t)
-	scripts, _ := filepath.Glob("testdata/outside-attacks/[0-9]*.sh")
-	if len(scripts) < 18 {
-		t.Fatalf("found %d attack scripts, want the 18 kept", len(scripts))
+	// The first outside tester's scripts (direct mode, review), and the
+	// later rounds on review and on the signer, each set in its folder.
+	var scripts []string
+	for _, set := range []struct {
+		glob string
+		want int
+	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}} {
+		got, _ := filepath.Glob(set.glob)
+		if len(got) < set.want {
+			t.Fatalf("found %d attack scripts for %s, want the %d kept", len(got), set.glob, set.want)
+		}
+		scripts = append(scripts, got...)
 	}
+	sem := make(chan struct{}, 4) // each script runs a bridge and a sandbox
 	for _, s := range scripts {
-		name := strings.TrimSuffix(filepath.Base(s), ".sh")
+		name := strings.TrimSuffix(strings.TrimPrefix(s, "testdata/outside-attacks/"), ".sh")
 		t.Run(name, func(t *testing.T) {
 			if why, open := stillOpen[name]; open {
 				t.Skip("still open: " + why)
 			}
 			t.Parallel()
+			sem <- struct{}{}
+			defer func() { <-sem }()
 			cmd := exec.Command("bash", s)
 			cmd.Env = append(os.Environ(), "AIRLOCK_BIN="+bin)
 			out, err := cmd.CombinedOutput()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/testenv"
 )
@@ -246,6 +247,7 @@ func TestDirectModeReviewAndRevert(t *testing.T) {
 	writeFile(t, repo+"/node_modules/x/package.json", `{"scripts":{"postinstall":"x"}}`, 0o644)
 	markers := t.TempDir()
 	t.Setenv("MARKER_DIR", markers)
+	time.Sleep(50 * time.Millisecond) // past the coarse file-time tick: x predates the start
 	tg := &Target{Name: "d", Mode: ModeDirect, Repo: repo, StateDir: t.TempDir(), Hide: []string{".env"}}
 	if err := Baseline(ctx, tg); err != nil {
 		t.Fatal(err)
@@ -263,20 +265,24 @@ func TestDirectModeReviewAndRevert(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPlanted(t, res)
-	var hard bool
+	var hard, sawY bool
 	for _, r := range res.Reports {
 		for _, f := range r.Findings {
 			hard = hard || f.Rule == "FS-HARDLINK"
 		}
-		if strings.HasPrefix(r.File.Path, "node_modules/") {
-			t.Errorf("ignored dependency tree scanned: %s", r.File.Path)
+		if r.File.Path == "node_modules/x/package.json" {
+			t.Errorf("an ignored file unchanged since the start was reported: %s", r.File.Path)
 		}
+		sawY = sawY || r.File.Path == "node_modules/y/package.json" && r.Max() == High
 		if r.File.Path == "notes.txt" {
 			t.Errorf("untracked file present at baseline reported as changed")
 		}
 	}
 	if !hard {
 		t.Errorf("hard link not flagged")
+	}
+	if !sawY {
+		t.Errorf("an ignored package.json written after the start (node_modules/y) was not flagged high")
 	}
 	if m := markersIn(t, markers); len(m) != 0 {
 		t.Fatalf("review ran agent-controlled commands: %v", m)

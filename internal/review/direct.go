@@ -36,14 +36,17 @@ var privFlags = []string{"-c", "core.excludesFile=/dev/null", "-c", "core.symlin
 // writeTree stages the live folder (minus hide globs) into index and
 // returns the tree.
 func (t *Target) writeTree(ctx context.Context, index string) (string, error) {
-	tree, _, err := t.writeTreeProblems(ctx, index)
+	tree, _, err := t.writeTreeProblems(ctx, index, time.Time{})
 	return tree, err
 }
 
 // writeTreeProblems is writeTree that also returns the paths git refused
 // to stage (a ".Git" path, a nested repository without a commit): they
 // become findings instead of failing the review.
-func (t *Target) writeTreeProblems(ctx context.Context, index string) (string, []Problem, error) {
+//
+// since (when not zero) is the start of the sandbox: ignored files changed
+// after it are staged too, wherever they are.
+func (t *Target) writeTreeProblems(ctx context.Context, index string, since time.Time) (string, []Problem, error) {
 	g := t.privGit(index)
 	args := append(append([]string{}, privFlags...), "add", "-A", "--ignore-errors", "--", ".")
 	args = append(args, hidePathspecs(t.Hide)...)
@@ -62,60 +65,16 @@ func (t *Target) writeTreeProblems(ctx context.Context, index string) (string, [
 		}
 		problems = addProblems(lines)
 	}
-	if err := t.stageIgnoredRisky(ctx, g); err != nil {
+	ignored, err := t.stageIgnored(ctx, g, since)
+	if err != nil {
 		return "", nil, err
 	}
+	problems = append(problems, ignored...)
 	out, err := g.run(ctx, append(append([]string{}, privFlags...), "write-tree")...)
 	if err != nil {
 		return "", nil, err
 	}
 	return strings.TrimSpace(string(out)), problems, nil
-}
-
-// riskyIgnored are paths that can run code on the host and that projects
-// often list in .gitignore (.vscode/, .idea/, .envrc, ...). In direct mode
-// the live folder is what the host uses, so these are staged even when
-// ignored: otherwise an agent could add ".vscode/" to .gitignore and plant a
-// task unseen.
-var riskyIgnored = []string{".vscode/**", ".idea/**", ".zed/**", ".fleet/**", ".claude/**", ".cursor/**", ".codex/**",
-	".gemini/**", ".windsurf/**", ".continue/**", ".roo/**", ".devcontainer/**", ".devcontainer.json", ".github/**", ".husky/**",
-	".githooks/**", ".cargo/**", ".mvn/**", ".yarn/releases/**", ".yarn/plugins/**", "**/.envrc", "**/.npmrc", "**/.yarnrc",
-	"**/.yarnrc.yml", "**/.mcp.json", "**/.pnpmfile.cjs", "**/.pnp.cjs", "*.code-workspace", "**/AGENTS.md", "**/CLAUDE.md",
-	"**/CLAUDE.local.md", "**/GEMINI.md", "**/.cursorrules", "**/.windsurfrules", ".pre-commit-config.yaml", ".tool-versions",
-	"**/mise.toml", "**/.mise.toml", "**/mise.local.toml", "**/.mise.local.toml", "**/Makefile", "**/package.json",
-	"**/sitecustomize.py", "**/*.pth", "**/conftest.py", "**/sandbox.hcl", "**/bunfig.toml", ".gitattributes", ".gitmodules"}
-
-// maxRiskyIgnored caps how many ignored files are force-staged.
-const maxRiskyIgnored = 2000
-
-func (t *Target) stageIgnoredRisky(ctx context.Context, g gitCmd) error {
-	args := append(append([]string{}, privFlags...), "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--")
-	for _, p := range riskyIgnored {
-		args = append(args, ":(glob)"+p)
-	}
-	args = append(args, ":(exclude,glob)**/node_modules/**", ":(exclude,glob)**/vendor/**")
-	args = append(args, hidePathspecs(t.Hide)...)
-	out, err := g.run(ctx, args...)
-	if err != nil {
-		return fmt.Errorf("list ignored files: %w", err)
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	list := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-	if len(list) > maxRiskyIgnored {
-		list = list[:maxRiskyIgnored]
-	}
-	var in strings.Builder
-	for _, p := range list {
-		in.WriteString(":(literal)" + p + "\x00")
-	}
-	g.stdin = strings.NewReader(in.String())
-	_, err = g.run(ctx, append(append([]string{}, privFlags...), "add", "-f", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")...)
-	if err != nil {
-		return fmt.Errorf("stage ignored files: %w", err)
-	}
-	return nil
 }
 
 func directBaseline(ctx context.Context, t *Target, s *state) error {
@@ -125,6 +84,7 @@ func directBaseline(ctx context.Context, t *Target, s *state) error {
 			return fmt.Errorf("create the baseline store: %w", err)
 		}
 	}
+	started := time.Now().UTC() // ignored files changed after this are reviewed
 	tree, err := t.writeTree(ctx, "index-base")
 	if err != nil {
 		return err
@@ -140,7 +100,7 @@ func directBaseline(ctx context.Context, t *Target, s *state) error {
 	if b, err := os.ReadFile(filepath.Join(priv, "index-base")); err == nil {
 		_ = os.WriteFile(filepath.Join(priv, "index-cur"), b, 0o600)
 	}
-	s.Base, s.BaseAt = tree, time.Now().UTC()
+	s.Base, s.BaseAt = tree, started
 	if t.Guest != nil {
 		// Without it apply is unavailable (review says so); the working-tree
 		// baseline above is what review needs.
@@ -159,7 +119,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	}
 	res := &Result{Name: t.Name, Mode: t.Mode, Base: s.Base}
 	at := time.Now()
-	cur, problems, err := t.writeTreeProblems(ctx, "index-cur")
+	cur, problems, err := t.writeTreeProblems(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack))
 	if err != nil {
 		return nil, err
 	}

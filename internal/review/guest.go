@@ -43,7 +43,11 @@ func snapshotScript(repo, ref string, hide []string) string {
 	for i, s := range specs {
 		q[i] = shQuote(s)
 	}
+	// The agent owns its home and PATH: run the system's git (a git wrapper
+	// in ~/.local/bin hung review), without its global config.
 	return `set -eu
+export PATH=/usr/local/bin:/usr/bin:/bin GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+unset GIT_DIR GIT_WORK_TREE GIT_EXEC_PATH GIT_CONFIG GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_NAMESPACE GIT_CEILING_DIRECTORIES GIT_SSH GIT_SSH_COMMAND GIT_TRACE GIT_EDITOR 2>/dev/null || true
 cd ` + shQuote(repo) + `
 export GIT_AUTHOR_NAME=airlock GIT_AUTHOR_EMAIL=airlock@localhost GIT_COMMITTER_NAME=airlock GIT_COMMITTER_EMAIL=airlock@localhost
 export GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z'
@@ -100,7 +104,12 @@ func (t *Target) ref(n string) string { return "refs/airlock/" + t.Name + "/" + 
 // snapshot makes a snapshot commit inside the sandbox under ref. It also
 // returns what git refused to capture and the nested repositories' files.
 func (t *Target) snapshot(ctx context.Context, ref string) (*snapshotOutput, error) {
+	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
+	defer cancel()
 	out, err := t.Guest.Run(ctx, snapshotScript(t.guestRepo(), ref, t.Hide))
+	if ctx.Err() == context.DeadlineExceeded {
+		return nil, fmt.Errorf("snapshot inside the sandbox: no answer in %v", snapshotTimeout)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("snapshot inside the sandbox: %w", err)
 	}
@@ -253,7 +262,7 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 	at := time.Now()
 	so, err := t.snapshot(ctx, "refs/airlock/snapshot")
 	if err != nil {
-		return nil, err
+		return t.metaOnlyReview(ctx, s, res, err)
 	}
 	snap := so.id
 	at = res.step("snapshot", at)
@@ -309,6 +318,44 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 	res.Base, res.Snapshot, res.Reports = base, snap, reps
 	res.Notes = append(res.Notes, notes...)
 	s.Snapshot = snap
+	if err := t.saveState(s); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// snapshotTimeout bounds the capture inside the sandbox (a config include
+// of a FIFO, or anything else the agent arranged, must not hang review).
+const snapshotTimeout = 3 * time.Minute
+
+// metaOnlyReview is what review shows when the snapshot inside the sandbox
+// failed: whatever the agent did to make it fail is the finding. The
+// sandbox's .git (read over SFTP, not with its git) is still compared with
+// the start, the failure is a high GIT-REJECTED, and no snapshot is left to
+// apply.
+func (t *Target) metaOnlyReview(ctx context.Context, s *state, res *Result, capErr error) (*Result, error) {
+	if s.Base == "" {
+		return nil, capErr
+	}
+	ps := []Problem{{Path: "", Msg: "the snapshot of the working tree failed, so only .git was reviewed and nothing can be applied: " + capErr.Error()}}
+	if err := saveJSON(t.problemsFile(), ps); err != nil {
+		return nil, err
+	}
+	cur, err := t.guestMeta(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w (and reading the sandbox's .git failed too: %v)", capErr, err)
+	}
+	tree := s.Base // the working tree is not compared (nothing was captured)
+	if have, _ := t.revParse(ctx, tree+"^{commit}"); have != tree {
+		tree = emptyTree // the base never reached the quarantine
+	}
+	reps, notes, err := t.scanGuest(ctx, tree, tree, cur)
+	if err != nil {
+		return nil, fmt.Errorf("%w (and scanning .git failed too: %v)", capErr, err)
+	}
+	res.Base, res.Reports = s.Base, reps
+	res.Notes = append(append(res.Notes, "capture incomplete: "+capErr.Error()), notes...)
+	s.Snapshot = ""
 	if err := t.saveState(s); err != nil {
 		return nil, err
 	}

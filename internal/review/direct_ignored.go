@@ -1,0 +1,130 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/hostgit"
+)
+
+// Direct mode reviews the live folder, and git's ignore rules are not the
+// host's only readers: VS Code, agents and shells read ignored files too.
+// So ignored files are staged (1) in risky places always, and (2) anywhere,
+// node_modules included, when they changed after the sandbox started: by
+// their ctime, which the agent cannot set. A .gitignore the agent writes
+// ("*") therefore hides nothing it wrote.
+
+// riskyIgnored are paths that can run code on the host and that projects
+// often list in .gitignore (.vscode/, .idea/, .envrc, ...).
+var riskyIgnored = []string{".vscode/**", ".idea/**", ".zed/**", ".fleet/**", ".claude/**", ".cursor/**", ".codex/**",
+	".gemini/**", ".windsurf/**", ".continue/**", ".roo/**", ".devcontainer/**", ".devcontainer.json", ".github/**", ".husky/**",
+	".githooks/**", ".cargo/**", ".mvn/**", ".yarn/releases/**", ".yarn/plugins/**", "**/.envrc", "**/.npmrc", "**/.yarnrc",
+	"**/.yarnrc.yml", "**/.mcp.json", "**/.pnpmfile.cjs", "**/.pnp.cjs", "*.code-workspace", "**/AGENTS.md", "**/CLAUDE.md",
+	"**/CLAUDE.local.md", "**/GEMINI.md", "**/.cursorrules", "**/.windsurfrules", ".pre-commit-config.yaml", ".tool-versions",
+	"**/mise.toml", "**/.mise.toml", "**/mise.local.toml", "**/.mise.local.toml", "**/Makefile", "**/package.json",
+	"**/sitecustomize.py", "**/*.pth", "**/conftest.py", "**/sandbox.hcl", "**/bunfig.toml", ".gitattributes", ".gitmodules"}
+
+// maxRiskyIgnored caps how many ignored files are force-staged; past it
+// the rest is a high finding, not silence.
+const maxRiskyIgnored = 2000
+
+// ignoredSlack widens "changed since the start" by more than the kernel's
+// coarse file-time tick, so a file written just after the baseline began
+// is not missed.
+const ignoredSlack = 20 * time.Millisecond
+
+// stageIgnored force-stages the ignored files review must see and returns
+// what it could not stage as problems (high findings).
+func (t *Target) stageIgnored(ctx context.Context, g gitCmd, since time.Time) ([]Problem, error) {
+	risky, err := t.listIgnored(ctx, g, riskyIgnored, true)
+	if err != nil {
+		return nil, err
+	}
+	list := risky
+	if !since.IsZero() {
+		all, err := t.listIgnored(ctx, g, nil, false)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		for _, p := range risky {
+			seen[p] = true
+		}
+		for _, p := range all {
+			if !seen[p] && changedSince(filepath.Join(t.Repo, p), since) {
+				list = append(list, p)
+			}
+		}
+	}
+	var problems []Problem
+	if len(list) > maxRiskyIgnored {
+		problems = append(problems, Problem{Msg: fmt.Sprintf("%d ignored files changed or sit in risky places; only the first %d were reviewed", len(list), maxRiskyIgnored)})
+		list = list[:maxRiskyIgnored]
+	}
+	if len(list) == 0 {
+		return problems, nil
+	}
+	var in strings.Builder
+	for _, p := range list {
+		in.WriteString(":(literal)" + p + "\x00")
+	}
+	var stderr boundedBuf
+	add := append(append([]string{}, privFlags...), "add", "-f", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
+	if _, err := (hostgit.Cmd{Dir: g.dir, Env: g.env, Stdin: strings.NewReader(in.String()), Stderr: &stderr}).Run(ctx, add...); err != nil {
+		// A path git refuses (a nested repository without a commit) is a
+		// finding, not a failed review.
+		var lines []string
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if strings.HasPrefix(l, "error: ") {
+				lines = append(lines, l)
+			}
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || len(lines) == 0 {
+			return nil, fmt.Errorf("stage ignored files: %w", err)
+		}
+		problems = append(problems, addProblems(lines)...)
+	}
+	return problems, nil
+}
+
+// listIgnored lists ignored untracked files, limited to globs when given
+// (and then outside node_modules and vendor).
+func (t *Target) listIgnored(ctx context.Context, g gitCmd, globs []string, skipDeps bool) ([]string, error) {
+	args := append(append([]string{}, privFlags...), "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--")
+	for _, p := range globs {
+		args = append(args, ":(glob)"+p)
+	}
+	if skipDeps {
+		args = append(args, ":(exclude,glob)**/node_modules/**", ":(exclude,glob)**/vendor/**")
+	}
+	args = append(args, hidePathspecs(t.Hide)...)
+	out, err := g.run(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list ignored files: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"), nil
+}
+
+// changedSince reports whether p's inode changed (ctime) at or after t.
+func changedSince(p string, t time.Time) bool {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return true
+	}
+	return !time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(t)
+}
