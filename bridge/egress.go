@@ -300,17 +300,22 @@ func egressPolicyList(ctx context.Context, env Env, raw json.RawMessage) (any, e
 	return res, nil
 }
 
+// logPage is how many log entries one call returns: the client's limit,
+// 1000 when it gives none, never more than 10000.
+func logPage(limit int) int {
+	if limit <= 0 || limit > 10000 {
+		return 1000
+	}
+	return limit
+}
+
 func egressPolicyLog(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
 	var p protocol.PolicyLogParams
 	sb, err := egressSandbox(env, raw, &p, func() string { return p.Name })
 	if err != nil {
 		return nil, err
 	}
-	limit := p.Limit
-	if limit <= 0 || limit > 10000 {
-		limit = 1000
-	}
-	entries, next, err := egress.ReadLog(filepath.Join(sb.StateDir(), egress.LogFile), p.Offset, limit)
+	entries, next, err := egress.ReadLog(filepath.Join(sb.StateDir(), egress.LogFile), p.Offset, logPage(p.Limit))
 	if err != nil {
 		return nil, err
 	}

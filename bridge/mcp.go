@@ -189,11 +189,7 @@ func mcpLog(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := p.Limit
-	if limit <= 0 || limit > 10000 {
-		limit = 1000
-	}
-	entries, next, err := mcpgw.ReadLog(filepath.Join(sb.StateDir(), mcpgw.LogFile), p.Offset, limit)
+	entries, next, err := mcpgw.ReadLog(filepath.Join(sb.StateDir(), mcpgw.LogFile), p.Offset, logPage(p.Limit))
 	if err != nil {
 		return nil, err
 	}

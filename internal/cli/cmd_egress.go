@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/airlock-sandbox/airlock/bridge"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/secrets"
 )
@@ -99,47 +100,11 @@ func orDash(s string) string {
 }
 
 func runPolicyLog(e *Env, args []string) error {
-	fs := newFlags("policy log", e)
-	asJSON := fs.Bool("json", false, "print JSON lines")
-	follow := fs.Bool("follow", false, "keep printing new decisions")
-	fs.BoolVar(follow, "f", false, "same as --follow")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return Usagef("need exactly one sandbox name")
-	}
-	c, err := connectBridge(e)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	var offset int64
-	for {
+	return runLogTail(e, "policy log", "decisions", args, func(c *bridge.Client, name string, offset int64) ([]protocol.EgressDecision, int64, error) {
 		var res protocol.PolicyLogResult
-		if err := rpcErr(c.Call(context.Background(), protocol.MethodPolicyLog,
-			protocol.PolicyLogParams{Name: pos[0], Offset: offset}, &res)); err != nil {
-			return err
-		}
-		for _, en := range res.Entries {
-			if *asJSON {
-				b, _ := json.Marshal(en)
-				fmt.Fprintf(e.Stdout, "%s\n", b)
-				continue
-			}
-			printDecision(e.Stdout, en)
-		}
-		more := res.Next != offset && len(res.Entries) > 0
-		offset = res.Next
-		if more {
-			continue
-		}
-		if !*follow {
-			return nil
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
+		err := rpcErr(c.Call(context.Background(), protocol.MethodPolicyLog, protocol.PolicyLogParams{Name: name, Offset: offset}, &res))
+		return res.Entries, res.Next, err
+	}, printDecision)
 }
 
 func printDecision(w io.Writer, en protocol.EgressDecision) {

@@ -2,11 +2,11 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/airlock-sandbox/airlock/bridge"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 )
 
@@ -25,47 +25,11 @@ func runMCP(e *Env, args []string) error {
 	if args[0] != "log" {
 		return Usagef("unknown subcommand %q (want log)", args[0])
 	}
-	fs := newFlags("mcp log", e)
-	asJSON := fs.Bool("json", false, "print JSON lines")
-	follow := fs.Bool("follow", false, "keep printing new calls")
-	fs.BoolVar(follow, "f", false, "same as --follow")
-	pos, err := parseInterspersed(fs, args[1:])
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return Usagef("need exactly one sandbox name")
-	}
-	c, err := connectBridge(e)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	var offset int64
-	for {
+	return runLogTail(e, "mcp log", "calls", args[1:], func(c *bridge.Client, name string, offset int64) ([]protocol.MCPCall, int64, error) {
 		var res protocol.MCPLogResult
-		if err := rpcErr(c.Call(context.Background(), protocol.MethodMCPLog,
-			protocol.MCPLogParams{Name: pos[0], Offset: offset}, &res)); err != nil {
-			return err
-		}
-		for _, en := range res.Entries {
-			if *asJSON {
-				b, _ := json.Marshal(en)
-				fmt.Fprintf(e.Stdout, "%s\n", b)
-				continue
-			}
-			printMCPCall(e.Stdout, en)
-		}
-		more := res.Next != offset && len(res.Entries) > 0
-		offset = res.Next
-		if more {
-			continue
-		}
-		if !*follow {
-			return nil
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
+		err := rpcErr(c.Call(context.Background(), protocol.MethodMCPLog, protocol.MCPLogParams{Name: name, Offset: offset}, &res))
+		return res.Entries, res.Next, err
+	}, printMCPCall)
 }
 
 func printMCPCall(w io.Writer, en protocol.MCPCall) {

@@ -1,14 +1,13 @@
 package egress
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
-	"io"
-	"io/fs"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 // Verdicts in the decision log.
@@ -113,36 +112,5 @@ func (l *DecisionLog) Close() error {
 // reads as empty. If the log rotated (offset beyond its size) reading
 // restarts at 0. A partial last line is left for the next call.
 func ReadLog(path string, offset int64, limit int) ([]Entry, int64, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
-	}
-	if err != nil {
-		return nil, offset, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, offset, err
-	}
-	if offset < 0 || offset > st.Size() {
-		offset = 0
-	}
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return nil, offset, err
-	}
-	br := bufio.NewReader(f)
-	var out []Entry
-	for limit <= 0 || len(out) < limit {
-		line, err := br.ReadBytes('\n')
-		if err != nil { // EOF or partial line: stop before it
-			break
-		}
-		offset += int64(len(line))
-		var e Entry
-		if json.Unmarshal(line, &e) == nil {
-			out = append(out, e)
-		}
-	}
-	return out, offset, nil
+	return fsx.ReadJSONLines[Entry](path, offset, limit)
 }

@@ -1,14 +1,12 @@
 package mcpgw
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
-	"io"
-	"io/fs"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 // LogFile is the call log's name in a sandbox's state directory.
@@ -78,36 +76,5 @@ func (l *CallLog) Close() error {
 // offset on, and the offset after the last complete line read. A missing
 // file is an empty log; an offset beyond the end starts again at 0.
 func ReadLog(path string, offset int64, limit int) ([]Entry, int64, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
-	}
-	if err != nil {
-		return nil, offset, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, offset, err
-	}
-	if offset < 0 || offset > st.Size() {
-		offset = 0
-	}
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return nil, offset, err
-	}
-	br := bufio.NewReader(f)
-	var out []Entry
-	for limit <= 0 || len(out) < limit {
-		line, err := br.ReadBytes('\n')
-		if err != nil { // EOF or a partial line: stop before it
-			break
-		}
-		offset += int64(len(line))
-		var e Entry
-		if json.Unmarshal(line, &e) == nil {
-			out = append(out, e)
-		}
-	}
-	return out, offset, nil
+	return fsx.ReadJSONLines[Entry](path, offset, limit)
 }
