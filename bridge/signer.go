@@ -215,7 +215,9 @@ func ApprovalWire(r signer.ApprovalRequest) protocol.Approval {
 		ID: r.ID, Digest: r.Digest, Sandbox: d.Sandbox, Method: d.Method, Operation: d.Operation, Policy: r.Policy,
 		Key: d.Key, ChainID: d.ChainID, From: d.From, To: d.To, Create: d.Create, Value: d.Value, Selector: d.Selector,
 		Created: r.Created.UTC().Format(time.RFC3339), Deadline: r.Expires.UTC().Format(time.RFC3339),
-		Details: protocol.ApprovalDetails{TxType: d.TxType, Nonce: d.Nonce, DataLen: d.DataLen, Message: d.Message,
+		Details: protocol.ApprovalDetails{TxType: d.TxType, Nonce: d.Nonce, DataLen: d.DataLen,
+			Gas: d.Gas, GasPrice: d.GasPrice, MaxFeePerGas: d.MaxFeePerGas, MaxPriorityFeePerGas: d.MaxPriorityFeePerGas,
+			MaxFee: d.MaxFee, MaxFeeETH: d.MaxFeeETH, Message: d.Message, MessageLen: d.MessageLen,
 			PrimaryType: d.PrimaryType, Message712: typedWire(d.TypedMessage), Purpose: d.Purpose, Issuer: d.Issuer,
 			Audience: d.Audience, Subject: d.Subject, Claims: d.Claims, Lifetime: d.Lifetime, GitType: d.GitType,
 			GitRef: d.GitRef, GitWho: d.GitWho, PayloadHash: d.Payload},
@@ -223,6 +225,9 @@ func ApprovalWire(r signer.ApprovalRequest) protocol.Approval {
 	if d.Domain != nil {
 		a.Domain = &protocol.TypedDomain{Name: d.Domain.Name, Version: d.Domain.Version, ChainID: d.Domain.ChainID,
 			VerifyingContract: d.Domain.VerifyingContract, Salt: d.Domain.Salt}
+	}
+	for _, c := range d.ClaimValues {
+		a.Details.ClaimValues = append(a.Details.ClaimValues, protocol.ClaimValue{Name: c.Name, Type: c.Type, Value: c.Value, Len: c.Len})
 	}
 	for _, m := range d.Moves {
 		a.Moves = append(a.Moves, protocol.Move{Kind: m.Kind, Token: m.Token, From: m.From, To: m.To, Amount: m.Amount,
@@ -246,40 +251,75 @@ func typedWire(fs []signer.TypedField) []protocol.TypedField {
 	return out
 }
 
-// approvalSummary is one line for a person. The signer escaped every
-// agent-controlled string already; TerminalSafe is the last guard.
+// Prompt widths: how much of one agent-supplied string a prompt line shows.
+const (
+	quoteShort = 60  // in the one-line summary
+	quoteLong  = 200 // on a line of its own
+)
+
+// approvalSummary is one line for a person. What the signer fixes (chain,
+// contract, key) comes before anything the agent wrote, and every string
+// the agent controls is in double quotes (the signer escaped `"`, `\`,
+// controls, bidi and zero-width characters) and cut with the marker inside
+// the quotes, so padding cannot push the real fields out of view or fake a
+// field. TerminalSafe is the last guard.
 func approvalSummary(a protocol.Approval) string {
 	if a.Operation == networkOperation {
 		return networkSummary(a)
 	}
-	s := a.Sandbox + ": " + a.Method
+	q := func(s string) string { return signer.Quote(s, quoteShort, 0) }
+	s := a.Sandbox + ": " + a.Method + " key=" + a.Key
 	switch {
 	case a.Operation == "eth_signTransaction" && a.Create:
-		s += fmt.Sprintf(" create contract value=%s wei chain=%s", a.Value, a.ChainID)
+		s += fmt.Sprintf(" chain=%s create contract value=%s wei", a.ChainID, a.Value)
 	case a.Operation == "eth_signTransaction":
-		s += fmt.Sprintf(" to=%s value=%s wei chain=%s", a.To, a.Value, a.ChainID)
+		s += fmt.Sprintf(" chain=%s to=%s value=%s wei", a.ChainID, a.To, a.Value)
 		if a.Selector != "" {
 			s += " selector=" + a.Selector
 		}
 	case a.Domain != nil:
-		s += fmt.Sprintf(" %s domain=\"%s\" chain=%s contract=%s", a.Details.PrimaryType, a.Domain.Name, a.Domain.ChainID, a.Domain.VerifyingContract)
+		s += fmt.Sprintf(" chain=%s contract=%s %s domain=%s", a.Domain.ChainID, a.Domain.VerifyingContract, q(a.Details.PrimaryType), q(a.Domain.Name))
 	case a.Operation == "personal_sign":
-		m := a.Details.Message
-		if r := []rune(m); len(r) > 60 {
-			m = string(r[:60]) + "…"
-		}
-		s += " message=\"" + m + "\""
+		s += " message=" + signer.Quote(a.Details.Message, quoteShort, a.Details.MessageLen)
 	case a.Operation == "jwt":
-		s += fmt.Sprintf(" aud=%s sub=%s lifetime=%s", a.Details.Audience, a.Details.Subject, a.Details.Lifetime)
+		s += fmt.Sprintf(" lifetime=%s aud=%s", a.Details.Lifetime, q(a.Details.Audience)) // sub is among the claims
+		for _, c := range a.Details.ClaimValues {
+			s += " " + ClaimText(c, quoteShort)
+		}
 	case a.Operation == "git":
-		s += fmt.Sprintf(" %s %s by %s", a.Details.GitType, a.Details.GitRef, a.Details.GitWho)
+		s += fmt.Sprintf(" %s %s by %s", a.Details.GitType, a.Details.GitRef, q(a.Details.GitWho))
 	case a.Details.Purpose != "":
-		s += " purpose=" + a.Details.Purpose
+		s += " purpose=" + q(a.Details.Purpose)
+	}
+	if a.Details.MaxFee != "" {
+		s += " " + FeeText(a.Details)
 	}
 	for _, m := range a.Moves {
 		s += " | " + MoveText(m)
 	}
-	return signer.TerminalSafe(s + " key=" + a.Key)
+	return signer.TerminalSafe(s)
+}
+
+// FeeText is a transaction's fee fields in words: gas limit, fee caps and
+// the most it can pay in fees, in wei and ETH.
+func FeeText(d protocol.ApprovalDetails) string {
+	s := fmt.Sprintf("gas=%d", d.Gas)
+	if d.GasPrice != "" {
+		s += " gasPrice=" + d.GasPrice + " wei"
+	} else {
+		s += " maxFeePerGas=" + d.MaxFeePerGas + " wei maxPriorityFeePerGas=" + d.MaxPriorityFeePerGas + " wei"
+	}
+	return s + " maxFee=" + d.MaxFee + " wei (" + d.MaxFeeETH + ")"
+}
+
+// ClaimText is one JWT claim: name=value, the value quoted (and its JSON
+// type named when it is not a string).
+func ClaimText(c protocol.ClaimValue, max int) string {
+	s := c.Name + "=" + signer.Quote(c.Value, max, c.Len)
+	if c.Type != "string" {
+		s += " (" + c.Type + ")"
+	}
+	return s
 }
 
 // MoveText is one decoded move in words.

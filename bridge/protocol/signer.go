@@ -88,22 +88,44 @@ type TypedField struct {
 
 // ApprovalDetails are the remaining decoded fields (empty when not relevant).
 type ApprovalDetails struct {
-	TxType      int          `json:"txType,omitempty"`
-	Nonce       uint64       `json:"nonce,omitempty"`
-	DataLen     int          `json:"dataLen,omitempty"`
-	Message     string       `json:"message,omitempty"` // EIP-191 text (hex if not printable), truncated
-	PrimaryType string       `json:"primaryType,omitempty"`
-	Message712  []TypedField `json:"typedMessage,omitempty"` // the whole EIP-712 message
-	Purpose     string       `json:"purpose,omitempty"`
-	Issuer      string       `json:"issuer,omitempty"`
-	Audience    string       `json:"audience,omitempty"`
-	Subject     string       `json:"subject,omitempty"`
-	Claims      []string     `json:"claims,omitempty"`
-	Lifetime    string       `json:"lifetime,omitempty"`
-	GitType     string       `json:"gitType,omitempty"`
-	GitRef      string       `json:"gitRef,omitempty"`
-	GitWho      string       `json:"gitWho,omitempty"`
-	PayloadHash string       `json:"payloadSha256,omitempty"`
+	TxType  int    `json:"txType,omitempty"`
+	Nonce   uint64 `json:"nonce,omitempty"`
+	DataLen int    `json:"dataLen,omitempty"`
+	// Fees in wei as signed: Gas is the gas limit, GasPrice (legacy, 0x1)
+	// or MaxFeePerGas and MaxPriorityFeePerGas (0x2); MaxFee is the most
+	// the transaction can pay in fees (Gas × fee cap), MaxFeeETH the same
+	// in ETH.
+	Gas                  uint64       `json:"gas,omitempty"`
+	GasPrice             string       `json:"gasPrice,omitempty"`
+	MaxFeePerGas         string       `json:"maxFeePerGas,omitempty"`
+	MaxPriorityFeePerGas string       `json:"maxPriorityFeePerGas,omitempty"`
+	MaxFee               string       `json:"maxFee,omitempty"`
+	MaxFeeETH            string       `json:"maxFeeEth,omitempty"`
+	Message              string       `json:"message,omitempty"`    // EIP-191 text (hex if not printable), its first 256 bytes
+	MessageLen           int          `json:"messageLen,omitempty"` // the whole message's bytes when Message is cut
+	PrimaryType          string       `json:"primaryType,omitempty"`
+	Message712           []TypedField `json:"typedMessage,omitempty"` // the whole EIP-712 message
+	Purpose              string       `json:"purpose,omitempty"`
+	Issuer               string       `json:"issuer,omitempty"`
+	Audience             string       `json:"audience,omitempty"`
+	Subject              string       `json:"subject,omitempty"`
+	Claims               []string     `json:"claims,omitempty"`
+	ClaimValues          []ClaimValue `json:"claimValues,omitempty"` // the values of Claims, same order
+	Lifetime             string       `json:"lifetime,omitempty"`
+	GitType              string       `json:"gitType,omitempty"`
+	GitRef               string       `json:"gitRef,omitempty"`
+	GitWho               string       `json:"gitWho,omitempty"`
+	PayloadHash          string       `json:"payloadSha256,omitempty"`
+}
+
+// ClaimValue is one JWT claim the agent set: Value is a string claim itself
+// or the JSON text of any other, escaped and cut to 256 bytes (Len is then
+// the whole value's length).
+type ClaimValue struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"` // string | number | bool | null | object | array
+	Value string `json:"value"`
+	Len   int    `json:"len,omitempty"`
 }
 
 // ApprovalsListResult lists pending approvals, oldest first.

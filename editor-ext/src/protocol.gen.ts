@@ -370,7 +370,14 @@ export interface ApprovalDetails {
   txType?: number;
   nonce?: number;
   dataLen?: number;
-  message?: string; // EIP-191 text (hex if not printable), truncated
+  gas?: number;
+  gasPrice?: string;
+  maxFeePerGas?: string;
+  maxPriorityFeePerGas?: string;
+  maxFee?: string;
+  maxFeeEth?: string;
+  message?: string; // EIP-191 text (hex if not printable), its first 256 bytes
+  messageLen?: number; // the whole message's bytes when Message is cut
   primaryType?: string;
   typedMessage?: TypedField[]; // the whole EIP-712 message
   purpose?: string;
@@ -378,11 +385,21 @@ export interface ApprovalDetails {
   audience?: string;
   subject?: string;
   claims?: string[];
+  claimValues?: ClaimValue[]; // the values of Claims, same order
   lifetime?: string;
   gitType?: string;
   gitRef?: string;
   gitWho?: string;
   payloadSha256?: string;
+}
+// ClaimValue is one JWT claim the agent set: Value is a string claim itself
+// or the JSON text of any other, escaped and cut to 256 bytes (Len is then
+// the whole value's length).
+export interface ClaimValue {
+  name: string;
+  type: string; // string | number | bool | null | object | array
+  value: string;
+  len?: number;
 }
 // ApprovalsListResult lists pending approvals, oldest first.
 export interface ApprovalsListResult {

@@ -315,16 +315,34 @@ func runApprovals(e *Env, args []string) error {
 // keeps a bridge of another version from writing raw control characters.
 func printApproval(w io.Writer, a protocol.Approval) {
 	safe := signer.TerminalSafe
-	fmt.Fprintf(w, "%s  until %s\n  %s\n", safe(a.ID), safe(a.Deadline), safe(a.Summary))
+	// The fields the signer fixes come first, each on its own line; what
+	// the agent wrote follows, quoted and cut (signer.Quote).
+	const long = 200
+	q := func(v string) string { return signer.Quote(v, long, 0) }
+	fmt.Fprintf(w, "%s  until %s\n", safe(a.ID), safe(a.Deadline))
+	fmt.Fprintf(w, "  digest %s\n", safe(a.Digest))
+	fmt.Fprintf(w, "  sandbox %s, key %s, policy %s\n", safe(a.Sandbox), safe(a.Key), safe(a.Policy))
+	if a.ChainID != "" {
+		fmt.Fprintf(w, "  chain %s\n", safe(a.ChainID))
+	}
+	if a.Details.MaxFee != "" {
+		fmt.Fprintf(w, "  fees: %s\n", safe(bridge.FeeText(a.Details)))
+	}
+	if a.Domain != nil {
+		fmt.Fprintf(w, "  typed data: chain %s contract %s\n", safe(a.Domain.ChainID), safe(a.Domain.VerifyingContract))
+		fmt.Fprintf(w, "    primary type %s, domain name %s version %s\n", safe(q(a.Details.PrimaryType)), safe(q(a.Domain.Name)), safe(q(a.Domain.Version)))
+		printTyped(w, a.Details.Message712, "    ")
+	}
+	if a.Operation == "personal_sign" {
+		fmt.Fprintf(w, "  message %s\n", safe(signer.Quote(a.Details.Message, long, a.Details.MessageLen)))
+	}
+	for _, c := range a.Details.ClaimValues {
+		fmt.Fprintf(w, "  claim %s\n", safe(bridge.ClaimText(c, long)))
+	}
 	for _, m := range a.Moves {
 		fmt.Fprintf(w, "  moves: %s\n", safe(bridge.MoveText(m)))
 	}
-	if a.Domain != nil {
-		fmt.Fprintf(w, "  typed data %s, domain name \"%s\" version \"%s\" chain %s contract %s\n",
-			safe(a.Details.PrimaryType), safe(a.Domain.Name), safe(a.Domain.Version), safe(a.Domain.ChainID), safe(a.Domain.VerifyingContract))
-		printTyped(w, a.Details.Message712, "    ")
-	}
-	fmt.Fprintf(w, "  digest %s\n", safe(a.Digest))
+	fmt.Fprintf(w, "  %s\n", safe(a.Summary))
 }
 
 func printTyped(w io.Writer, fs []protocol.TypedField, indent string) {

@@ -43,7 +43,7 @@ var policySchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "key", Required: true},
 		{Name: "operations", Required: true},
-		{Name: "chain_ids"}, {Name: "to"}, {Name: "max_value"}, {Name: "daily_limit"},
+		{Name: "chain_ids"}, {Name: "to"}, {Name: "max_value"}, {Name: "max_fee"}, {Name: "daily_limit"},
 		{Name: "rate"}, {Name: "approval"},
 		{Name: "issuer"}, {Name: "audience"}, {Name: "claims"}, {Name: "max_lifetime"},
 		{Name: "purposes"},
@@ -146,7 +146,7 @@ func (d *decoder) decodePolicyBlock(b *hcl.Block, keys map[string]hcl.Range, key
 			p.To = append(p.To, it.Value)
 		}
 	}
-	for _, name := range []string{"max_value", "daily_limit"} {
+	for _, name := range []string{"max_value", "max_fee", "daily_limit"} {
 		if it, ok := d.str(attrs, name, diags); ok {
 			if _, err := ParseAmount(it.Value); err != nil {
 				*diags = append(*diags, &hcl.Diagnostic{
@@ -157,6 +157,8 @@ func (d *decoder) decodePolicyBlock(b *hcl.Block, keys map[string]hcl.Range, key
 				})
 			} else if name == "max_value" {
 				p.MaxValue = it.Value
+			} else if name == "max_fee" {
+				p.MaxFee = it.Value
 			} else {
 				p.DailyLimit = it.Value
 			}

@@ -112,6 +112,7 @@ type Policy struct {
 	ChainIDs   []int64  `json:"chain_ids,omitempty"`
 	To         []string `json:"to,omitempty"`          // recipient allowlist (checksummed or lower-case hex addresses)
 	MaxValue   string   `json:"max_value,omitempty"`   // per transaction, decimal wei or with unit ("0.1 ether")
+	MaxFee     string   `json:"max_fee,omitempty"`     // per transaction: gas limit × gasPrice or maxFeePerGas, same format
 	DailyLimit string   `json:"daily_limit,omitempty"` // per UTC day, same format
 	Rate       string   `json:"rate,omitempty"`        // e.g. "10/minute"
 	Approval   string   `json:"approval"`              // "always" | "above_limit" | "never" (default "always")

@@ -142,7 +142,10 @@ func (q *Queue) Approve(ctx context.Context, op *Op) error {
 	case <-timer.C:
 		err = ErrApprovalTimeout
 	case <-ctx.Done():
-		err = ErrDenied
+		// The client hung up (or the bridge is stopping): nobody
+		// decided, and the audit log says so. The cooldown still applies,
+		// so hanging up and asking again cannot flood the human.
+		err = ErrClientGone
 	}
 	q.mu.Lock()
 	p.waiters--

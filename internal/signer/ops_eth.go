@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math/big"
 	"strings"
@@ -250,6 +249,17 @@ func decodeTx(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	op.Nonce = uint64(*a.Nonce)
 	op.Value = value.String()
 	op.DataLen = len(data)
+	op.Gas = uint64(*a.Gas)
+	feeCap := new(big.Int)
+	if a.GasPrice != nil {
+		feeCap = a.GasPrice.ToInt()
+		op.GasPrice = feeCap.String()
+	} else {
+		feeCap = a.MaxFeePerGas.ToInt()
+		op.MaxFeePerGas, op.MaxPriorityFeePerGas = feeCap.String(), a.MaxPriorityFeePerGas.ToInt().String()
+	}
+	op.maxFee = new(big.Int).Mul(new(big.Int).SetUint64(op.Gas), feeCap)
+	op.MaxFee, op.MaxFeeETH = op.maxFee.String(), formatUnits(op.maxFee, 18)+" ETH"
 	if to != nil {
 		op.To = to.Hex()
 	} else {
@@ -329,30 +339,35 @@ func decodePersonal(s *Service, c *Caller, params json.RawMessage) (*Op, error) 
 	op.Operation = "personal_sign"
 	op.Key = keyName
 	op.From = c.keys[keyName].Address
-	op.Message = preview(msg)
+	op.Message, op.MessageLen = preview(msg, maxShown)
 	op.setPayload(digest)
 	op.sign = func(k *key, _ io.Reader) (any, error) { return signPrefixed(k, digest) }
 	return op, nil
 }
 
+// maxShown bounds what the decoded request keeps of one agent-supplied
+// value (a message, a claim), in bytes: the prompt shows less, the audit
+// log keeps this much.
+const maxShown = 256
+
 // preview shows a message to an approver: escaped text when it is UTF-8,
-// else hex; at most 256 bytes.
-func preview(msg []byte) string {
+// else hex; at most max bytes of it. full is len(msg) when it was cut, else 0.
+func preview(msg []byte, max int) (s string, full int) {
 	cut := msg
-	if len(cut) > 256 {
-		cut = cut[:256]
+	if len(cut) > max {
+		cut = cut[:max]
 		for len(cut) > 0 && !utf8.Valid(cut) && utf8.Valid(msg) {
 			cut = cut[:len(cut)-1] // do not split a character
 		}
 	}
-	s := "0x" + hex.EncodeToString(cut)
+	s = "0x" + hex.EncodeToString(cut)
 	if utf8.Valid(cut) {
 		s = Escape(string(cut))
 	}
 	if len(msg) > len(cut) {
-		s += fmt.Sprintf("… (%d bytes)", len(msg))
+		full = len(msg)
 	}
-	return s
+	return s, full
 }
 
 func decodeTyped(s *Service, c *Caller, params json.RawMessage) (*Op, error) {

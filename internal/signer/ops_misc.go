@@ -10,6 +10,7 @@ import (
 	"io"
 	"regexp"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -170,9 +171,12 @@ func decodeJWT(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	// What a person sees is escaped: claim names, the audience and the
 	// subject come from the agent.
 	shown := make([]string, len(names))
+	values := make([]ClaimValue, len(names))
 	for i, n := range names {
 		shown[i] = Escape(n)
+		values[i] = claimValue(shown[i], claims[n], a.Claims[n])
 	}
+	op.ClaimValues = values
 	op.Issuer, op.Audience, op.Claims, op.Lifetime = pol.issuer, Escape(aud), shown, ttl.String()
 	op.jwtAudience, op.jwtClaims = aud, names
 	if sub, ok := claims["sub"].(string); ok {
@@ -198,6 +202,38 @@ func decodeJWT(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 		return map[string]string{"jwt": str}, nil
 	}
 	return op, nil
+}
+
+// claimValue is what a person sees of one claim: a string as itself, any
+// other value as its JSON text (raw as the agent sent it, compacted),
+// escaped and cut to maxShown bytes.
+func claimValue(name string, v any, raw json.RawMessage) ClaimValue {
+	cv := ClaimValue{Name: name}
+	var text []byte
+	switch x := v.(type) {
+	case string:
+		cv.Type, text = "string", []byte(x)
+	case json.Number:
+		cv.Type, text = "number", []byte(x)
+	case bool:
+		cv.Type, text = "bool", []byte(strconv.FormatBool(x))
+	case nil:
+		cv.Type, text = "null", []byte("null")
+	default:
+		cv.Type = "object"
+		if _, ok := x.([]any); ok {
+			cv.Type = "array"
+		}
+		var b bytes.Buffer
+		if json.Compact(&b, raw) != nil {
+			b.Reset()
+			b.Write(raw)
+		}
+		text = b.Bytes()
+	}
+	// Decoded JSON is valid UTF-8, so preview gives escaped text, not hex.
+	cv.Value, cv.Len = preview(text, maxShown)
+	return cv
 }
 
 // checkJWT is the policy check for a decoded JWT.

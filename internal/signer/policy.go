@@ -27,6 +27,7 @@ type policy struct {
 	chainList []*big.Int
 	to        map[common.Address]bool // empty = any recipient
 	maxValue  *big.Int                // nil = no per-tx cap
+	maxFee    *big.Int                // nil = fees not capped
 	daily     *big.Int                // nil = no daily budget
 	rateN     int                     // 0 = no rate limit
 	ratePer   time.Duration
@@ -79,6 +80,11 @@ func compilePolicy(p *config.Policy) (*policy, error) {
 	if p.MaxValue != "" {
 		if cp.maxValue, err = ParseAmount(p.MaxValue); err != nil {
 			return nil, fmt.Errorf("max_value: %w", err)
+		}
+	}
+	if p.MaxFee != "" {
+		if cp.maxFee, err = ParseAmount(p.MaxFee); err != nil {
+			return nil, fmt.Errorf("max_fee: %w", err)
 		}
 	}
 	if p.DailyLimit != "" {
@@ -219,6 +225,9 @@ type policySigner struct {
 	ledger   *ledger
 	approver Approver
 	clock    func() time.Time
+	// unlocked reports whether the key store can decrypt keys; a human
+	// is not asked to approve what could not be signed.
+	unlocked func() error
 }
 
 func (p *policySigner) match(op *Op) *policy {
@@ -263,6 +272,12 @@ func (p *policySigner) check(op *Op, pol *policy) (above bool, err error) {
 	if op.amount != nil && pol.maxValue != nil && op.amount.Cmp(pol.maxValue) > 0 {
 		if pol.approval != "above_limit" {
 			return false, ErrMaxValue
+		}
+		above = true
+	}
+	if op.maxFee != nil && pol.maxFee != nil && op.maxFee.Cmp(pol.maxFee) > 0 {
+		if pol.approval != "above_limit" {
+			return false, ErrMaxFee
 		}
 		above = true
 	}
@@ -322,6 +337,12 @@ func (p *policySigner) Sign(ctx context.Context, op *Op) (any, error) {
 		releases = append(releases, rs...)
 	}
 	needHuman := pol.approval == "always" || (pol.approval == "above_limit" && above)
+	if p.unlocked != nil {
+		if err := p.unlocked(); err != nil {
+			release()
+			return nil, ErrStoreLocked
+		}
+	}
 	if needHuman {
 		if p.approver == nil {
 			release()

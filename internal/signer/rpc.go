@@ -3,6 +3,8 @@ package signer
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -46,9 +48,9 @@ func (s *Service) ServeConn(ctx context.Context, sandbox string, cfg *config.Sig
 	var h http.Handler
 	if err != nil {
 		s.Log.Warn("signer not usable for sandbox", "sandbox", sandbox, "err", err)
-		h = s.handler(nil, refusef(CodeUnauthorized, "the signer is not configured for this sandbox (a key it names is missing from the host key store)"))
+		h = s.handler(sandbox, nil, refusef(CodeUnauthorized, "the signer is not configured for this sandbox (a key it names is missing from the host key store)"))
 	} else {
-		h = s.handler(c, nil)
+		h = s.handler(sandbox, c, nil)
 	}
 	l := newConnListener(conn)
 	srv := &http.Server{
@@ -70,7 +72,7 @@ func (s *Service) ServeConn(ctx context.Context, sandbox string, cfg *config.Sig
 
 // Handler returns the JSON-RPC handler for one caller (tests serve it on a
 // loopback listener).
-func (s *Service) Handler(c *Caller) http.Handler { return s.handler(c, nil) }
+func (s *Service) Handler(c *Caller) http.Handler { return s.handler(c.Sandbox, c, nil) }
 
 type rpcRequest struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -91,7 +93,7 @@ type rpcResponse struct {
 	Error   *rpcError       `json:"error,omitempty"`
 }
 
-func (s *Service) handler(c *Caller, unusable *Refusal) http.Handler {
+func (s *Service) handler(sandbox string, c *Caller, unusable *Refusal) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
@@ -104,6 +106,7 @@ func (s *Service) handler(c *Caller, unusable *Refusal) http.Handler {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		if len(body) > MaxBody {
+			s.refuseEarly(sandbox, "", "request too large", body[:MaxBody])
 			writeJSON(w, rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{-32600, "request too large"}})
 			return
 		}
@@ -114,18 +117,20 @@ func (s *Service) handler(c *Caller, unusable *Refusal) http.Handler {
 			if strings.HasPrefix(r.Reason, "ambiguous") {
 				code = -32600
 			}
+			s.refuseEarly(sandbox, envelopeMethod(trim), r.Reason, trim)
 			writeJSON(w, rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{code, r.Reason}})
 			return
 		}
 		if len(trim) > 0 && trim[0] == '[' {
 			var batch []json.RawMessage
 			if err := json.Unmarshal(trim, &batch); err != nil || len(batch) == 0 || len(batch) > maxBatch {
+				s.refuseEarly(sandbox, "", "invalid batch", trim)
 				writeJSON(w, rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{-32600, "invalid batch"}})
 				return
 			}
 			out := make([]rpcResponse, 0, len(batch))
 			for _, m := range batch {
-				if resp, ok := s.one(r.Context(), c, unusable, m); ok {
+				if resp, ok := s.one(r.Context(), sandbox, c, unusable, m); ok {
 					out = append(out, resp)
 				}
 			}
@@ -136,7 +141,7 @@ func (s *Service) handler(c *Caller, unusable *Refusal) http.Handler {
 			writeJSON(w, out)
 			return
 		}
-		resp, ok := s.one(r.Context(), c, unusable, trim)
+		resp, ok := s.one(r.Context(), sandbox, c, unusable, trim)
 		if !ok {
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -152,19 +157,25 @@ func writeJSON(w http.ResponseWriter, v any) {
 
 // one serves a single call; ok is false for a notification (no reply, and
 // nothing is signed for it: a signature nobody receives is never made).
-func (s *Service) one(ctx context.Context, c *Caller, unusable *Refusal, raw json.RawMessage) (rpcResponse, bool) {
+func (s *Service) one(ctx context.Context, sandbox string, c *Caller, unusable *Refusal, raw json.RawMessage) (rpcResponse, bool) {
 	var req rpcRequest
 	if err := exactFields(raw, reflect.TypeOf(req), 0); err != nil {
+		s.refuseEarly(sandbox, envelopeMethod(raw), err.Error(), raw)
 		return rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{-32600, err.Error()}}, true
 	}
 	if err := json.Unmarshal(raw, &req); err != nil {
+		s.refuseEarly(sandbox, envelopeMethod(raw), "parse error", raw)
 		return rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{-32700, "parse error"}}, true
 	}
 	if len(req.ID) == 0 {
+		if _, signing := decoders[req.Method]; signing {
+			s.refuseEarly(sandbox, envelopeMethod(raw), "notification (no id): nothing is signed for it", raw)
+		}
 		return rpcResponse{}, false
 	}
 	resp := rpcResponse{JSONRPC: "2.0", ID: req.ID}
 	if req.JSONRPC != "2.0" || req.Method == "" {
+		s.refuseEarly(sandbox, envelopeMethod(raw), "invalid request", raw)
 		resp.Error = &rpcError{-32600, "invalid request"}
 		return resp, true
 	}
@@ -172,6 +183,7 @@ func (s *Service) one(ctx context.Context, c *Caller, unusable *Refusal, raw jso
 		req.Params = json.RawMessage("[]")
 	}
 	if unusable != nil {
+		s.refuseEarly(sandbox, envelopeMethod(raw), unusable.Reason, raw)
 		resp.Error = &rpcError{unusable.Code, unusable.Reason}
 		return resp, true
 	}
@@ -190,6 +202,33 @@ func (s *Service) one(ctx context.Context, c *Caller, unusable *Refusal, raw jso
 	}
 	resp.Result = res
 	return resp, true
+}
+
+// refuseEarly records a request refused before it reached a decoder
+// (malformed, ambiguous or oversized JSON, an invalid JSON-RPC envelope, a
+// notification, a signer not usable for the sandbox): the method when the
+// envelope names one, the reason, and the SHA-256 of the body as received.
+func (s *Service) refuseEarly(sandbox, method, reason string, body []byte) {
+	if len(method) > 64 {
+		method = method[:64]
+	}
+	method = Escape(method)
+	sum := sha256.Sum256(body)
+	digest := hex.EncodeToString(sum[:])
+	if err := s.Audit.Append(&AuditEntry{Event: EventRefuse, Sandbox: sandbox, Method: method, Digest: digest, Decision: "deny", Reason: reason}); err != nil {
+		s.Log.Error("audit append", "err", err)
+	}
+	s.Log.Info("signer decision", "sandbox", sandbox, "method", method, "decision", "deny", "rule", "envelope", "reason", reason, "digest", digest)
+}
+
+// envelopeMethod is the method a JSON-RPC envelope names, "" when it
+// cannot be read.
+func envelopeMethod(raw []byte) string {
+	var m struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	return m.Method
 }
 
 // connListener yields one connection, then blocks until closed.

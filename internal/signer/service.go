@@ -43,8 +43,20 @@ type Decoded struct {
 	TxType   int    `json:"tx_type,omitempty"`
 	Nonce    uint64 `json:"nonce,omitempty"`
 	DataLen  int    `json:"data_len,omitempty"`
-	// EIP-191 message (shown to approvers; hex if not printable)
-	Message string `json:"message,omitempty"`
+	// Fees, in wei: Gas is the gas limit; GasPrice (legacy and 0x1) or
+	// MaxFeePerGas and MaxPriorityFeePerGas (0x2) as signed; MaxFee is the
+	// most the transaction can pay in fees, Gas × (GasPrice or MaxFeePerGas).
+	Gas                  uint64 `json:"gas,omitempty"`
+	GasPrice             string `json:"gas_price,omitempty"`
+	MaxFeePerGas         string `json:"max_fee_per_gas,omitempty"`
+	MaxPriorityFeePerGas string `json:"max_priority_fee_per_gas,omitempty"`
+	MaxFee               string `json:"max_fee,omitempty"`
+	MaxFeeETH            string `json:"max_fee_eth,omitempty"` // MaxFee in ETH, e.g. "0.00042 ETH"
+	// EIP-191 message (shown to approvers; hex if not printable), at most
+	// its first 256 bytes; MessageLen is the whole message's length in
+	// bytes when Message is cut.
+	Message    string `json:"message,omitempty"`
+	MessageLen int    `json:"message_len,omitempty"`
 	// EIP-712
 	Domain       *TypedDomain `json:"domain,omitempty"`
 	PrimaryType  string       `json:"primary_type,omitempty"`
@@ -57,12 +69,24 @@ type Decoded struct {
 	Issuer   string   `json:"issuer,omitempty"`
 	Audience string   `json:"audience,omitempty"`
 	Subject  string   `json:"subject,omitempty"`
-	Claims   []string `json:"claims,omitempty"`
-	Lifetime string   `json:"lifetime,omitempty"`
-	GitType  string   `json:"git_type,omitempty"` // commit | tag
-	GitRef   string   `json:"git_ref,omitempty"`  // tree (commit) or object (tag) id
-	GitWho   string   `json:"git_who,omitempty"`  // committer / tagger line
-	Payload  string   `json:"payload_sha256,omitempty"`
+	Claims   []string `json:"claims,omitempty"` // names the agent set, sorted
+	// ClaimValues are the values of Claims, in the same order.
+	ClaimValues []ClaimValue `json:"claim_values,omitempty"`
+	Lifetime    string       `json:"lifetime,omitempty"`
+	GitType     string       `json:"git_type,omitempty"` // commit | tag
+	GitRef      string       `json:"git_ref,omitempty"`  // tree (commit) or object (tag) id
+	GitWho      string       `json:"git_who,omitempty"`  // committer / tagger line
+	Payload     string       `json:"payload_sha256,omitempty"`
+}
+
+// ClaimValue is one JWT claim the agent set, as it is signed: Value is the
+// string itself for a string claim and the JSON text otherwise, escaped and
+// cut to its first 256 bytes (Len is then the whole value's length).
+type ClaimValue struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"` // string | number | bool | null | object | array
+	Value string `json:"value"`
+	Len   int    `json:"len,omitempty"`
 }
 
 // TypedDomain is the EIP-712 domain as decoded.
@@ -82,6 +106,7 @@ type Op struct {
 	keyRef  string   // store name of the key
 	keyType KeyType  // type the operation needs
 	amount  *big.Int // wei moved (budget), nil when not applicable
+	maxFee  *big.Int // most wei a transaction pays in fees, nil when not applicable
 	chainID *big.Int
 	caller  *Caller
 	policy  *policy // set by the policy layer
@@ -154,6 +179,7 @@ var (
 	ErrWrongChain = &Refusal{CodeUnauthorized, "chain id not allowed by policy"}
 	ErrRecipient  = &Refusal{CodeUnauthorized, "recipient not in the policy's allowlist"}
 	ErrMaxValue   = &Refusal{CodeLimitExceeded, "value exceeds the policy's maximum per transaction"}
+	ErrMaxFee     = &Refusal{CodeLimitExceeded, "fees (gas limit × fee per gas) may exceed the policy's max_fee"}
 	ErrDailyLimit = &Refusal{CodeLimitExceeded, "daily limit would be exceeded"}
 	ErrRate       = &Refusal{CodeLimitExceeded, "rate limit exceeded"}
 	ErrNoContract = &Refusal{CodeUnauthorized, "typed data names no verifyingContract, and the policy allows only listed contracts"}
@@ -167,8 +193,14 @@ var (
 	ErrApprovalTimeout = &Refusal{CodeUserRejected, "User denied the request: no approval within the timeout"}
 	ErrThrottled       = &Refusal{CodeLimitExceeded, "too many approval requests waiting; try again later"}
 	ErrRecentlyDenied  = &Refusal{CodeUserRejected, "User denied the same request less than a minute ago"}
-	ErrSigningFailed   = &Refusal{CodeInternal, "signing failed; see the bridge log"}
-	ErrAuditDown       = &Refusal{CodeInternal, "audit log unavailable; nothing was signed"}
+	// ErrClientGone is what the audit log records when the client
+	// disconnected while its request waited for a human.
+	ErrClientGone = &Refusal{CodeUserRejected, "the client disconnected before the request was decided"}
+	// ErrStoreLocked refuses before a human is asked: the bridge has no
+	// passphrase for the key store, so an approval could not be used.
+	ErrStoreLocked   = &Refusal{CodeUnauthorized, "the host key store is locked; nothing was signed (the host user can run `airlock key unlock`)"}
+	ErrSigningFailed = &Refusal{CodeInternal, "signing failed; see the bridge log"}
+	ErrAuditDown     = &Refusal{CodeInternal, "audit log unavailable; nothing was signed"}
 )
 
 // Service is the signer as the bridge runs it: one per bridge process.
@@ -206,7 +238,7 @@ func (s *Service) Init() {
 		s.ledger.replay(s.Audit.Recent(), s.Clock().UTC().Format("2006-01-02"))
 	}
 	core := &keySigner{store: s.Store, rand: s.Rand}
-	pol := &policySigner{next: core, ledger: s.ledger, approver: s.Approver, clock: s.Clock}
+	pol := &policySigner{next: core, ledger: s.ledger, approver: s.Approver, clock: s.Clock, unlocked: s.Store.Unlocked}
 	s.chain = &auditSigner{next: pol, log: s.Audit, logger: s.Log}
 }
 
@@ -271,26 +303,23 @@ func (s *Service) Call(ctx context.Context, c *Caller, method string, params jso
 		return n.String(), nil
 	}
 	dec, ok := decoders[method]
+	var op *Op
+	var err error = refusef(CodeUnsupported, "method %q not offered", Escape(method))
 	if ok {
-		if err := checkJSON(params); err != nil {
-			return nil, err
-		}
+		err = checkJSON(params)
 	}
-	if !ok {
-		return nil, refusef(CodeUnsupported, "method %q not offered", method)
+	if ok && err == nil {
+		op, err = safeDecode(dec, s, c, params)
 	}
-	op, err := safeDecode(dec, s, c, params)
 	if err != nil {
 		var r *Refusal
 		if !errors.As(err, &r) {
-			s.Log.Warn("decode failed", "sandbox", c.Sandbox, "method", method, "err", err)
+			s.Log.Warn("decode failed", "sandbox", c.Sandbox, "method", Escape(method), "err", err)
 			r = refusef(CodeInvalidParams, "invalid params")
 		}
-		// Validation refusals are audited like any other.
-		if aerr := s.Audit.Append(&AuditEntry{Event: EventRefuse, Sandbox: c.Sandbox, Method: method, Decision: "deny", Reason: r.Reason}); aerr != nil {
-			s.Log.Error("audit append", "err", aerr)
-		}
-		s.Log.Info("signer decision", "sandbox", c.Sandbox, "method", method, "decision", "deny", "rule", "decode", "reason", r.Reason)
+		// Validation refusals are audited like any other, with the
+		// digest of the params as received.
+		s.refuseEarly(c.Sandbox, method, r.Reason, params)
 		return nil, r
 	}
 	op.caller = c

@@ -335,6 +335,14 @@ func (s *Store) load(name string) (*key, error) {
 	return k, nil
 }
 
+// Unlocked reports (nil) whether the store has a passphrase to decrypt keys
+// with; it does not decrypt anything. A wrong passphrase still fails at
+// signing.
+func (s *Store) Unlocked() error {
+	_, err := s.passphrase()
+	return err
+}
+
 // CheckPassphrase decrypts one stored key (the first by name) with the
 // current passphrase; nil when the store is empty.
 func (s *Store) CheckPassphrase() error {

@@ -345,7 +345,7 @@ func primitiveValue(path, typ string, v any) (any, string, error) {
 		if !ok {
 			return bad("must be a string")
 		}
-		return s, `"` + strings.ReplaceAll(Escape(s), `"`, `\"`) + `"`, nil
+		return s, `"` + Escape(s) + `"`, nil
 	case "bytes":
 		s, ok := v.(string)
 		b, err := hexutil.Decode(s)
