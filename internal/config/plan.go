@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -106,10 +107,74 @@ var PresetDescriptions = map[string]string{
 // BuildPlan describes f in plain words. f should have decoded without errors.
 func BuildPlan(f *File) *Plan {
 	p := &Plan{File: f.Path, SHA256: f.SHA256, Sandboxes: []SandboxPlan{}}
+	shared := sharedHMACWarnings(f)
 	for _, sb := range f.Sandboxes {
-		p.Sandboxes = append(p.Sandboxes, buildSandboxPlan(f, sb))
+		sp := buildSandboxPlan(f, sb)
+		sp.Warnings = append(sp.Warnings, shared[sb.Name]...)
+		p.Sandboxes = append(p.Sandboxes, sp)
 	}
 	return p
+}
+
+// sharedHMACWarnings warns, per sandbox, about a store key that policies in
+// this file allow "hmac" with under different approval settings. An HMAC is
+// plain HMAC-SHA256 of the data: the purpose is a policy label, not part of
+// what is MACed, so whoever may MAC without asking can make any MAC the key
+// makes. A key's weakest policy is its policy.
+func sharedHMACWarnings(f *File) map[string][]string {
+	type use struct{ sandbox, where, approval string }
+	byRef := map[string][]use{}
+	var refs []string
+	for _, sb := range f.Sandboxes {
+		if sb.Signer == nil {
+			continue
+		}
+		refOf := map[string]string{}
+		for _, k := range sb.Signer.Keys {
+			refOf[k.Name] = k.Ref
+			if k.Ref == "" {
+				refOf[k.Name] = k.Name
+			}
+		}
+		for _, pol := range sb.Signer.Policies {
+			if !slices.Contains(pol.Operations, "hmac") {
+				continue
+			}
+			ref := refOf[pol.Key]
+			if _, ok := byRef[ref]; !ok {
+				refs = append(refs, ref)
+			}
+			byRef[ref] = append(byRef[ref], use{sb.Name, sb.Name + "/" + pol.Name, pol.Approval})
+		}
+	}
+	out := map[string][]string{}
+	for _, ref := range refs {
+		uses := byRef[ref]
+		approvals := map[string]bool{}
+		var where []string
+		for _, u := range uses {
+			approvals[u.approval] = true
+			where = append(where, u.where+" ("+u.approval+")")
+		}
+		if len(approvals) < 2 {
+			continue
+		}
+		weakest := "always"
+		for _, a := range []string{"above_limit", "never"} {
+			if approvals[a] {
+				weakest = a
+			}
+		}
+		w := fmt.Sprintf("signer key %q is used for hmac under policies with different approval: %s; an HMAC does not include its purpose, so every one of them gets what the weakest (%s) allows", ref, strings.Join(where, ", "), weakest)
+		seen := map[string]bool{}
+		for _, u := range uses {
+			if !seen[u.sandbox] {
+				seen[u.sandbox] = true
+				out[u.sandbox] = append(out[u.sandbox], w)
+			}
+		}
+	}
+	return out
 }
 
 // outside reports whether p is outside dir (both absolute and clean).
@@ -184,6 +249,11 @@ func buildSandboxPlan(f *File, sb *Sandbox) SandboxPlan {
 			s.Policies = append(s.Policies, *pol)
 			if pol.Approval == "never" {
 				sp.Warnings = append(sp.Warnings, fmt.Sprintf("signer policy %q: signs without asking you%s", pol.Name, limitWords(pol)))
+			}
+			for _, t := range pol.Tokens {
+				if w := tokenDecimalsWarning(pol, t); w != "" {
+					sp.Warnings = append(sp.Warnings, w)
+				}
 			}
 		}
 		sp.Signer = s
@@ -357,6 +427,9 @@ func policyWords(p *Policy) []string {
 	if p.MaxValue != "" {
 		out = append(out, "at most "+p.MaxValue+" per transaction")
 	}
+	if p.MaxFee != "" {
+		out = append(out, "fees at most "+p.MaxFee+" per transaction")
+	}
 	if p.DailyLimit != "" {
 		out = append(out, p.DailyLimit+" per day")
 	}
@@ -382,11 +455,12 @@ func policyWords(p *Policy) []string {
 		if t.Symbol != "" {
 			w = "token " + t.Symbol + " (" + t.Address + ")"
 		}
+		w += fmt.Sprintf(" with decimals = %d (1 token = 10^%d base units)", t.Decimals, t.Decimals)
 		if t.MaxAmount != "" {
-			w += " at most " + t.MaxAmount + " per request"
+			w += " at most " + tokenAmountWords(t.MaxAmount, t.Decimals) + " per request"
 		}
 		if t.DailyLimit != "" {
-			w += ", " + t.DailyLimit + " per day"
+			w += ", " + tokenAmountWords(t.DailyLimit, t.Decimals) + " per day"
 		}
 		out = append(out, w)
 	}
@@ -402,4 +476,40 @@ func policyWords(p *Policy) []string {
 		out = append(out, "never asks you")
 	}
 	return out
+}
+
+// tokenAmountWords is a token amount from sandbox.hcl with its base units:
+// what the signer compares calldata against.
+func tokenAmountWords(amount string, decimals int) string {
+	v, err := ParseTokenAmount(amount, decimals)
+	if err != nil {
+		return amount
+	}
+	return fmt.Sprintf("%s (%s base units)", amount, v)
+}
+
+// wellKnownTokens are mainnet tokens whose decimals are fixed on-chain: a
+// token block declaring other decimals for one of them sets limits a factor
+// of 10^k away from what it reads as.
+var wellKnownTokens = map[string]struct {
+	symbol   string
+	decimals int
+}{
+	"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48": {"USDC", 6},
+	"0xdac17f958d2ee523a2206206994597c13d831ec7": {"USDT", 6},
+	"0x6b175474e89094c44da98b954eedeac495271d0f": {"DAI", 18},
+	"0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2": {"WETH", 18},
+}
+
+func tokenDecimalsWarning(p *Policy, t *TokenLimit) string {
+	known, ok := wellKnownTokens[strings.ToLower(t.Address)]
+	if !ok || known.decimals == t.Decimals || !slices.Contains(p.ChainIDs, 1) {
+		return ""
+	}
+	k, how := t.Decimals-known.decimals, "larger"
+	if k < 0 {
+		k, how = -k, "smaller"
+	}
+	return fmt.Sprintf("signer policy %q: token %s is mainnet %s, which has %d decimals, but this file declares decimals = %d: its limits are 10^%d times %s than they read",
+		p.Name, t.Address, known.symbol, known.decimals, t.Decimals, k, how)
 }
