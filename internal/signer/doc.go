@@ -31,16 +31,32 @@
 //   - max_value and daily_limit count the transaction's value in wei per
 //     sandbox, policy, chain and UTC day; token blocks count, per token, the
 //     amounts of the transfers, approvals and permits decoded from calldata
-//     (go-ethereum accounts/abi) and typed data (decode_calls.go). Gas fees
-//     are not counted. Under token blocks, undecodable calldata, typed data
-//     other than a decoded permit, and undeclared tokens are beyond the
-//     limits. The daily spend is reserved
+//     (go-ethereum accounts/abi) and typed data (decode_calls.go).
+//   - max_fee caps gas limit × gasPrice (or maxFeePerGas) per transaction;
+//     fees are shown in every prompt but not counted in daily_limit.
+//     Under token blocks, undecodable calldata, typed data other than a
+//     decoded permit, and undeclared tokens are beyond the limits. The
+//     daily spend is reserved
 //     before signing, released if signing fails, and replayed from the audit
 //     log when the bridge restarts (after the whole chain and its head
 //     record verified; a log that fails is not opened and nothing is signed).
 //   - approval: "never" — within limits is allowed, beyond is refused;
-//     "above_limit" — beyond max_value, daily_limit or rate a human decides;
+//     "above_limit" — beyond max_value, max_fee, daily_limit or rate a
+//     human decides;
 //     "always" — a human decides every request (limits still refuse).
 //   - airlock_sign signs "airlock-sign-v1\x00" || purpose || "\x00" || data;
-//     airlock_hmac is plain HMAC-SHA256 (the purpose is a policy gate).
+//     airlock_hmac is plain HMAC-SHA256 of the data, so that it matches
+//     what the issuing service computes: its purpose is a policy label,
+//     not a domain separator. Whoever may MAC with a key for one purpose
+//     can make every MAC the key makes, so a key's weakest policy is its
+//     policy (config's plan warns when one file gives a key different
+//     approval settings for hmac).
+//
+// What a person sees (approval.go, the bridge's prompt): only fields this
+// package decoded, agent text escaped (Escape, which also escapes `"`) and
+// cut to maxShown bytes with the full length kept. Every request gets an
+// audit entry, including those refused before a decoder saw them
+// (refuseEarly, with the body's digest) and those whose client hung up
+// while a human was asked (ErrClientGone). With the key store locked,
+// requests are refused before a human is asked.
 package signer
