@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -306,6 +307,11 @@ func (d *Daemon) backend(name string) (vm.Backend, error) {
 	b, err := vm.Open(name, root)
 	if err != nil {
 		return nil, err
+	}
+	if p, ok := b.(interface{ SetProgress(io.Writer) }); ok {
+		p.SetProgress(&progressLines{notify: func(line string) {
+			d.Notify(protocol.NotifyProgress, protocol.ProgressParams{Backend: name, Line: line})
+		}})
 	}
 	d.backends[name] = b
 	return b, nil

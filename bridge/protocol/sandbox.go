@@ -18,6 +18,9 @@ const (
 
 	// NotifyChanged is sent to subscribed clients whenever a sandbox changes state.
 	NotifyChanged = "sandbox.changed"
+	// NotifyProgress carries one line of a backend's long first-use work
+	// (guest kernel fetch, image build) to subscribed clients.
+	NotifyProgress = "backend.progress"
 )
 
 // Sandbox states as clients see them (vm.State plus transitional ones).
@@ -132,6 +135,12 @@ type PlanResult struct {
 type ApproveParams struct {
 	ConfigPath string `json:"configPath"`
 	SHA256     string `json:"sha256"`
+}
+
+// ProgressParams is the payload of NotifyProgress.
+type ProgressParams struct {
+	Backend string `json:"backend"`
+	Line    string `json:"line"`
 }
 
 // ChangedParams is the payload of NotifyChanged.

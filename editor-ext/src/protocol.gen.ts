@@ -203,6 +203,7 @@ export const MethodSubscribe = "bridge.subscribe";
 export const MethodPing = "bridge.ping";
 export const MethodShutdown = "bridge.shutdown";
 export const NotifyChanged = "sandbox.changed";
+export const NotifyProgress = "backend.progress";
 export const StateCreated = "created";
 export const StateRunning = "running";
 export const StateStopped = "stopped";
@@ -293,6 +294,11 @@ export interface PlanResult {
 export interface ApproveParams {
   configPath: string;
   sha256: string;
+}
+// ProgressParams is the payload of NotifyProgress.
+export interface ProgressParams {
+  backend: string;
+  line: string;
 }
 // ChangedParams is the payload of NotifyChanged.
 export interface ChangedParams {

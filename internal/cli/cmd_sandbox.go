@@ -115,6 +115,9 @@ func runUp(e *Env, args []string) error {
 		return err
 	}
 	defer c.Close()
+	if !*quiet && isTerminal(e.Stderr) {
+		showProgress(e, c)
+	}
 	res, err := upSandbox(e, c, protocol.UpParams{ConfigPath: path, Name: *name, Backend: *backend, Vars: vars, Approve: *yes, Template: *template})
 	if err != nil {
 		return err
@@ -124,6 +127,20 @@ func runUp(e *Env, args []string) error {
 	}
 	fmt.Fprintln(e.Stdout, res.Sandbox.Name)
 	return nil
+}
+
+// showProgress prints the backend's first-use progress (guest kernel
+// fetch, image build steps) on stderr while this client waits: a first
+// microVM start takes a minute and must not look hung.
+func showProgress(e *Env, c *bridge.Client) {
+	c.OnNotify(func(method string, params json.RawMessage) {
+		var p protocol.ProgressParams
+		if method != protocol.NotifyProgress || json.Unmarshal(params, &p) != nil {
+			return
+		}
+		fmt.Fprintf(e.Stderr, "airlock: %s: %s\n", p.Backend, safeText(p.Line))
+	})
+	_ = c.Call(context.Background(), protocol.MethodSubscribe, nil, nil)
 }
 
 // upSandbox shows the plan and asks for approval when it is not approved

@@ -30,6 +30,9 @@ func init() {
 
 var _ vm.Backend = (*Backend)(nil)
 
+// The bridge sends progress to its clients through this.
+var _ interface{ SetProgress(io.Writer) } = (*Backend)(nil)
+
 // Defaults when the Spec leaves a size at zero.
 const (
 	DefaultCPUs      = 1
@@ -306,12 +309,22 @@ func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspa
 	return fmt.Errorf("workspace mode %q: %w", w.Mode, vm.ErrInvalidSpec)
 }
 
+// SetProgress sends first-use progress lines to w as well as to
+// $AIRLOCK_HOME/logs/microvm.log (the bridge passes its clients).
+func (b *Backend) SetProgress(w io.Writer) {
+	b.Progress = io.MultiWriter(b.logFile(), w)
+}
+
 // progress is where first-use kernel fetches and image builds report:
 // b.Progress, else $AIRLOCK_HOME/logs/microvm.log.
 func (b *Backend) progress() io.Writer {
 	if b.Progress != nil {
 		return b.Progress
 	}
+	return b.logFile()
+}
+
+func (b *Backend) logFile() io.Writer {
 	if err := os.MkdirAll(filepath.Join(b.home, "logs"), 0o700); err == nil {
 		if f, err := os.OpenFile(filepath.Join(b.home, "logs", "microvm.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
 			return f // closed by its finalizer; progress is rare
