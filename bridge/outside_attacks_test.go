@@ -17,6 +17,7 @@ import (
 var stillOpen = map[string]string{
 	"03-nested-repo-subdir-fsmonitor":   "issue 13: a nested repo the agent makes in direct mode runs its fsmonitor when the user runs git inside that folder (review flags it high, but the files are already live)",
 	"14-hidden-committed-secret-direct": "issue 13: hidden files committed once are readable through the read-only host objects",
+	"signer/08-audit-rewrite":           "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
 }
 
 // TestOutsideAttacks runs the attack scripts an outside tester wrote

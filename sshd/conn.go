@@ -13,6 +13,9 @@ import (
 
 type connKey struct{}
 
+// kexKey holds the *clientKex the peek learned for a connection.
+type kexKey struct{}
+
 var connSeq atomic.Uint64
 
 // conn is one client connection. Its methods are the channel and request
@@ -43,6 +46,8 @@ func (s *Server) connCallback(ctx ssh.Context, nc net.Conn) net.Conn {
 	}
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
+	nc, kex := peekClientKex(nc, "SSH-2.0-"+serverVersion)
+	ctx.SetValue(kexKey{}, kex)
 	ctx.SetValue(connKey{}, c)
 	go c.supervise()
 	return nc

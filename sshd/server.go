@@ -40,8 +40,8 @@ type Config struct {
 // cipher of the CLIENT's list that the server also offers wins, so this
 // order only matters for clients that defer to the server. AES-GCM comes
 // first because it is the fastest in Go on AES-NI machines (x/crypto has no
-// amd64 assembly for ChaCha20); OpenSSH clients still choose
-// chacha20-poly1305 (first in their list), paramiko 2.x aes128-ctr.
+// amd64 assembly for ChaCha20). A client that offers AES-GCM is offered
+// only AES-GCM (kexpeek.go); paramiko 2.x, without it, picks aes128-ctr.
 var serverCiphers = []string{
 	"aes128-gcm@openssh.com", "aes256-gcm@openssh.com",
 	"chacha20-poly1305@openssh.com",
@@ -124,9 +124,12 @@ func New(cfg Config) (*Server, error) {
 		Version:          serverVersion,
 		HostSigners:      []ssh.Signer{cfg.HostKey},
 		PublicKeyHandler: s.publicKeyOK,
-		ServerConfigCallback: func(ssh.Context) *gossh.ServerConfig {
+		ServerConfigCallback: func(ctx ssh.Context) *gossh.ServerConfig {
 			c := &gossh.ServerConfig{MaxAuthTries: 6}
 			c.Ciphers = serverCiphers
+			if k, _ := ctx.Value(kexKey{}).(*clientKex); k.prefersGCM() {
+				c.Ciphers = gcmCiphers // see kexpeek.go
+			}
 			return c
 		},
 		ConnectionFailedCallback: func(c net.Conn, err error) {

@@ -1,0 +1,108 @@
+package sshd
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"net"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// cipherRe finds what OpenSSH's client says it negotiated (ssh -v).
+var cipherRe = regexp.MustCompile(`kex: server->client cipher: (\S+)`)
+
+// TestCipherChoice: an OpenSSH client whose list puts chacha20 first but
+// offers AES-GCM gets AES-GCM; one that insists on chacha20 or on aes-ctr
+// gets what it asked for (TestCiphers covers each cipher forced alone).
+func TestCipherChoice(t *testing.T) {
+	needTool(t, "ssh")
+	ts := startServer(t, nil)
+	for _, c := range []struct{ opt, want string }{
+		{"chacha20-poly1305@openssh.com,aes128-ctr,aes256-gcm@openssh.com", "aes256-gcm@openssh.com"},
+		{"chacha20-poly1305@openssh.com,aes128-ctr", "chacha20-poly1305@openssh.com"},
+	} {
+		args := []string{"-v"}
+		if c.opt != "" {
+			args = append(args, "-c", c.opt)
+		}
+		out, errOut, code := ts.ssh(t, "", append(args, "test", "echo ok")...)
+		m := cipherRe.FindStringSubmatch(errOut)
+		if code != 0 || strings.TrimSpace(out) != "ok" || m == nil || m[1] != c.want {
+			t.Errorf("-c %q: exit %d, out %q, negotiated %v, want %s\n%s", c.opt, code, out, m, c.want, errOut[max(0, len(errOut)-800):])
+		}
+	}
+	// x/crypto's client (aes128-gcm first by default) still connects.
+	cl := ts.client(t)
+	cl.Close()
+}
+
+func kexPacket(c2s, s2c string) []byte {
+	var p bytes.Buffer
+	p.WriteByte(20)
+	p.Write(make([]byte, 16))
+	for _, l := range []string{"curve25519-sha256", "ssh-ed25519", c2s, s2c, "hmac-sha2-256", "hmac-sha2-256", "none", "none", "", ""} {
+		binary.Write(&p, binary.BigEndian, uint32(len(l)))
+		p.WriteString(l)
+	}
+	p.Write([]byte{0, 0, 0, 0, 0})
+	pad := 4
+	pkt := append([]byte{byte(pad)}, p.Bytes()...)
+	pkt = append(pkt, make([]byte, pad)...)
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(pkt))), pkt...)
+}
+
+func TestReadClientKex(t *testing.T) {
+	in := append([]byte("banner line\r\nSSH-2.0-OpenSSH_9.2p1 Debian\r\n"), kexPacket("chacha20-poly1305@openssh.com,aes128-gcm@openssh.com", "aes128-gcm@openssh.com")...)
+	in = append(in, "trailing bytes of the next packet"...)
+	k := readClientKex(bytes.NewReader(in))
+	if !k.prefersGCM() || len(k.ciphersC2S) != 2 {
+		t.Fatalf("parsed %+v", k)
+	}
+	if k := readClientKex(bytes.NewReader(append([]byte("SSH-2.0-x\r\n"), kexPacket("chacha20-poly1305@openssh.com", "chacha20-poly1305@openssh.com")...))); k == nil || k.prefersGCM() {
+		t.Fatalf("chacha-only client: %+v", k)
+	}
+	for _, bad := range [][]byte{nil, []byte("SSH-2.0-x\r\n\x00\x00\x00\x01\x00"), []byte("SSH-2.0-x\r\n\xff\xff\xff\xff"), bytes.Repeat([]byte("x\n"), 100)} {
+		if k := readClientKex(bytes.NewReader(bad)); k != nil {
+			t.Errorf("%q parsed as %+v", bad, k)
+		}
+	}
+}
+
+// TestPeekConnReplays: x/crypto sees every byte the peek read, in order,
+// and its identification line is swallowed exactly once.
+func TestPeekConnReplays(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	go func() {
+		io.ReadFull(b, make([]byte, len("SSH-2.0-test\r\n")))
+		b.Write([]byte("SSH-2.0-client\r\n"))
+		b.Write(append(kexPacket("aes128-gcm@openssh.com", "aes128-gcm@openssh.com"), "rest"...))
+		buf := make([]byte, 5)
+		io.ReadFull(b, buf)
+		b.Write(buf) // echo what the server wrote after its identification
+	}()
+	pc, k := peekClientKex(a, "SSH-2.0-test")
+	if !k.prefersGCM() {
+		t.Fatalf("kex %+v", k)
+	}
+	if _, err := pc.Write([]byte("SSH-2.0-test\r\nhello")); err != nil {
+		t.Fatal(err)
+	}
+	want := "SSH-2.0-client\r\n" + string(kexPacket("aes128-gcm@openssh.com", "aes128-gcm@openssh.com")) + "rest" + "hello"
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(pc, got); err != nil || string(got) != want {
+		t.Fatalf("replayed %q, %v", got, err)
+	}
+}
+
+func FuzzReadClientKex(f *testing.F) {
+	f.Add(append([]byte("SSH-2.0-x\r\n"), kexPacket("aes128-gcm@openssh.com", "aes128-ctr")...))
+	f.Add([]byte("SSH-2.0-x\r\n\x00\x00\x00\x05\x04\x14abcd"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		k := readClientKex(bytes.NewReader(b))
+		_ = k.prefersGCM()
+	})
+}
