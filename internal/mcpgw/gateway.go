@@ -53,6 +53,7 @@ type Gateway struct {
 	ctx      context.Context // gateway lifetime: starts and calls end with it
 	cancel   context.CancelFunc
 	handlers map[string]http.Handler // by server name
+	servers  []*mcp.Server            // their MCP servers (for counting sessions)
 	grants   map[string]Grant
 	srv      *http.Server
 	ln       *connListener
@@ -85,8 +86,9 @@ func New(opt Options) *Gateway {
 		s := mcp.NewServer(&mcp.Implementation{Name: "airlock-mcp-gateway", Title: name, Version: "1"},
 			&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 		s.AddReceivingMiddleware(g.middleware(gr))
+		g.servers = append(g.servers, s)
 		g.handlers[name] = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-			&mcp.StreamableHTTPOptions{JSONResponse: true, MaxRequestBodyBytes: MaxBodyBytes, SessionTimeout: 30 * time.Minute})
+			&mcp.StreamableHTTPOptions{JSONResponse: true, MaxRequestBodyBytes: MaxBodyBytes, SessionTimeout: sessionIdle})
 	}
 	g.srv = &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10,
 		IdleTimeout: 5 * time.Minute, ErrorLog: slog.NewLogLogger(opt.Logger.Handler(), slog.LevelDebug)}
@@ -115,7 +117,31 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound, "no such MCP server in this sandbox (see /etc/airlock/mcp.json)")
 		return
 	}
+	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && g.sessions() >= MaxSessions {
+		// Each session holds state in the bridge: a sandbox opening them
+		// without end must not grow the host's memory.
+		httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many MCP sessions open in this sandbox (%d): end some (DELETE) or wait for idle ones to expire", MaxSessions))
+		return
+	}
 	h.ServeHTTP(w, r)
+}
+
+// MaxSessions caps the MCP sessions one sandbox holds open at a time (all
+// its servers together); sessionIdle ends a session nobody used for that
+// long.
+const (
+	MaxSessions = 64
+	sessionIdle = 10 * time.Minute
+)
+
+func (g *Gateway) sessions() int {
+	n := 0
+	for _, s := range g.servers {
+		for range s.Sessions() {
+			n++
+		}
+	}
+	return n
 }
 
 func httpError(w http.ResponseWriter, status int, msg string) {

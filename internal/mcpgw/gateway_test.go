@@ -211,3 +211,50 @@ func TestGatewayFailsClosed(t *testing.T) {
 		t.Errorf("server saw calls: %q", calls)
 	}
 }
+
+// TestGatewaySessionCap: a sandbox opening sessions without end (outside
+// MCP attack 11 grew the bridge by 15 KiB a session) is refused past
+// MaxSessions, and ending sessions makes room again.
+func TestGatewaySessionCap(t *testing.T) {
+	f := newFixture(t, nil, nil, nil)
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	post := func() (*http.Response, string) {
+		req, _ := http.NewRequest("POST", f.url, strings.NewReader(init))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	var ids []string
+	for i := 0; i < MaxSessions; i++ {
+		resp, body := post()
+		if resp.StatusCode != 200 {
+			t.Fatalf("session %d: %d %s", i, resp.StatusCode, body)
+		}
+		ids = append(ids, resp.Header.Get("Mcp-Session-Id"))
+	}
+	if resp, body := post(); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "too many MCP sessions") {
+		t.Fatalf("session past the cap: %d %s", resp.StatusCode, body)
+	}
+	req, _ := http.NewRequest("DELETE", f.url, nil)
+	req.Header.Set("Mcp-Session-Id", ids[0])
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode >= 300 {
+		t.Fatalf("delete: %v %v", resp, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, body := post()
+		if resp.StatusCode == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no room after a DELETE: %d %s", resp.StatusCode, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -28,25 +28,58 @@ func (u *upstream) session() *mcp.ClientSession {
 	return u.cs
 }
 
-// stop ends the session (stdin closed, then SIGTERM, then SIGKILL, as the
-// SDK's CommandTransport does) and kills whatever is left of the process
-// group.
+// stopGrace is how long a server has to exit after its stdin closes.
+const stopGrace = time.Second
+
+// stop ends the session: stdin closed (the MCP way to ask a stdio server to
+// exit), then after stopGrace SIGKILL to the server, which as pid 1 of its
+// pid namespace takes everything it started with it, and to its process
+// group. A server that ignores signals cannot delay stop or rm.
 func (u *upstream) stop() {
 	u.mu.Lock()
 	cs, cmd := u.cs, u.cmd
 	u.cs, u.cmd = nil, nil
 	u.mu.Unlock()
-	if cs != nil {
-		cs.Close()
+	if cs == nil {
+		killGroup(cmd)
+		return
+	}
+	done := make(chan struct{})
+	go func() { cs.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(stopGrace):
 	}
 	killGroup(cmd)
+	<-done // the SDK reaps the process once it is gone
+}
+
+// serverProcAttr runs a server as pid 1 of a pid namespace of its own, in
+// its own process group, with SIGKILL on the bridge's death: when the
+// bridge dies (even by kill -9) or stops it, the kernel kills every process
+// the server started, however it forked or whatever signals it ignores.
+// Unprivileged bridges add a user namespace that maps only their own ids.
+// (The parent-death signal follows the OS thread that started the server;
+// the bridge never ends threads itself.)
+func serverProcAttr() *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: syscall.CLONE_NEWPID}
+	if uid, gid := os.Getuid(), os.Getgid(); uid != 0 {
+		a.Cloneflags |= syscall.CLONE_NEWUSER
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		a.GidMappingsEnableSetgroups = false
+	}
+	return a
 }
 
 func killGroup(cmd *exec.Cmd) {
 	if cmd == nil || cmd.Process == nil {
 		return
 	}
-	// Setpgid made the pid the group id: this reaches the server's children too.
+	// The server is pid 1 of its pid namespace: killing it kills the
+	// namespace. Setpgid made the pid the group id too (the fallback
+	// without a namespace): this reaches the server's children.
+	syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
 
@@ -117,11 +150,7 @@ func (g *Gateway) start(s *Server) (*mcp.ClientSession, *exec.Cmd, error) {
 	if home, err := os.UserHomeDir(); err == nil {
 		cmd.Dir = home
 	}
-	// Its own process group (killed as a whole), and killed if the bridge
-	// dies. (The parent-death signal follows the OS thread that started it;
-	// the bridge never ends threads itself, and a server that died anyway
-	// is started again on next use.)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = serverProcAttr()
 	cmd.Stderr = io.Discard
 	if g.opt.StderrDir != "" {
 		if f, err := os.OpenFile(filepath.Join(g.opt.StderrDir, "mcp-"+s.Name+".stderr"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
@@ -135,6 +164,16 @@ func (g *Gateway) start(s *Server) (*mcp.ClientSession, *exec.Cmd, error) {
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "airlock", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	if err != nil && cmd.Process == nil && cmd.SysProcAttr.Cloneflags != 0 {
+		// No pid namespace here (user namespaces disabled): a process
+		// group and the parent-death signal only.
+		g.opt.Logger.Warn("mcp server without its own pid namespace: its children may outlive a killed bridge", "server", s.Name, "err", err)
+		dir := cmd.Dir
+		cmd = exec.Command(path, s.Command[1:]...)
+		cmd.Env, cmd.Dir, cmd.Stderr = serverEnv(s.Env), dir, io.Discard
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cs, err = client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	}
 	if err != nil {
 		killGroup(cmd)
 		if cmd.Process != nil {
