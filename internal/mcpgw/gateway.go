@@ -53,7 +53,7 @@ type Gateway struct {
 	ctx      context.Context // gateway lifetime: starts and calls end with it
 	cancel   context.CancelFunc
 	handlers map[string]http.Handler // by server name
-	servers  []*mcp.Server            // their MCP servers (for counting sessions)
+	servers  []*mcp.Server           // their MCP servers (for counting sessions)
 	grants   map[string]Grant
 	srv      *http.Server
 	ln       *connListener
