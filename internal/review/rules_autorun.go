@@ -115,9 +115,8 @@ func autorunTargetsIn(s *scanCtx, dir string) map[string]string {
 // anywhere in the tree name (a subfolder's .vscode/settings.json pointing
 // at ./tools/x.sh counts whichever folder VS Code opens).
 func changedAutorunTargets(s *scanCtx) map[string]string {
-	const key = "\x00changed"
-	if m, ok := s.autorun[key]; ok {
-		return m
+	if s.autorunChanged != nil {
+		return s.autorunChanged
 	}
 	m := map[string]string{}
 	for p, f := range s.files {
@@ -135,7 +134,7 @@ func changedAutorunTargets(s *scanCtx) map[string]string {
 			}
 		}
 	}
-	s.autorun[key] = m
+	s.autorunChanged = m
 	return m
 }
 

@@ -56,7 +56,9 @@ type scanCtx struct {
 	tcache        map[string][]byte // tree reads
 	lifecycle     map[string]map[string]string
 	autorun       map[string]map[string]string // project dir → file → the auto-run config naming it
-	rules         []*Rule                      // the rule set of this scan (symlinkAtConfigPath reads it)
+	// autorunChanged: file → the changed auto-run config (anywhere) naming it
+	autorunChanged map[string]string
+	rules          []*Rule // the rule set of this scan (symlinkAtConfigPath reads it)
 }
 
 // doc returns the parsed old or new version of a config file (nil when

@@ -4,7 +4,7 @@
 # during `airlock stop` to race a respawn. Checked after stop, start+rm, and `kill -9` of the bridge
 # (and bridge -stop). Got through if any server process survives any of them.
 source "$(dirname "$0")/lib.sh"
-write_mcp_hcl 'env = { REC = "'"$REC"'", STUBBORN = "1" }'
+write_mcp_hcl 'env = { REC = "'"$REC"'", STUBBORN = "'"${STUBBORN_MODE:-1}"'" }'
 sed -i '0,/env = { REC = "[^"]*", SERVER_SECRET = "[^"]*" }/s///' "$AIRLOCK_HOME/mcp.hcl"
 write_sandbox 'mcp "atk" {}'
 up || die "up failed"
