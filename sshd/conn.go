@@ -44,13 +44,61 @@ func (s *Server) connCallback(ctx ssh.Context, nc net.Conn) net.Conn {
 		s.mu.Unlock()
 		return nil // gliderlabs closes nc
 	}
+	if s.preauth >= MaxStartups {
+		s.mu.Unlock()
+		s.log.Info("ssh connection refused: too many unauthenticated connections", "remote", nc.RemoteAddr().String(), "limit", MaxStartups)
+		return nil
+	}
+	s.preauth++
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
+	go c.loginGrace(nc)
 	nc, kex := peekClientKex(nc, "SSH-2.0-"+serverVersion)
 	ctx.SetValue(kexKey{}, kex)
 	ctx.SetValue(connKey{}, c)
 	go c.supervise()
 	return nc
+}
+
+// Before authentication a connection costs the server a handshake's
+// buffers (x/crypto holds up to a 256 KiB packet) and the client little:
+// like OpenSSH's MaxStartups and LoginGraceTime, at most MaxStartups
+// connections may be unauthenticated at once (about 75 MB at worst, inside
+// the sandbox's memory limit), and one that has not authenticated within
+// LoginGrace is closed. As with OpenSSH, a client that holds every slot
+// keeps new logins out until its connections end or time out.
+const (
+	MaxStartups = 256
+	LoginGrace  = 120 * time.Second
+)
+
+// loginGrace closes nc unless the handshake and authentication finish
+// (gliderlabs stores the *ServerConn in the context then) within
+// LoginGrace, and frees the connection's unauthenticated slot either way.
+func (c *conn) loginGrace(nc net.Conn) {
+	deadline := time.NewTimer(LoginGrace)
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	defer func() {
+		c.s.mu.Lock()
+		c.s.preauth--
+		c.s.mu.Unlock()
+	}()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-deadline.C:
+			c.log.Info("ssh connection closed: not authenticated in time", "grace", LoginGrace)
+			nc.Close()
+			return
+		case <-tick.C:
+			if c.ctx.Value(ssh.ContextKeyConn) != nil {
+				return
+			}
+		}
+	}
 }
 
 // supervise sends keepalives while the connection lives and tears down its

@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // cipherRe finds what OpenSSH's client says it negotiated (ssh -v).
@@ -105,4 +108,47 @@ func FuzzReadClientKex(f *testing.F) {
 		k := readClientKex(bytes.NewReader(b))
 		_ = k.prefersGCM()
 	})
+}
+
+// TestMaxStartups: connections that never authenticate (outside sshd
+// attack 11 pinned ~290 KB each) are capped; once they go, logins work.
+func TestMaxStartups(t *testing.T) {
+	ts := startServer(t, nil)
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for i := 0; i < MaxStartups; i++ {
+		c, err := net.Dial("tcp", ts.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+		io.ReadFull(c, make([]byte, 4)) // the server's "SSH-": this one has its slot
+	}
+	c, err := net.Dial("tcp", ts.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := c.Read(make([]byte, 64)); err == nil || n > 0 {
+		t.Errorf("connection past the cap was served (%d bytes, %v)", n, err)
+	}
+	c.Close()
+	for _, c := range held {
+		c.Close()
+	}
+	held = nil
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := gossh.Dial("tcp", ts.Addr, &gossh.ClientConfig{User: "tester", Auth: []gossh.AuthMethod{gossh.PublicKeys(ts.ClientKey)},
+			HostKeyCallback: gossh.FixedHostKey(ts.HostPublic), Timeout: 5 * time.Second}); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no login after the idle connections closed: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

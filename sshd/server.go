@@ -66,9 +66,10 @@ type Server struct {
 	srv  *ssh.Server
 	keys [][]byte // marshaled authorized keys
 
-	mu     sync.Mutex // guards conns, closed
-	conns  map[*conn]struct{}
-	closed bool
+	mu      sync.Mutex // guards conns, preauth, closed
+	conns   map[*conn]struct{}
+	preauth int // connections not authenticated yet (see MaxStartups)
+	closed  bool
 }
 
 // Errors returned by New.
