@@ -1,0 +1,117 @@
+package wsgate
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
+)
+
+// Gate serves one folder.
+type Gate struct {
+	root  int // O_PATH descriptor of the folder
+	p     Policy
+	chown bool // running as root: new entries get the caller's mapped owner
+	// bare serialises creating the names that make a bare repository, so
+	// two racing creates cannot both pass bareCheck.
+	bare sync.Mutex
+	srv  *fuse.Server
+}
+
+// Options say what to serve where.
+type Options struct {
+	Folder, Mountpoint string
+	Policy             Policy
+}
+
+// Mount serves o.Folder at o.Mountpoint. As root the mount admits other
+// users (the sandbox's ids) and supports idmapped mounts, and permissions
+// are checked by the kernel (default_permissions) either way.
+func Mount(o Options) (*Gate, error) {
+	root, err := unix.Open(o.Folder, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("workspace gate: %w", err)
+	}
+	var st syscall.Stat_t
+	bt, err := statFD(root, &st)
+	if err != nil {
+		unix.Close(root)
+		return nil, err
+	}
+	asRoot := os.Geteuid() == 0
+	g := &Gate{root: root, p: o.Policy, chown: asRoot}
+	sec, zero := time.Second, time.Duration(0)
+	opts := &fs.Options{
+		EntryTimeout:    &sec,
+		AttrTimeout:     &sec,
+		NegativeTimeout: &zero,
+		RootStableAttr:  &fs.StableAttr{Ino: st.Ino, Gen: max(bt, 1)},
+		MountOptions: fuse.MountOptions{
+			FsName:        "airlock-workspace",
+			Name:          "airlock",
+			Options:       []string{"default_permissions"},
+			AllowOther:    asRoot,
+			IDMappedMount: asRoot,
+			DirectMount:   asRoot,
+			DisableXAttrs: true,
+			MaxWrite:      1 << 20,
+			MaxReadAhead:  1 << 20,
+		},
+	}
+	srv, err := fs.Mount(o.Mountpoint, &node{g: g}, opts)
+	if err != nil {
+		unix.Close(root)
+		return nil, fmt.Errorf("workspace gate: mount: %w", err)
+	}
+	g.srv = srv
+	return g, nil
+}
+
+// Wait blocks until the file system is unmounted (every mount of it, the
+// sandbox's included, is gone).
+func (g *Gate) Wait() { g.srv.Wait(); unix.Close(g.root) }
+
+// Unmount detaches the gate's own mount point; clones of it (the sandbox's)
+// keep being served.
+func (g *Gate) Unmount() error { return g.srv.Unmount() }
+
+// mayCreate says why name may not be made in dir, or 0.
+func (g *Gate) mayCreate(dir, name string) syscall.Errno { return g.p.createErr(dir, name) }
+
+// bareLock takes the bare-repository lock when a name is one of the three
+// that make one; the returned func releases it.
+func (g *Gate) bareLock(names ...string) func() {
+	bare := false
+	for _, n := range names {
+		bare = bare || bareNames[n]
+	}
+	if !bare {
+		return func() {}
+	}
+	g.bare.Lock()
+	return g.bare.Unlock
+}
+
+// bareCheck refuses making name in the directory dfd when that would give
+// it HEAD, objects and refs together: git would take the directory for a
+// bare repository (and read its config) when run inside it.
+func (g *Gate) bareCheck(dfd int, name string) syscall.Errno {
+	if !bareNames[name] {
+		return 0
+	}
+	for other := range bareNames {
+		if other == name {
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Fstatat(dfd, other, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return 0
+		}
+	}
+	return syscall.EPERM
+}

@@ -1,0 +1,331 @@
+package wsgate
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
+)
+
+// node is one file or directory of the folder, known by its path.
+type node struct {
+	fs.Inode
+	g *Gate
+}
+
+var (
+	_ fs.NodeLookuper   = (*node)(nil)
+	_ fs.NodeGetattrer  = (*node)(nil)
+	_ fs.NodeSetattrer  = (*node)(nil)
+	_ fs.NodeOpener     = (*node)(nil)
+	_ fs.NodeCreater    = (*node)(nil)
+	_ fs.NodeMkdirer    = (*node)(nil)
+	_ fs.NodeMknoder    = (*node)(nil)
+	_ fs.NodeSymlinker  = (*node)(nil)
+	_ fs.NodeLinker     = (*node)(nil)
+	_ fs.NodeUnlinker   = (*node)(nil)
+	_ fs.NodeRmdirer    = (*node)(nil)
+	_ fs.NodeRenamer    = (*node)(nil)
+	_ fs.NodeReaddirer  = (*node)(nil)
+	_ fs.NodeReadlinker = (*node)(nil)
+	_ fs.NodeStatfser   = (*node)(nil)
+)
+
+// rel is the node's path relative to the folder ("" for the root).
+func (n *node) rel() string { return n.Path(nil) }
+
+// child makes (or finds) the inode for an entry just stat'ed.
+func (n *node) child(ctx context.Context, st *syscall.Stat_t, btime uint64, out *fuse.EntryOut) *fs.Inode {
+	out.Attr.FromStat(st)
+	gen := btime
+	if gen == 0 {
+		gen = 1
+	}
+	return n.NewInode(ctx, &node{g: n.g}, fs.StableAttr{Mode: st.Mode & syscall.S_IFMT, Ino: st.Ino, Gen: gen})
+}
+
+// made finishes a create: the new entry gets the caller's (mapped) owner
+// when the gate runs as root, and its inode.
+func (n *node) made(ctx context.Context, dfd int, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if n.g.chown {
+		if c, ok := fuse.FromContext(ctx); ok && c.Uid != ^uint32(0) {
+			if err := unix.Fchownat(dfd, name, int(c.Uid), int(c.Gid), unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				unix.Unlinkat(dfd, name, 0)
+				unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR)
+				return nil, errno(err)
+			}
+		}
+	}
+	var st syscall.Stat_t
+	bt, err := lstat(n.g.root, join(n.rel(), name), &st)
+	if err != nil {
+		return nil, errno(err)
+	}
+	return n.child(ctx, &st, bt, out), 0
+}
+
+func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	rel := join(n.rel(), name)
+	if n.g.p.hidden(rel) {
+		return nil, syscall.ENOENT
+	}
+	var st syscall.Stat_t
+	bt, err := lstat(n.g.root, rel, &st)
+	if err != nil {
+		return nil, errno(err)
+	}
+	return n.child(ctx, &st, bt, out), 0
+}
+
+func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if fg, ok := f.(fs.FileGetattrer); ok {
+		return fg.Getattr(ctx, out)
+	}
+	var st syscall.Stat_t
+	if _, err := lstat(n.g.root, n.rel(), &st); err != nil {
+		return errno(err)
+	}
+	out.FromStat(&st)
+	return 0
+}
+
+func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	rel := n.rel()
+	if n.g.p.readOnly(rel) {
+		return syscall.EROFS
+	}
+	fd, err := open(n.g.root, rel, unix.O_PATH|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return errno(err)
+	}
+	defer unix.Close(fd)
+	var st syscall.Stat_t
+	if _, err := statFD(fd, &st); err != nil {
+		return errno(err)
+	}
+	if e := setattr(fd, &st, in); e != 0 {
+		return e
+	}
+	return n.Getattr(ctx, nil, out)
+}
+
+// setattr applies in to the file fd (an O_PATH descriptor) refers to:
+// mode without set-id bits, size, times; owner changes are refused.
+func setattr(fd int, st *syscall.Stat_t, in *fuse.SetAttrIn) syscall.Errno {
+	link := st.Mode&syscall.S_IFMT == syscall.S_IFLNK
+	proc := fmt.Sprintf("/proc/self/fd/%d", fd)
+	if uid, ok := in.GetUID(); ok && uid != st.Uid {
+		return syscall.EPERM
+	}
+	if gid, ok := in.GetGID(); ok && gid != st.Gid {
+		return syscall.EPERM
+	}
+	if m, ok := in.GetMode(); ok && !link {
+		if err := unix.Fchmodat(unix.AT_FDCWD, proc, safeMode(st.Mode, m), 0); err != nil {
+			return errno(err)
+		}
+	}
+	if size, ok := in.GetSize(); ok {
+		if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+			return syscall.EINVAL
+		}
+		if err := unix.Truncate(proc, int64(size)); err != nil {
+			return errno(err)
+		}
+	}
+	atime, aok := in.GetATime()
+	mtime, mok := in.GetMTime()
+	if (aok || mok) && !link {
+		ts := []unix.Timespec{{Nsec: unix.UTIME_OMIT}, {Nsec: unix.UTIME_OMIT}}
+		if aok {
+			ts[0] = unix.NsecToTimespec(atime.UnixNano())
+		}
+		if mok {
+			ts[1] = unix.NsecToTimespec(mtime.UnixNano())
+		}
+		if err := unix.UtimesNanoAt(unix.AT_FDCWD, proc, ts, 0); err != nil {
+			return errno(err)
+		}
+	}
+	return 0
+}
+
+// safeMode is the permission part of m without set-user-id, and without
+// set-group-id except on directories (where it only picks the group of
+// new entries).
+func safeMode(fileMode, m uint32) uint32 {
+	m &= 0o7777 &^ syscall.S_ISUID
+	if fileMode&syscall.S_IFMT != syscall.S_IFDIR {
+		m &^= syscall.S_ISGID
+	}
+	return m
+}
+
+func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	rel := n.rel()
+	if (flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0) && n.g.p.readOnly(rel) {
+		return nil, 0, syscall.EROFS
+	}
+	// The kernel sends writes with their offsets, so O_APPEND is dropped.
+	fl := int(flags)&^(syscall.O_CREAT|syscall.O_EXCL|syscall.O_APPEND|syscall.O_NOCTTY) | syscall.O_NOFOLLOW
+	fd, err := open(n.g.root, rel, fl, 0)
+	if err != nil {
+		return nil, 0, errno(err)
+	}
+	return fs.NewLoopbackFile(fd), 0, 0
+}
+
+func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	dir := n.rel()
+	if e := n.g.mayCreate(dir, name); e != 0 {
+		return nil, nil, 0, e
+	}
+	defer n.g.bareLock(name)()
+	dfd, err := open(n.g.root, dir, unix.O_PATH|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, nil, 0, errno(err)
+	}
+	defer unix.Close(dfd)
+	if e := n.g.bareCheck(dfd, name); e != 0 {
+		return nil, nil, 0, e
+	}
+	fl := int(flags)&^(syscall.O_APPEND|syscall.O_NOCTTY) | syscall.O_CREAT | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
+	fd, err := unix.Openat(dfd, name, fl, safeMode(syscall.S_IFREG, mode))
+	if err != nil {
+		return nil, nil, 0, errno(err)
+	}
+	in, e := n.made(ctx, dfd, name, out)
+	if e != 0 {
+		unix.Close(fd)
+		return nil, nil, 0, e
+	}
+	return in, fs.NewLoopbackFile(fd), 0, 0
+}
+
+// mkEntry makes one non-regular entry with mk (relative to the directory
+// descriptor), after the policy allows the name.
+func (n *node) mkEntry(ctx context.Context, name string, out *fuse.EntryOut, mk func(dfd int) error) (*fs.Inode, syscall.Errno) {
+	dir := n.rel()
+	if e := n.g.mayCreate(dir, name); e != 0 {
+		return nil, e
+	}
+	defer n.g.bareLock(name)()
+	dfd, err := open(n.g.root, dir, unix.O_PATH|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, errno(err)
+	}
+	defer unix.Close(dfd)
+	if e := n.g.bareCheck(dfd, name); e != 0 {
+		return nil, e
+	}
+	if err := mk(dfd); err != nil {
+		return nil, errno(err)
+	}
+	return n.made(ctx, dfd, name, out)
+}
+
+func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return n.mkEntry(ctx, name, out, func(dfd int) error {
+		return unix.Mkdirat(dfd, name, safeMode(syscall.S_IFDIR, mode))
+	})
+}
+
+func (n *node) Mknod(ctx context.Context, name string, mode, dev uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	switch mode & syscall.S_IFMT {
+	case syscall.S_IFREG, syscall.S_IFIFO, syscall.S_IFSOCK:
+	default:
+		return nil, syscall.EPERM // no device nodes in the user's folder
+	}
+	return n.mkEntry(ctx, name, out, func(dfd int) error {
+		return unix.Mknodat(dfd, name, mode&syscall.S_IFMT|safeMode(syscall.S_IFREG, mode), 0)
+	})
+}
+
+func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return n.mkEntry(ctx, name, out, func(dfd int) error { return unix.Symlinkat(target, dfd, name) })
+}
+
+func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	src := target.EmbeddedInode().Path(nil)
+	if n.g.p.hidden(src) || n.g.p.readOnly(src) {
+		return nil, syscall.EPERM // a new name must not reach a protected file
+	}
+	sfd, sbase, err := openParent(n.g.root, src)
+	if err != nil {
+		return nil, errno(err)
+	}
+	defer unix.Close(sfd)
+	return n.mkEntry(ctx, name, out, func(dfd int) error { return unix.Linkat(sfd, sbase, dfd, name, 0) })
+}
+
+func (n *node) Unlink(ctx context.Context, name string) syscall.Errno {
+	return n.remove(name, 0)
+}
+
+func (n *node) Rmdir(ctx context.Context, name string) syscall.Errno {
+	return n.remove(name, unix.AT_REMOVEDIR)
+}
+
+func (n *node) remove(name string, flags int) syscall.Errno {
+	dir := n.rel()
+	rel := join(dir, name)
+	switch {
+	case n.g.p.hidden(rel):
+		return syscall.ENOENT
+	case n.g.p.readOnly(rel):
+		return syscall.EROFS
+	}
+	dfd, err := open(n.g.root, dir, unix.O_PATH|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return errno(err)
+	}
+	defer unix.Close(dfd)
+	return errno(unix.Unlinkat(dfd, name, flags))
+}
+
+func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	dir := n.rel()
+	fd, err := open(n.g.root, dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, errno(err)
+	}
+	defer unix.Close(fd)
+	ents, err := readDir(fd)
+	if err != nil {
+		return nil, errno(err)
+	}
+	list := make([]fuse.DirEntry, 0, len(ents))
+	for _, e := range ents {
+		if n.g.p.hidden(join(dir, e.name)) {
+			continue
+		}
+		list = append(list, fuse.DirEntry{Name: e.name, Ino: e.ino, Mode: uint32(e.typ) << 12})
+	}
+	return fs.NewListDirStream(list), 0
+}
+
+func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
+	dfd, base, err := openParent(n.g.root, n.rel())
+	if err != nil {
+		return nil, errno(err)
+	}
+	defer unix.Close(dfd)
+	buf := make([]byte, unix.PathMax)
+	k, err := unix.Readlinkat(dfd, base, buf)
+	if err != nil {
+		return nil, errno(err)
+	}
+	return buf[:k], 0
+}
+
+func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
+	var s syscall.Statfs_t
+	if err := syscall.Fstatfs(n.g.root, &s); err != nil {
+		return errno(err)
+	}
+	out.FromStatfsT(&s)
+	return 0
+}
