@@ -9,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/gitseed"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -278,6 +280,9 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 	if err != nil {
 		return nil, err
 	}
+	if err := hiddenInHistory(ctx, spec.Workspace); err != nil {
+		return nil, err
+	}
 	for _, ft := range Features() {
 		if ft.Prepare == nil {
 			continue
@@ -452,4 +457,33 @@ func (d *Daemon) find(name string) (*sandbox, error) {
 		return nil, &Error{Code: protocol.CodeNotFound, Message: fmt.Sprintf("no sandbox named %s (see `airlock ls`)", name)}
 	}
 	return sb, nil
+}
+
+// hiddenInHistory refuses a workspace whose hide globs match files git
+// holds (a commit of any ref, or the index): direct and clone mode give the
+// agent the repository's objects, so hiding the file would not hide its
+// content, and a sandbox that only looks safe is worse than none.
+func hiddenInHistory(ctx context.Context, w vm.Workspace) error {
+	if w.Mode != vm.ModeDirect && w.Mode != vm.ModeClone {
+		return nil
+	}
+	found, err := gitseed.HiddenInHistory(ctx, w.HostPath, w.Hide, 5)
+	if err != nil {
+		return failf(protocol.CodeFailed, err, "hide")
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("hide: %s %s in this repository's git history (or index), "+
+		"and %s mode gives the agent the repository's objects: it could read %s with git. Remove %s from history "+
+		"(git filter-repo --invert-paths --path …), stop hiding %s, or use workspace mode \"mountless\"",
+		strings.Join(found, ", "), plural(len(found), "is", "are"), w.Mode, plural(len(found), "it", "them"),
+		plural(len(found), "it", "them"), plural(len(found), "it", "them"))}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

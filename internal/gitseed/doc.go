@@ -14,7 +14,8 @@
 // naming a read-only mount of them. The agent's commits come back to the
 // host only through review and apply, like clone mode.
 //
-// Trust boundary: the host repository is read (never written, and no git
-// command runs in it); the seeded directory belongs to the sandbox and is
-// untrusted from the moment the sandbox starts.
+// Trust boundary: the host repository is read, never written; the only git
+// run in it is HiddenInHistory's read-only rev-list, hardened (package
+// hostgit: no hooks, no fsmonitor). The seeded directory belongs to the
+// sandbox and is untrusted from the moment the sandbox starts.
 package gitseed

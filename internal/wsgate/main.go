@@ -27,7 +27,7 @@ func Main(args []string) int {
 	}
 	ready := os.NewFile(3, "ready")
 	fail := func(err error) int {
-		fmt.Fprintln(os.Stderr, "workspace gate:", err)
+		fmt.Fprintln(os.Stderr, err)
 		if ready != nil {
 			fmt.Fprintln(ready, "error:", err)
 		}
@@ -35,7 +35,7 @@ func Main(args []string) int {
 	}
 	var p Policy
 	if err := json.Unmarshal([]byte(*policy), &p); err != nil {
-		return fail(fmt.Errorf("policy: %w", err))
+		return fail(fmt.Errorf("workspace gate: policy: %w", err))
 	}
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
 	g, err := Mount(Options{Folder: *folder, Mountpoint: *mount, Policy: p})

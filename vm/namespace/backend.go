@@ -194,6 +194,7 @@ func (b *Backend) stop(ctx context.Context, id string) error {
 			return fmt.Errorf("stop sandbox %s: %w", id, err)
 		}
 	}
+	stopGate(ctx, dir)
 	os.Remove(filepath.Join(dir, pidFile))
 	os.Remove(filepath.Join(dir, "ssh.sock"))
 	removeCgroup(dir)

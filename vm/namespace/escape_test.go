@@ -351,7 +351,14 @@ func TestEscapeDirectMode(t *testing.T) {
 	shouldFail(t, cl, "swap .git away", "mv /workspace/.git /workspace/.git-old")
 	shouldFail(t, cl, "read a hidden file", "cat /workspace/.env | grep SECRET")
 	shouldFail(t, cl, "read a hidden glob", "grep KEY /workspace/config/key.pem")
-	shouldFail(t, cl, "remove a hidden file", "rm -f /workspace/.env")
+	shouldFail(t, cl, "remove a hidden file", "rm /workspace/.env")
+	shouldFail(t, cl, "overwrite a hidden file", "echo x > /workspace/.env")
+	shouldFail(t, cl, "rename the directory of a hidden file", "mv /workspace/config /workspace/config2")
+	// No repository can appear in the folder for host git to run in.
+	shouldFail(t, cl, "a nested repo", "git init -q /workspace/src/a")
+	shouldFail(t, cl, "a gitfile", "echo 'gitdir: /tmp/x' > /workspace/src/.git")
+	shouldFail(t, cl, "a bare repo", "mkdir -p /workspace/b/objects /workspace/b/refs && echo 'ref: refs/heads/x' > /workspace/b/HEAD")
+	shouldFail(t, cl, "a set-uid file", "cp /bin/true /workspace/t && chmod 4755 /workspace/t && test -u /workspace/t")
 	if after, _ := os.ReadFile(filepath.Join(repo, ".git", "config")); string(after) != string(config) {
 		t.Errorf(".git/config changed:\n%s", after)
 	}

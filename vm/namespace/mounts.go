@@ -54,8 +54,15 @@ func (l *launch) mountPlan(ctx context.Context) ([]guestspec.NSMount, error) {
 	}
 	switch w.Mode {
 	case vm.ModeDirect:
-		if err := add(w.HostPath, w.Target, false, false, true); err != nil {
+		mp, err := l.startGate(ctx)
+		if err != nil {
 			return nil, err
+		}
+		if err := add(mp, w.Target, false, false, true); err != nil {
+			return nil, err
+		}
+		if !l.ids.single {
+			detachGate(l.dir) // the sandbox holds its own clone
 		}
 		// The host's .git is never reachable: a private git directory is
 		// mounted over it (gitdir.go), submodule .git entries are read-only.
@@ -100,13 +107,7 @@ func (l *launch) mountPlan(ctx context.Context) ([]guestspec.NSMount, error) {
 		for _, p := range protect {
 			ms = append(ms, guestspec.NSMount{Kind: guestspec.MountRebindRO, Target: path.Join(w.Target, p)})
 		}
-		hidden, err := matchHidden(w.HostPath, w.Hide)
-		if err != nil {
-			return nil, fmt.Errorf("hide: %w", err)
-		}
-		for _, rel := range hidden {
-			ms = append(ms, guestspec.NSMount{Kind: guestspec.MountMask, Target: path.Join(w.Target, rel)})
-		}
+		// Hidden paths do not exist in the gate's view: nothing to mask.
 	default:
 		if err := add(filepath.Join(l.data, "workspace"), w.Target, false, false, false); err != nil {
 			return nil, err

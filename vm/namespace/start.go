@@ -59,6 +59,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	defer l.closeChildFiles()
 	p, note, err := l.run(ctx)
 	if err != nil {
+		stopGate(context.Background(), dir)
 		return fmt.Errorf("start sandbox %s: %w", id, err)
 	}
 	r.Started = true

@@ -1,12 +1,13 @@
 #!/bin/bash
-# Direct mode, secrets committed once: read hide-glob files (.env, config/.env.local, *.pem) via hard links, renaming the parent dir, symlinks, .. paths, /proc/1/root, git objects.
+# Direct mode, hide-glob files (.env, config/.env.local, *.pem): committed once, `up` must refuse
+# (git objects would hand them over); never committed, every way to read them must fail: hard
+# links, renaming the parent dir, symlinks, .. paths, /proc/1/root, git objects.
 # Exit 0 = product defended, 1 = attack succeeded, 2 = setup error.
 . "$(dirname "$0")/lib.sh"
 git init -q $T/repo && cd $T/repo && echo hi > README
 mkdir -p config; echo "TOPSECRET-$$-A" > .env; echo "TOPSECRET-$$-B" > config/.env.local; echo "TOPSECRET-$$-C" > server.pem
 write_sandbox direct
-up_sandbox
-# ---- the malicious agent, inside the sandbox ----
+read_secrets() {
 airlock exec $N -- env M=$M sh >$T/agent.out 2>&1 <<'AGENT'
 cd /workspace
 for f in .env config/.env.local server.pem; do echo "direct cat $f: $(cat $f 2>&1)"; done
@@ -17,8 +18,21 @@ find / -xdev -name '.env*' 2>/dev/null | head; grep -r TOPSECRET /run /home /etc
 git cat-file --batch-all-objects --batch 2>/dev/null | grep -a TOPSECRET | sed 's/^/git-objects: /'
 cat /proc/1/root/workspace/.env 2>/dev/null
 AGENT
-# ---- host side ----
-airlock review $N --json >$T/review.json 2>$T/review.err; RRC=$?
 cat $T/agent.out; grep -q TOPSECRET $T/agent.out && { echo "agent read hidden file"; R=1; }
+}
+# 1. Committed: up must refuse, naming git history.
+git add -A && git commit -qm init
+if airlock up --yes >$T/up.log 2>&1; then
+	echo "up accepted hidden files that are in git history"; read_secrets; R=1
+	airlock rm $N >/dev/null 2>&1
+elif ! grep -q "git history" $T/up.log; then
+	cat $T/up.log; exit 2
+fi
+# 2. Never committed: up works, nothing can be read.
+rm -rf .git && git init -q . && git add README && git commit -qm init
+up_sandbox_nocommit() { for i in 1 2 3; do airlock up --yes >"$T/up.log" 2>&1 && return; sleep 1; done; cat "$T/up.log"; exit 2; }
+up_sandbox_nocommit
+read_secrets
+airlock review $N --json >$T/review.json 2>$T/review.err; RRC=$?
 echo "review exit=$RRC"; [ -s $T/review.err ] && cat $T/review.err
 finish
