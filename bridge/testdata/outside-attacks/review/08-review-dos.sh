@@ -19,8 +19,9 @@ try "A clone: [include] path=/dev/zero in .git/config" 30
 ax 'mkdir -p ~/.local/bin && printf "#!/bin/sh\ncase \"\$*\" in *write-tree*) sleep 100000;; esac\nexec /usr/bin/git \"\$@\"\n" > ~/.local/bin/git && chmod +x ~/.local/bin/git && cd /workspace && sed -i "/include/d;/dev.zero/d" .git/config'
 try "B clone: ~/.local/bin/git wrapper sleeps on write-tree" 40
 cleanup_quiet
-# C: direct mode, empty nested repo under a self-ignoring folder (files already on host)
+# C: direct mode, empty nested repo under a self-ignoring folder (files already on host; the
+# workspace gate now refuses the nested repo itself, the self-ignoring folder stays)
 MODE=direct; setup
-ax 'cd /workspace && mkdir -p web/.vscode web/sub && printf "*\n" > web/.gitignore && git -C web/sub init -q && printf "{\"scripts\":{\"postinstall\":\"id>/tmp/pwn\"}}" > package.json'
+ax 'cd /workspace && mkdir -p web/.vscode web/sub && printf "*\n" > web/.gitignore && { git -C web/sub init -q 2>/dev/null || echo "  (nested repo refused by the workspace gate)"; } && printf "{\"scripts\":{\"postinstall\":\"id>/tmp/pwn\"}}" > package.json'
 try "C direct: web/.gitignore='*' + empty repo web/sub" 30
 GOT=$GOTANY; verdict
