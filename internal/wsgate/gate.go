@@ -16,7 +16,10 @@ import (
 type Gate struct {
 	root  int // O_PATH descriptor of the folder
 	p     Policy
-	chown bool // running as root: new entries get the caller's mapped owner
+	// chown: running as root, new entries get the folder's owner (uid,
+	// gid), as files the user makes there would.
+	chown    bool
+	uid, gid int
 	// bare serialises creating the names that make a bare repository, so
 	// two racing creates cannot both pass bareCheck.
 	bare sync.Mutex
@@ -44,7 +47,7 @@ func Mount(o Options) (*Gate, error) {
 		return nil, err
 	}
 	asRoot := os.Geteuid() == 0
-	g := &Gate{root: root, p: o.Policy, chown: asRoot}
+	g := &Gate{root: root, p: o.Policy, chown: asRoot, uid: int(st.Uid), gid: int(st.Gid)}
 	sec, zero := time.Second, time.Duration(0)
 	opts := &fs.Options{
 		EntryTimeout:    &sec,

@@ -47,16 +47,14 @@ func (n *node) child(ctx context.Context, st *syscall.Stat_t, btime uint64, out 
 	return n.NewInode(ctx, &node{g: n.g}, fs.StableAttr{Mode: st.Mode & syscall.S_IFMT, Ino: st.Ino, Gen: gen})
 }
 
-// made finishes a create: the new entry gets the caller's (mapped) owner
-// when the gate runs as root, and its inode.
+// made finishes a create: the new entry gets the folder's owner when the
+// gate runs as root, and its inode.
 func (n *node) made(ctx context.Context, dfd int, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	if n.g.chown {
-		if c, ok := fuse.FromContext(ctx); ok && c.Uid != ^uint32(0) {
-			if err := unix.Fchownat(dfd, name, int(c.Uid), int(c.Gid), unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				unix.Unlinkat(dfd, name, 0)
-				unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR)
-				return nil, errno(err)
-			}
+		if err := unix.Fchownat(dfd, name, n.g.uid, n.g.gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			unix.Unlinkat(dfd, name, 0)
+			unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR)
+			return nil, errno(err)
 		}
 	}
 	var st syscall.Stat_t

@@ -6,12 +6,112 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
+
+// In a sandbox's state directory: the mount point, the gate's pid (with its
+// start time, so a reused pid is never killed) and its log.
+const (
+	MountDir = "wsgate"
+	pidFile  = "wsgate.pid"
+	logFile  = "wsgate.log"
+)
+
+// Start starts the gate for a sandbox whose state lives in stateDir (after
+// stopping a leftover one) and returns the mount point.
+func Start(ctx context.Context, stateDir, folder string, p Policy) (string, error) {
+	if err := Stop(context.Background(), stateDir); err != nil {
+		return "", err
+	}
+	mp := filepath.Join(stateDir, MountDir)
+	if err := os.Mkdir(mp, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	pid, err := Spawn(ctx, Options{Folder: folder, Mountpoint: mp, Policy: p}, filepath.Join(stateDir, logFile))
+	if err != nil {
+		return "", fmt.Errorf("direct mode needs the workspace gate (FUSE, /dev/fuse): %w", err)
+	}
+	if err := fsx.WriteFileAtomic(filepath.Join(stateDir, pidFile), fmt.Appendf(nil, "%d %d\n", pid, startTime(pid)), 0o600); err != nil {
+		kill(pid, startTime(pid))
+		return "", err
+	}
+	return mp, nil
+}
+
+// Detach removes the gate's own mount point; a clone of it (a namespace
+// sandbox's open_tree copy) keeps being served, and the gate exits when the
+// last one goes.
+func Detach(stateDir string) {
+	mp := filepath.Join(stateDir, MountDir)
+	if err := unix.Unmount(mp, unix.MNT_DETACH); err != nil && os.Geteuid() != 0 {
+		exec.Command("fusermount3", "-u", "-z", mp).Run()
+	}
+}
+
+// Stop ends the gate of a stopped sandbox and removes its mount point. The
+// gate dies first, so a mount that lingers answers ENOTCONN instead of
+// serving the folder; an error means the mount point is still there, and
+// the caller must not delete the state directory (a recursive delete would
+// walk into the user's folder).
+func Stop(ctx context.Context, stateDir string) error {
+	data, err := os.ReadFile(filepath.Join(stateDir, pidFile))
+	if err == nil {
+		var pid int
+		var start uint64
+		if _, err := fmt.Sscanf(string(data), "%d %d", &pid, &start); err == nil && pid > 0 {
+			kill(pid, start)
+		}
+	}
+	Detach(stateDir)
+	if err := os.Remove(filepath.Join(stateDir, MountDir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("workspace gate: mount point still in use: %w", err)
+	}
+	os.Remove(filepath.Join(stateDir, pidFile))
+	return nil
+}
+
+// startTime is field 22 of /proc/PID/stat (0 if pid is gone).
+func startTime(pid int) uint64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 20 {
+		return 0
+	}
+	v, _ := strconv.ParseUint(f[19], 10, 64)
+	return v
+}
+
+// kill ends pid if it is still the process that started at start, through
+// a pidfd (no reuse race once open), and waits briefly for it.
+func kill(pid int, start uint64) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	if startTime(pid) != start {
+		return
+	}
+	unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+	for i := 0; i < 200 && startTime(pid) == start; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
 
 // init makes every binary that links the gate able to run as one: Spawn
 // re-executes /proc/self/exe with Arg (the airlock CLI, and test binaries

@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/guestspec"
+	"github.com/airlock-sandbox/airlock/internal/wsgate"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -115,8 +116,12 @@ type vmConfig struct {
 	AgentBinary string           `json:"agent_binary"`
 	WorkDisk    bool             `json:"work_disk"`
 	Shares      []share          `json:"shares"`
-	Direct      string           `json:"direct,omitempty"` // host folder (direct mode), for hide globs at start
+	Direct      string           `json:"direct,omitempty"` // host folder (direct mode)
 	Hide        []string         `json:"hide,omitempty"`
+	// Gate is the workspace gate's policy (direct mode): the shares are
+	// its mount point, not the folder. Configs from before the gate have
+	// none and keep the guest-side hide masks.
+	Gate *wsgate.Policy `json:"gate,omitempty"`
 	Init        guestspec.VMInit `json:"init"`
 }
 
@@ -287,23 +292,25 @@ func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspa
 		if !filepath.IsAbs(w.HostPath) {
 			return fmt.Errorf("workspace %q: not absolute: %w", w.HostPath, vm.ErrInvalidSpec)
 		}
-		c.Shares = append(c.Shares, share{Tag: "ws", Path: w.HostPath})
+		// The folder is shared through the workspace gate (package wsgate,
+		// started with the VM): host-side, nothing below .git can change,
+		// no .git or bare repository can appear, hidden paths do not
+		// exist and protected ones are read-only, whatever root in the
+		// guest does. Inside, the guest kernel also mounts the whole .git
+		// and the protect paths read-only.
+		gate := filepath.Join(dir, wsgate.MountDir)
+		c.Shares = append(c.Shares, share{Tag: "ws", Path: gate})
 		c.Init.Workspace.Kind, c.Init.Workspace.Tag = "9p", "ws"
-		// The whole .git is read-only inside (deny by default, not a list
-		// of protected names), plus the user's protect paths. This is the
-		// guest kernel's mount: unlike the namespace backend (a private
-		// git directory, package gitseed) the 9p share itself still
-		// carries the host's .git, so a guest that became root could
-		// reach it — see the README.
 		protect := []string{".git"}
 		for _, p := range w.Protect {
 			if p != ".git" && !strings.HasPrefix(p, ".git/") {
 				protect = append(protect, p)
 			}
 		}
-		c.Shares = append(c.Shares, share{Tag: "wsro", Path: w.HostPath, ReadOnly: true})
+		c.Shares = append(c.Shares, share{Tag: "wsro", Path: gate, ReadOnly: true})
 		c.Init.Workspace.ROTag, c.Init.Workspace.Protect = "wsro", protect
-		c.Direct, c.Hide = w.HostPath, w.Hide
+		pol := wsgate.Policy{Hide: w.Hide, Protect: protect[1:]}
+		c.Direct, c.Hide, c.Gate = w.HostPath, w.Hide, &pol
 		return nil
 	}
 	return fmt.Errorf("workspace mode %q: %w", w.Mode, vm.ErrInvalidSpec)
@@ -355,6 +362,16 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	if err != nil {
 		return err
 	}
+	if c.Gate != nil {
+		if _, err := wsgate.Start(ctx, dir, c.Direct, *c.Gate); err != nil {
+			return fmt.Errorf("start vm %s: %w", id, err)
+		}
+		defer func() {
+			if err != nil {
+				wsgate.Stop(context.Background(), dir)
+			}
+		}()
+	}
 	kvm := KVMUsable(ctx, b.home)
 	l := &launch{Dir: dir, Kernel: k.Vmlinux, Initrd: filepath.Join(dir, "initrd.img"), CPUs: c.CPUs, MemoryMiB: c.MemoryMiB,
 		KVM: kvm, Port: port, RootDisk: filepath.Join(dir, "root.qcow2"), Shares: c.Shares}
@@ -396,7 +413,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 func (b *Backend) boot(ctx context.Context, id string, c *vmConfig, k *Kernel, l *launch, ri *runInfo, t00 time.Time) (err error) {
 	init := c.Init
 	init.Modules = bootModules(k.Modules, len(c.Shares) > 0)
-	if c.Direct != "" {
+	if c.Direct != "" && c.Gate == nil {
 		if init.Workspace.Hide, err = hiddenPaths(c.Direct, c.Hide); err != nil {
 			return fmt.Errorf("start vm %s: hide: %w", id, err)
 		}
@@ -456,6 +473,7 @@ func (b *Backend) kill(dir string, r *runInfo) {
 	waitGone(r, 5*time.Second)
 	os.Remove(filepath.Join(dir, "qmp.sock"))
 	os.Remove(filepath.Join(dir, "ctl.sock"))
+	wsgate.Stop(context.Background(), dir)
 }
 
 func waitGone(r *runInfo, d time.Duration) bool {
@@ -528,6 +546,9 @@ func (b *Backend) Remove(ctx context.Context, id string) error {
 // removeOwned deletes what the backend made in a state dir; the dir itself
 // goes too when nothing else is left in it.
 func (b *Backend) removeOwned(dir string) error {
+	if err := wsgate.Stop(context.Background(), dir); err != nil {
+		return err // never delete through a live mount of the user's folder
+	}
 	for _, f := range []string{"config.json", "run.json", "booted", "root.qcow2", "workspace.img", "initrd.img", stateFile, stateMeta, stateFile + ".tmp",
 		"console.log", "qemu.pid", "qmp.sock", "ctl.sock", "clone.tmp"} {
 		if err := os.RemoveAll(filepath.Join(dir, f)); err != nil {

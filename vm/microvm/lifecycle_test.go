@@ -209,12 +209,13 @@ func TestDirectMode(t *testing.T) {
 	if out := mustRun(t, b, "direct", k, "cat /etc/airlock-test"); out != "hello\n" {
 		t.Errorf("Spec.Files: /etc/airlock-test = %q", out)
 	}
-	out, _ := sshRun(t, b, "direct", k, "cd /workspace; echo hi > fromguest; cat .env; echo; echo x >> .git/hooks/pre-commit && echo HOOKWRITE; touch .git/hooks/new && echo HOOKNEW; echo x > .git/commondir && echo COMMONDIR; echo x >> .git/index && echo INDEXW; mv .git .git2 && echo GITMOVED; echo ok")
+	out, _ := sshRun(t, b, "direct", k, "cd /workspace; echo hi > fromguest; cat .env; echo; echo x >> .git/hooks/pre-commit && echo HOOKWRITE; touch .git/hooks/new && echo HOOKNEW; echo x > .git/commondir && echo COMMONDIR; echo x >> .git/index && echo INDEXW; mv .git .git2 && echo GITMOVED; mkdir -p sub && git init -q sub 2>/dev/null && echo NESTED; mkdir -p b/objects b/refs && echo x > b/HEAD && echo BARE; echo ok")
 	if got, _ := os.ReadFile(filepath.Join(ws, "fromguest")); string(got) != "hi\n" {
 		t.Errorf("guest write not on host: %q\n%s", got, out)
 	}
 	if strings.Contains(out, "SECRET") || strings.Contains(out, "HOOKWRITE") || strings.Contains(out, "HOOKNEW") ||
-		strings.Contains(out, "COMMONDIR") || strings.Contains(out, "INDEXW") || strings.Contains(out, "GITMOVED") || !strings.Contains(out, "ok") {
+		strings.Contains(out, "COMMONDIR") || strings.Contains(out, "INDEXW") || strings.Contains(out, "GITMOVED") || strings.Contains(out, "NESTED") ||
+		strings.Contains(out, "BARE") || !strings.Contains(out, "ok") {
 		t.Errorf("direct mode:\n%s", out)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, ".git/hooks/pre-commit")); string(b) != "#!/bin/sh\n" {

@@ -20,6 +20,7 @@ import (
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/guestspec"
+	"github.com/airlock-sandbox/airlock/internal/wsgate"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -194,7 +195,9 @@ func (b *Backend) stop(ctx context.Context, id string) error {
 			return fmt.Errorf("stop sandbox %s: %w", id, err)
 		}
 	}
-	stopGate(ctx, dir)
+	if err := wsgate.Stop(ctx, dir); err != nil {
+		return fmt.Errorf("stop sandbox %s: %w", id, err)
+	}
 	os.Remove(filepath.Join(dir, pidFile))
 	os.Remove(filepath.Join(dir, "ssh.sock"))
 	removeCgroup(dir)

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/airlock-sandbox/airlock/internal/guestspec"
+	"github.com/airlock-sandbox/airlock/internal/wsgate"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -62,7 +63,7 @@ func (l *launch) mountPlan(ctx context.Context) ([]guestspec.NSMount, error) {
 			return nil, err
 		}
 		if !l.ids.single {
-			detachGate(l.dir) // the sandbox holds its own clone
+			wsgate.Detach(l.dir) // the sandbox holds its own clone
 		}
 		// The host's .git is never reachable: a private git directory is
 		// mounted over it (gitdir.go), submodule .git entries are read-only.

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/airlock-sandbox/airlock/internal/guestspec"
+	"github.com/airlock-sandbox/airlock/internal/wsgate"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -59,7 +60,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	defer l.closeChildFiles()
 	p, note, err := l.run(ctx)
 	if err != nil {
-		stopGate(context.Background(), dir)
+		wsgate.Stop(context.Background(), dir)
 		return fmt.Errorf("start sandbox %s: %w", id, err)
 	}
 	r.Started = true
