@@ -14,8 +14,8 @@ import (
 
 // Gate serves one folder.
 type Gate struct {
-	root  int // O_PATH descriptor of the folder
-	p     Policy
+	root int // O_PATH descriptor of the folder
+	p    Policy
 	// chown: running as root, new entries get the folder's owner (uid,
 	// gid), as files the user makes there would.
 	chown    bool

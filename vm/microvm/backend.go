@@ -109,20 +109,20 @@ func (b *Backend) Available(ctx context.Context) error {
 
 // vmConfig is what Create leaves in the state dir for Start.
 type vmConfig struct {
-	ID          string           `json:"id"`
-	CPUs        int              `json:"cpus"`
-	MemoryMiB   int              `json:"memory_mib"`
-	BaseImage   string           `json:"base_image"`
-	AgentBinary string           `json:"agent_binary"`
-	WorkDisk    bool             `json:"work_disk"`
-	Shares      []share          `json:"shares"`
-	Direct      string           `json:"direct,omitempty"` // host folder (direct mode)
-	Hide        []string         `json:"hide,omitempty"`
+	ID          string   `json:"id"`
+	CPUs        int      `json:"cpus"`
+	MemoryMiB   int      `json:"memory_mib"`
+	BaseImage   string   `json:"base_image"`
+	AgentBinary string   `json:"agent_binary"`
+	WorkDisk    bool     `json:"work_disk"`
+	Shares      []share  `json:"shares"`
+	Direct      string   `json:"direct,omitempty"` // host folder (direct mode)
+	Hide        []string `json:"hide,omitempty"`
 	// Gate is the workspace gate's policy (direct mode): the shares are
 	// its mount point, not the folder. Configs from before the gate have
 	// none and keep the guest-side hide masks.
-	Gate *wsgate.Policy `json:"gate,omitempty"`
-	Init        guestspec.VMInit `json:"init"`
+	Gate *wsgate.Policy   `json:"gate,omitempty"`
+	Init guestspec.VMInit `json:"init"`
 }
 
 // runInfo describes the running qemu; it survives a bridge restart.
