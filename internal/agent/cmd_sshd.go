@@ -69,20 +69,7 @@ func runSSHD(args []string) int {
 		fmt.Fprintf(os.Stderr, "airlock-agent sshd: %v\n", err)
 		return 1
 	}
-	if *genKey {
-		if err := ensureHostKey(*hostKey); err != nil {
-			return fail(err)
-		}
-	}
-	signer, err := sshd.LoadHostKey(*hostKey)
-	if err != nil {
-		return fail(err)
-	}
-	data, err := os.ReadFile(*authKeys)
-	if err != nil {
-		return fail(fmt.Errorf("read authorized keys: %w", err))
-	}
-	keys, err := sshd.ParseAuthorizedKeys(data)
+	signer, keys, err := loadSSHDKeys(*hostKey, *genKey, *authKeys)
 	if err != nil {
 		return fail(err)
 	}
@@ -102,13 +89,7 @@ func runSSHD(args []string) int {
 		srv.ServeConn(stdioConn{})
 		return 0
 	}
-	var l net.Listener
-	if path, ok := strings.CutPrefix(*listen, "unix:"); ok {
-		os.Remove(path)
-		l, err = net.Listen("unix", path)
-	} else {
-		l, err = net.Listen("tcp", *listen)
-	}
+	l, err := listenSSHD(*listen)
 	if err != nil {
 		return fail(err)
 	}
@@ -120,6 +101,39 @@ func runSSHD(args []string) int {
 		return fail(err)
 	}
 	return 0
+}
+
+// loadSSHDKeys reads the host key (creating it first when generate is set)
+// and the authorized keys.
+func loadSSHDKeys(hostKey string, generate bool, authKeys string) (gossh.Signer, []gossh.PublicKey, error) {
+	if generate {
+		if err := ensureHostKey(hostKey); err != nil {
+			return nil, nil, err
+		}
+	}
+	signer, err := sshd.LoadHostKey(hostKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := os.ReadFile(authKeys)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read authorized keys: %w", err)
+	}
+	keys, err := sshd.ParseAuthorizedKeys(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return signer, keys, nil
+}
+
+// listenSSHD listens on "unix:PATH" (replacing a stale socket) or a TCP
+// host:port.
+func listenSSHD(addr string) (net.Listener, error) {
+	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
+		os.Remove(path)
+		return net.Listen("unix", path)
+	}
+	return net.Listen("tcp", addr)
 }
 
 // ensureHostKey writes a new ed25519 host key to path unless it exists.

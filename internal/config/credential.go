@@ -52,6 +52,19 @@ func (d *decoder) decodeCredentialBlock(b *hcl.Block, sb *Sandbox, envSeen map[s
 	*diags = append(*diags, ds...)
 	attrs := content.Attributes
 
+	d.credentialSecret(c, attrs, diags)
+	d.credentialHosts(c, attrs, sb.Network, diags)
+	d.credentialPlace(c, attrs, diags)
+	d.credentialFormat(c, attrs, diags)
+	d.credentialEnv(c, attrs, sb, envSeen, diags)
+	if !nameOK {
+		return nil
+	}
+	return c
+}
+
+// credentialSecret: secret names a store entry and is not itself a secret.
+func (d *decoder) credentialSecret(c *Credential, attrs hcl.Attributes, diags *hcl.Diagnostics) {
 	if it, ok := d.str(attrs, "secret", diags); ok {
 		switch {
 		case looksLikeSecretValue(it.Value) || strings.HasPrefix(it.Value, "Bearer "):
@@ -72,6 +85,11 @@ func (d *decoder) decodeCredentialBlock(b *hcl.Block, sb *Sandbox, envSeen map[s
 			c.Secret = it.Value
 		}
 	}
+}
+
+// credentialHosts: at least one host pattern, each one the network rules
+// allow.
+func (d *decoder) credentialHosts(c *Credential, attrs hcl.Attributes, n Network, diags *hcl.Diagnostics) {
 	if items, ok := d.strList(attrs, "hosts", diags); ok {
 		if len(items) == 0 {
 			*diags = append(*diags, &hcl.Diagnostic{
@@ -83,9 +101,14 @@ func (d *decoder) decodeCredentialBlock(b *hcl.Block, sb *Sandbox, envSeen map[s
 		}
 		for _, p := range parsePatterns(items, "hosts", diags) {
 			c.Hosts = append(c.Hosts, p.pat.Raw)
-			checkCredentialHost(p, sb.Network, diags)
+			checkCredentialHost(p, n, diags)
 		}
 	}
+}
+
+// credentialPlace: the credential goes in a header (the default) or a
+// query parameter, not both.
+func (d *decoder) credentialPlace(c *Credential, attrs hcl.Attributes, diags *hcl.Diagnostics) {
 	header, hasHeader := d.str(attrs, "header", diags)
 	query, hasQuery := d.str(attrs, "query", diags)
 	switch {
@@ -120,6 +143,10 @@ func (d *decoder) decodeCredentialBlock(b *hcl.Block, sb *Sandbox, envSeen map[s
 			c.Query = query.Value
 		}
 	}
+}
+
+// credentialFormat: "basic" or text with one %s.
+func (d *decoder) credentialFormat(c *Credential, attrs hcl.Attributes, diags *hcl.Diagnostics) {
 	if it, ok := d.str(attrs, "format", diags); ok {
 		if err := checkCredentialFormat(it.Value); err != nil {
 			*diags = append(*diags, &hcl.Diagnostic{
@@ -132,6 +159,11 @@ func (d *decoder) decodeCredentialBlock(b *hcl.Block, sb *Sandbox, envSeen map[s
 			c.Format = it.Value
 		}
 	}
+}
+
+// credentialEnv: the variable holding the placeholder is a valid, unreserved
+// name used by no other credential and not in the sandbox's env map.
+func (d *decoder) credentialEnv(c *Credential, attrs hcl.Attributes, sb *Sandbox, envSeen map[string]hcl.Range, diags *hcl.Diagnostics) {
 	if it, ok := d.str(attrs, "env", diags); ok {
 		switch {
 		case !envNameRE.MatchString(it.Value):
@@ -169,10 +201,6 @@ func (d *decoder) decodeCredentialBlock(b *hcl.Block, sb *Sandbox, envSeen map[s
 			}
 		}
 	}
-	if !nameOK {
-		return nil
-	}
-	return c
 }
 
 func isForbiddenHeader(h string) bool {

@@ -47,7 +47,9 @@
 // network.allow, network.deny and credential.hosts take patterns:
 // "example.com" (that host), "*.example.com" (exactly one more label),
 // "**.example.com" (one or more labels), any of these with ":PORT", IP
-// addresses ("10.1.2.3", "[::1]:8080") and CIDRs ("10.0.0.0/8"). MatchHost
-// and ParseHostPattern here only validate the file; the egress proxy in
-// internal/egress owns the rule engine that enforces them.
+// addresses ("10.1.2.3", "[::1]:8080") and CIDRs ("10.0.0.0/8"). They are
+// parsed by internal/egress/hostpattern, the same parser the egress proxy
+// enforces with; ParseHostPattern only adds what a sandbox file may not ask
+// for (any-host patterns, wildcards over a top-level domain, non-ASCII
+// names).
 package config

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/airlock-sandbox/airlock/internal/egress/hostpattern"
 )
 
 // DefaultPreset is the network preset when the block or attribute is absent.
@@ -145,8 +147,8 @@ func parsePatterns(items []item, where string, diags *hcl.Diagnostics) []parsedP
 
 func (p HostPattern) canonical() string {
 	switch p.Kind {
-	case PatternIP, PatternCIDR:
-		return fmt.Sprintf("%d|%s|%d", p.Kind, p.Prefix, p.Port)
+	case hostpattern.IP, hostpattern.CIDR:
+		return fmt.Sprintf("%s|%s|%d", p.Kind, p.Prefix, p.Port)
 	}
-	return fmt.Sprintf("%d|%s|%d", p.Kind, p.Host, p.Port)
+	return fmt.Sprintf("%s|%s|%d", p.Kind, p.Name, p.Port)
 }

@@ -311,6 +311,32 @@ func (p *Plan) Text() string {
 func (sp *SandboxPlan) text(b *strings.Builder) {
 	fmt.Fprintf(b, "sandbox %q: backend %s, %d CPUs, %s memory, %s disk, %d processes, image %s, runs as %s\n",
 		sp.Name, sp.Backend, sp.CPUs, FormatSize(sp.Memory), FormatSize(sp.Disk), sp.Pids, sp.Image, sp.User)
+	sp.workspaceText(b)
+	sp.sharesText(b)
+	sp.networkText(b)
+	sp.credentialsText(b)
+	sp.signerText(b)
+	sp.agentsText(b)
+	sp.mcpText(b)
+	if sp.Docker {
+		b.WriteString("  docker: a private Docker engine inside the VM (not available yet: up refuses it)\n")
+	}
+	if sp.Template != "" {
+		fmt.Fprintf(b, "  home: starts from your template %q (`airlock templates`)\n", sp.Template)
+	}
+	if len(sp.EnvNames) > 0 {
+		fmt.Fprintf(b, "  environment: %s\n", strings.Join(sp.EnvNames, ", "))
+	}
+	if len(sp.Warnings) > 0 {
+		b.WriteString("  look twice:\n")
+		for _, w := range sp.Warnings {
+			fmt.Fprintf(b, "    ! %s\n", w)
+		}
+	}
+}
+
+// workspaceText: what the agent sees of the workspace, and what it can change.
+func (sp *SandboxPlan) workspaceText(b *strings.Builder) {
 	ws := sp.Workspace
 	switch ws.Mode {
 	case "clone":
@@ -326,6 +352,10 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 	if ws.Mode != "mountless" {
 		fmt.Fprintf(b, "    hidden from the agent: %s\n", strings.Join(ws.Hide, ", "))
 	}
+}
+
+// sharesText: host directories mounted in, and ports forwarded out.
+func (sp *SandboxPlan) sharesText(b *strings.Builder) {
 	if len(sp.Mounts) == 0 {
 		b.WriteString("  mounts: none\n")
 	} else {
@@ -346,6 +376,9 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 			fmt.Fprintf(b, "    %s: %s on this host -> port %d in the sandbox\n", pt.Name, hostPort(pt.Bind, pt.Host), pt.Guest)
 		}
 	}
+}
+
+func (sp *SandboxPlan) networkText(b *strings.Builder) {
 	n := sp.Network
 	fmt.Fprintf(b, "  network: preset %q (%s)\n", n.Preset, n.Description)
 	if len(n.Allow) > 0 {
@@ -357,6 +390,10 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 	for _, a := range n.Approve {
 		fmt.Fprintf(b, "    held for your approval: %s\n", a)
 	}
+}
+
+// credentialsText: which secret goes to which hosts, and where in the request.
+func (sp *SandboxPlan) credentialsText(b *strings.Builder) {
 	if len(sp.Credentials) == 0 {
 		b.WriteString("  credentials: none\n")
 	} else {
@@ -378,6 +415,9 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 			b.WriteString("\n")
 		}
 	}
+}
+
+func (sp *SandboxPlan) signerText(b *strings.Builder) {
 	if sp.Signer == nil {
 		b.WriteString("  signer: none\n")
 	} else {
@@ -391,23 +431,6 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 				b.WriteString("; " + part)
 			}
 			b.WriteString("\n")
-		}
-	}
-	sp.agentsText(b)
-	sp.mcpText(b)
-	if sp.Docker {
-		b.WriteString("  docker: a private Docker engine inside the VM (not available yet: up refuses it)\n")
-	}
-	if sp.Template != "" {
-		fmt.Fprintf(b, "  home: starts from your template %q (`airlock templates`)\n", sp.Template)
-	}
-	if len(sp.EnvNames) > 0 {
-		fmt.Fprintf(b, "  environment: %s\n", strings.Join(sp.EnvNames, ", "))
-	}
-	if len(sp.Warnings) > 0 {
-		b.WriteString("  look twice:\n")
-		for _, w := range sp.Warnings {
-			fmt.Fprintf(b, "    ! %s\n", w)
 		}
 	}
 }

@@ -96,42 +96,62 @@ func (d *decoder) decodeSandboxBlock(b *hcl.Block) (*Sandbox, hcl.Diagnostics) {
 		Memory: DefaultMemory, Disk: DefaultDisk, Pids: DefaultPids, Image: DefaultImage, User: DefaultUser,
 		Env: map[string]string{}, DeclRange: b.DefRange,
 	}
-	if !sandboxNameRE.MatchString(sb.Name) {
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid sandbox name",
-			Detail:   fmt.Sprintf("Sandbox names are 1 to 63 lower-case letters, digits and hyphens, starting with a letter or digit; got %q.", sb.Name),
-			Subject:  b.LabelRanges[0].Ptr(),
-		})
-	}
+	checkSandboxName(sb.Name, b, &diags)
 	content, ds := b.Body.Content(sandboxSchema)
 	diags = append(diags, ds...)
 	attrs := content.Attributes
 
-	if it, ok := d.str(attrs, "backend", &diags); ok && enum(it, "backend", "Invalid backend", Backends, &diags) {
+	d.sandboxResources(sb, attrs, &diags)
+	d.sandboxImageUser(sb, attrs, &diags)
+	d.sandboxEnv(sb, attrs, &diags)
+	d.decodeTemplate(sb, attrs, &diags)
+	d.decodeDocker(sb, attrs, &diags)
+	d.decodeSandboxChildren(sb, content.Blocks, &diags)
+	return sb, diags
+}
+
+// checkSandboxName: 1 to 63 lower-case letters, digits and hyphens.
+func checkSandboxName(name string, b *hcl.Block, diags *hcl.Diagnostics) {
+	if !sandboxNameRE.MatchString(name) {
+		*diags = append(*diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid sandbox name",
+			Detail:   fmt.Sprintf("Sandbox names are 1 to 63 lower-case letters, digits and hyphens, starting with a letter or digit; got %q.", name),
+			Subject:  b.LabelRanges[0].Ptr(),
+		})
+	}
+}
+
+// sandboxResources: backend, cpus, memory, disk and pids within limits.
+func (d *decoder) sandboxResources(sb *Sandbox, attrs hcl.Attributes, diags *hcl.Diagnostics) {
+	if it, ok := d.str(attrs, "backend", diags); ok && enum(it, "backend", "Invalid backend", Backends, diags) {
 		sb.Backend = it.Value
 	}
-	if n, ok := d.integer(attrs, "cpus", 1, MaxCPUs, &diags); ok {
+	if n, ok := d.integer(attrs, "cpus", 1, MaxCPUs, diags); ok {
 		sb.CPUs = int(n)
 	}
-	if it, ok := d.str(attrs, "memory", &diags); ok {
-		if n, ok := sizeAttr(it, "memory", MinMemory, MaxMemory, &diags); ok {
+	if it, ok := d.str(attrs, "memory", diags); ok {
+		if n, ok := sizeAttr(it, "memory", MinMemory, MaxMemory, diags); ok {
 			sb.Memory = n
 		}
 	}
-	if it, ok := d.str(attrs, "disk", &diags); ok {
-		if n, ok := sizeAttr(it, "disk", MinDisk, MaxDisk, &diags); ok {
+	if it, ok := d.str(attrs, "disk", diags); ok {
+		if n, ok := sizeAttr(it, "disk", MinDisk, MaxDisk, diags); ok {
 			sb.Disk = n
 		}
 	}
-	if n, ok := d.integer(attrs, "pids", MinPids, MaxPids, &diags); ok {
+	if n, ok := d.integer(attrs, "pids", MinPids, MaxPids, diags); ok {
 		sb.Pids = int(n)
 	}
-	if it, ok := d.str(attrs, "image", &diags); ok {
+}
+
+// sandboxImageUser: the image name and the guest user name.
+func (d *decoder) sandboxImageUser(sb *Sandbox, attrs hcl.Attributes, diags *hcl.Diagnostics) {
+	if it, ok := d.str(attrs, "image", diags); ok {
 		if imageRE.MatchString(it.Value) && !strings.Contains(it.Value, "..") {
 			sb.Image = it.Value
 		} else {
-			diags = append(diags, &hcl.Diagnostic{
+			*diags = append(*diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Invalid image",
 				Detail:   fmt.Sprintf("An image is a name such as %q (letters, digits and . _ : / @ + -, no \"..\"); got %q.", DefaultImage, it.Value),
@@ -139,11 +159,11 @@ func (d *decoder) decodeSandboxBlock(b *hcl.Block) (*Sandbox, hcl.Diagnostics) {
 			})
 		}
 	}
-	if it, ok := d.str(attrs, "user", &diags); ok {
+	if it, ok := d.str(attrs, "user", diags); ok {
 		if userRE.MatchString(it.Value) {
 			sb.User = it.Value
 		} else {
-			diags = append(diags, &hcl.Diagnostic{
+			*diags = append(*diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Invalid user",
 				Detail:   fmt.Sprintf("A user name is up to 32 lower-case letters, digits, _ and -, starting with a letter or _; got %q.", it.Value),
@@ -151,18 +171,22 @@ func (d *decoder) decodeSandboxBlock(b *hcl.Block) (*Sandbox, hcl.Diagnostics) {
 			})
 		}
 	}
-	if env, keyRanges, ok := d.strMap(attrs, "env", &diags); ok {
+}
+
+// sandboxEnv: env names are valid and not reserved for airlock.
+func (d *decoder) sandboxEnv(sb *Sandbox, attrs hcl.Attributes, diags *hcl.Diagnostics) {
+	if env, keyRanges, ok := d.strMap(attrs, "env", diags); ok {
 		for _, k := range sortedKeys(env) {
 			switch {
 			case !envNameRE.MatchString(k):
-				diags = append(diags, &hcl.Diagnostic{
+				*diags = append(*diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Invalid environment variable name",
 					Detail:   fmt.Sprintf("Environment variable names are letters, digits and _, not starting with a digit; got %q.", k),
 					Subject:  keyRanges[k].Ptr(),
 				})
 			case isReservedEnv(k):
-				diags = append(diags, &hcl.Diagnostic{
+				*diags = append(*diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Reserved environment variable",
 					Detail:   fmt.Sprintf("%s is set by airlock itself (proxy, CA and loader variables and AIRLOCK_*) and cannot be set in the file.", k),
@@ -173,35 +197,48 @@ func (d *decoder) decodeSandboxBlock(b *hcl.Block) (*Sandbox, hcl.Diagnostics) {
 			}
 		}
 	}
-
-	d.decodeTemplate(sb, attrs, &diags)
-	d.decodeDocker(sb, attrs, &diags)
-	d.decodeSandboxChildren(sb, content.Blocks, &diags)
-	return sb, diags
 }
 
 // decodeSandboxChildren decodes the nested blocks and runs the checks that
 // span more than one block.
 func (d *decoder) decodeSandboxChildren(sb *Sandbox, blocks hcl.Blocks, diags *hcl.Diagnostics) {
-	single := func(typ string) *hcl.Block {
-		bs := blocks.OfType(typ)
-		for _, extra := range bs[min(1, len(bs)):] {
-			*diags = append(*diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  fmt.Sprintf("Duplicate %s block", typ),
-				Detail:   fmt.Sprintf("A sandbox has at most one %s block; the first is at %s.", typ, bs[0].DefRange),
-				Subject:  extra.DefRange.Ptr(),
-			})
-		}
-		if len(bs) == 0 {
-			return nil
-		}
-		return bs[0]
-	}
-
+	single := func(typ string) *hcl.Block { return singleBlock(blocks, typ, diags) }
 	sb.Workspace = d.decodeWorkspaceBlock(single("workspace"), diags)
 	sb.Network = d.decodeNetworkBlock(single("network"), diags)
+	d.decodeMounts(sb, blocks, diags)
+	d.decodePorts(sb, blocks, diags)
+	d.decodeCredentials(sb, blocks, diags)
+	if b := single("signer"); b != nil {
+		sb.Signer = d.decodeSignerBlock(b, diags)
+	}
+	d.decodeAgents(sb, blocks, diags)
+	d.decodeMCPServers(sb, blocks, diags)
+	if b := single("skills"); b != nil {
+		sb.Skills = d.decodeSkillsBlock(b, diags)
+	}
+}
 
+// singleBlock returns the block of type typ (nil if none), reporting any
+// after the first.
+func singleBlock(blocks hcl.Blocks, typ string, diags *hcl.Diagnostics) *hcl.Block {
+	bs := blocks.OfType(typ)
+	for _, extra := range bs[min(1, len(bs)):] {
+		*diags = append(*diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  fmt.Sprintf("Duplicate %s block", typ),
+			Detail:   fmt.Sprintf("A sandbox has at most one %s block; the first is at %s.", typ, bs[0].DefRange),
+			Subject:  extra.DefRange.Ptr(),
+		})
+	}
+	if len(bs) == 0 {
+		return nil
+	}
+	return bs[0]
+}
+
+// decodeMounts: mount names are unique and targets do not overlap each
+// other or the workspace.
+func (d *decoder) decodeMounts(sb *Sandbox, blocks hcl.Blocks, diags *hcl.Diagnostics) {
 	mountNames := map[string]hcl.Range{}
 	targets := map[string]hcl.Range{}
 	for _, b := range blocks.OfType("mount") {
@@ -219,7 +256,10 @@ func (d *decoder) decodeSandboxChildren(sb *Sandbox, blocks hcl.Blocks, diags *h
 		}
 		sb.Mounts = append(sb.Mounts, m)
 	}
+}
 
+// decodePorts: port names and host ports are unique.
+func (d *decoder) decodePorts(sb *Sandbox, blocks hcl.Blocks, diags *hcl.Diagnostics) {
 	portNames := map[string]hcl.Range{}
 	hostPorts := map[int]hcl.Range{}
 	for _, b := range blocks.OfType("port") {
@@ -245,7 +285,10 @@ func (d *decoder) decodeSandboxChildren(sb *Sandbox, blocks hcl.Blocks, diags *h
 		}
 		sb.Ports = append(sb.Ports, p)
 	}
+}
 
+// decodeCredentials: credential names and env variables are unique.
+func (d *decoder) decodeCredentials(sb *Sandbox, blocks hcl.Blocks, diags *hcl.Diagnostics) {
 	credNames := map[string]hcl.Range{}
 	credEnv := map[string]hcl.Range{}
 	for _, b := range blocks.OfType("credential") {
@@ -258,12 +301,10 @@ func (d *decoder) decodeSandboxChildren(sb *Sandbox, blocks hcl.Blocks, diags *h
 		}
 		sb.Credentials = append(sb.Credentials, c)
 	}
+}
 
-	if b := single("signer"); b != nil {
-		sb.Signer = d.decodeSignerBlock(b, diags)
-	}
-	d.decodeAgents(sb, blocks, diags)
-
+// decodeMCPServers: mcp server names are unique.
+func (d *decoder) decodeMCPServers(sb *Sandbox, blocks hcl.Blocks, diags *hcl.Diagnostics) {
 	mcpNames := map[string]hcl.Range{}
 	for _, b := range blocks.OfType("mcp") {
 		m := d.decodeMCPBlock(b, diags)
@@ -272,12 +313,8 @@ func (d *decoder) decodeSandboxChildren(sb *Sandbox, blocks hcl.Blocks, diags *h
 		}
 		sb.MCP = append(sb.MCP, m)
 	}
-	if b := single("skills"); b != nil {
-		sb.Skills = d.decodeSkillsBlock(b, diags)
-	}
 }
 
-// dupName reports a duplicate block label; it returns true for a duplicate.
 // dupName reports a second block of kind named name within scope ("file" or
 // "sandbox") and records the first; it returns true for a duplicate.
 func dupName(kind, scope, name string, b *hcl.Block, seen map[string]hcl.Range, diags *hcl.Diagnostics) bool {

@@ -104,6 +104,23 @@ func (d *decoder) decodePolicyBlock(b *hcl.Block, keys map[string]hcl.Range, key
 	*diags = append(*diags, ds...)
 	attrs := content.Attributes
 
+	d.policyKey(p, attrs, keys, keyNames, diags)
+	d.policyOperations(p, attrs, diags)
+	p.ChainIDs = d.int64List(attrs, "chain_ids", 1, 1<<53, diags)
+	d.policyRecipients(p, attrs, diags)
+	d.policyLimits(p, attrs, diags)
+	if it, ok := d.str(attrs, "approval", diags); ok && enum(it, "approval", "Invalid approval", Approvals, diags) {
+		p.Approval = it.Value
+	}
+	d.policyJWT(p, attrs, diags)
+	p.Purposes = values(d.strList(attrs, "purposes", diags))
+	d.policyTokens(p, content.Blocks.OfType("token"), diags)
+	warnUnlimitedPolicy(p, b, attrs, diags)
+	return p
+}
+
+// policyKey: key names a key declared in the signer block.
+func (d *decoder) policyKey(p *Policy, attrs hcl.Attributes, keys map[string]hcl.Range, keyNames []string, diags *hcl.Diagnostics) {
 	if it, ok := d.str(attrs, "key", diags); ok {
 		if _, known := keys[it.Value]; known {
 			p.Key = it.Value
@@ -116,6 +133,10 @@ func (d *decoder) decodePolicyBlock(b *hcl.Block, keys map[string]hcl.Range, key
 			})
 		}
 	}
+}
+
+// policyOperations: at least one operation, each a known one.
+func (d *decoder) policyOperations(p *Policy, attrs hcl.Attributes, diags *hcl.Diagnostics) {
 	if items, ok := d.strList(attrs, "operations", diags); ok {
 		if len(items) == 0 {
 			*diags = append(*diags, &hcl.Diagnostic{
@@ -131,7 +152,10 @@ func (d *decoder) decodePolicyBlock(b *hcl.Block, keys map[string]hcl.Range, key
 			}
 		}
 	}
-	p.ChainIDs = d.int64List(attrs, "chain_ids", 1, 1<<53, diags)
+}
+
+// policyRecipients: to lists Ethereum addresses.
+func (d *decoder) policyRecipients(p *Policy, attrs hcl.Attributes, diags *hcl.Diagnostics) {
 	if items, ok := d.strList(attrs, "to", diags); ok {
 		for _, it := range items {
 			if err := checkAddress(it.Value); err != nil {
@@ -146,6 +170,11 @@ func (d *decoder) decodePolicyBlock(b *hcl.Block, keys map[string]hcl.Range, key
 			p.To = append(p.To, it.Value)
 		}
 	}
+}
+
+// policyLimits: max_value, max_fee and daily_limit are amounts, rate is
+// COUNT/UNIT.
+func (d *decoder) policyLimits(p *Policy, attrs hcl.Attributes, diags *hcl.Diagnostics) {
 	for _, name := range []string{"max_value", "max_fee", "daily_limit"} {
 		if it, ok := d.str(attrs, name, diags); ok {
 			if _, err := ParseAmount(it.Value); err != nil {
@@ -176,9 +205,11 @@ func (d *decoder) decodePolicyBlock(b *hcl.Block, keys map[string]hcl.Range, key
 			p.Rate = it.Value
 		}
 	}
-	if it, ok := d.str(attrs, "approval", diags); ok && enum(it, "approval", "Invalid approval", Approvals, diags) {
-		p.Approval = it.Value
-	}
+}
+
+// policyJWT: the JWT fields issuer, audience, claims (claim names) and
+// max_lifetime (a bounded duration).
+func (d *decoder) policyJWT(p *Policy, attrs hcl.Attributes, diags *hcl.Diagnostics) {
 	if it, ok := d.str(attrs, "issuer", diags); ok {
 		p.Issuer = it.Value
 	}
@@ -210,9 +241,12 @@ func (d *decoder) decodePolicyBlock(b *hcl.Block, keys map[string]hcl.Range, key
 			p.MaxLifetime = it.Value
 		}
 	}
-	p.Purposes = values(d.strList(attrs, "purposes", diags))
+}
+
+// policyTokens decodes the token blocks, refusing a token declared twice.
+func (d *decoder) policyTokens(p *Policy, blocks hcl.Blocks, diags *hcl.Diagnostics) {
 	seen := map[string]hcl.Range{}
-	for _, tb := range content.Blocks.OfType("token") {
+	for _, tb := range blocks {
 		if t := d.decodeTokenBlock(tb, diags); t != nil {
 			if prev, dup := seen[strings.ToLower(t.Address)]; dup {
 				*diags = append(*diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate token",
@@ -223,7 +257,11 @@ func (d *decoder) decodePolicyBlock(b *hcl.Block, keys map[string]hcl.Range, key
 			p.Tokens = append(p.Tokens, t)
 		}
 	}
+}
 
+// warnUnlimitedPolicy warns about a policy that signs without asking and
+// without any limit.
+func warnUnlimitedPolicy(p *Policy, b *hcl.Block, attrs hcl.Attributes, diags *hcl.Diagnostics) {
 	if p.Approval == "never" && p.MaxValue == "" && p.DailyLimit == "" && p.Rate == "" {
 		r := b.DefRange
 		if a, ok := attrs["approval"]; ok {
@@ -236,7 +274,6 @@ func (d *decoder) decodePolicyBlock(b *hcl.Block, keys map[string]hcl.Range, key
 			Subject:  r.Ptr(),
 		})
 	}
-	return p
 }
 
 var tokenSchema = &hcl.BodySchema{

@@ -3,7 +3,8 @@
 // on 127.0.0.1:3128.
 //
 // It decides every connection from rules (rules.go: presets, sandbox.hcl
-// network block, the host user's $AIRLOCK_HOME/egress.hcl), resolves names
+// network block, the host user's $AIRLOCK_HOME/egress.hcl; patterns parsed
+// by hostpattern/, the parser `airlock validate` uses too), resolves names
 // itself with an injectable resolver, refuses any address that is loopback,
 // private, link-local, CGNAT, ULA, IPv4-mapped, unspecified or multicast
 // unless an explicit IP/CIDR allow rule names it (addr.go), and dials exactly

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2/hclsimple"
+
+	"github.com/airlock-sandbox/airlock/internal/egress/hostpattern"
 )
 
 // HostSettings are the host user's own egress rules, read from
@@ -109,7 +111,7 @@ func (hs *HostSettings) Resolver(next Resolver) (Resolver, error) {
 	}
 	m := map[string][]netip.Addr{}
 	for name, ips := range hs.Hosts {
-		n, err := normalizeName(name)
+		n, err := hostpattern.NormalizeName(name)
 		if err != nil {
 			return nil, fmt.Errorf("host settings: hosts %q: %w", name, err)
 		}

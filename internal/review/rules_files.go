@@ -17,6 +17,17 @@ func Rules() []*Rule {
 
 // B. Build, install and run-time auto-executed files; env injection.
 func buildRules() []*Rule {
+	var rs []*Rule
+	rs = append(rs, jsPackageRules()...)
+	rs = append(rs, buildToolRules()...)
+	rs = append(rs, devEnvRules()...)
+	rs = append(rs, envRules()...)
+	return rs
+}
+
+// jsPackageRules: npm, Yarn, pnpm and Bun lifecycle scripts, registries
+// and code the package manager runs itself.
+func jsPackageRules() []*Rule {
 	return []*Rule{
 		{ID: "NPM-LIFECYCLE", Severity: High, Reason: "An npm lifecycle script (preinstall, install, postinstall, prepare...) runs on the host at the next npm install.",
 			Paths: []string{"package.json"}, Match: npmScriptKeys(true)},
@@ -51,6 +62,13 @@ func buildRules() []*Rule {
 			Paths: []string{"pnpm-workspace.yaml"}, Match: docKeys(key{"*pnpmfile*", nil}, key{"*scriptShell*", nil}, key{"*nodeOptions*", nil})},
 		{ID: "BUNFIG-PRELOAD", Severity: High, Reason: "bunfig.toml preload runs a script before every bun command.",
 			Paths: []string{"bunfig.toml"}, Match: docKeys(key{"preload*", nil}, key{"*.preload*", nil}, key{"registry*", nil}, key{"install.registry*", nil})},
+	}
+}
+
+// buildToolRules: build files and wrappers, Python start-up files, commit
+// hooks, and the Cargo, Python and Go settings that pick what code runs.
+func buildToolRules() []*Rule {
+	return []*Rule{
 		{ID: "BUILD-FILE", Severity: Medium, Reason: "A build file changed; its commands run on the host at the next build.",
 			Paths: []string{"Makefile", "makefile", "GNUmakefile", "*.mk", "justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Rakefile",
 				"build.rs", "setup.py", "noxfile.py", "tox.ini", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
@@ -84,6 +102,13 @@ func buildRules() []*Rule {
 			Paths: []string{"go.mod", "go.work"}, Match: lineRe(`^\s*(replace|toolchain)\b|=>`)},
 		{ID: "GO-GENERATE", Severity: Medium, Reason: "A //go:generate line runs a command on `go generate`.",
 			Paths: []string{"*.go"}, Match: lineRe(`^\s*//go:generate\s.*`)},
+	}
+}
+
+// devEnvRules: dev containers, Compose, direnv, mise and version pins: code
+// run when a folder is opened or entered.
+func devEnvRules() []*Rule {
+	return []*Rule{
 		{ID: "DEVCONTAINER-HOST", Severity: High, Reason: "devcontainer initializeCommand runs on the host when the container is opened.",
 			Paths: devcontainers, Match: docKeys(key{"initializeCommand*", nil})},
 		{ID: "DEVCONTAINER", Severity: Medium, Reason: "devcontainer commands, mounts, runArgs or privileges change what the dev container can do.",
@@ -102,6 +127,12 @@ func buildRules() []*Rule {
 				docKeys(key{"env._*", nil}, key{"hooks*", nil}, key{"*.env._*", nil}, key{"settings.*", nil}))},
 		{ID: "VERSION-PIN", Severity: Info, Reason: "A tool version pin changed; version managers install and run that version.",
 			Paths: []string{".tool-versions", ".nvmrc", ".node-version", ".python-version", ".ruby-version", ".go-version"}, Match: changed()},
+	}
+}
+
+// envRules: environment injection and sandbox configuration.
+func envRules() []*Rule {
+	return []*Rule{
 		{ID: "ENV-INJECT", Severity: High, Reason: "This environment variable makes later programs load code or send traffic/credentials elsewhere (NODE_OPTIONS, LD_PRELOAD, *_BASE_URL...).",
 			Paths: append(append([]string{}, claudeConfigs...), append(devcontainers, ".vscode/settings.json", "*.code-workspace", ".gemini/settings.json")...),
 			Match: jsonEnv("env", "containerEnv", "remoteEnv", "terminal.integrated.env.*", "settings.terminal.integrated.env.*", "mcpServers.*.env", "servers.*.env")},

@@ -68,7 +68,23 @@ func (q *Queue) now() time.Time {
 
 // Approve implements Approver.
 func (q *Queue) Approve(ctx context.Context, op *Op) error {
-	timeout, maxPending, cooldown := q.Timeout, q.MaxPending, q.Cooldown
+	timeout, maxPending, cooldown := q.limits()
+	p, fresh, err := q.enqueue(op, timeout, maxPending, cooldown)
+	if err != nil {
+		return err
+	}
+	if fresh && q.Notify != nil {
+		q.Notify(p.req)
+	}
+	err = p.wait(ctx, timeout)
+	q.leave(p, op.Digest, err)
+	return err
+}
+
+// limits are the queue's settings with their defaults: how long a prompt
+// waits, how many a sandbox may have open, how long a denial is remembered.
+func (q *Queue) limits() (timeout time.Duration, maxPending int, cooldown time.Duration) {
+	timeout, maxPending, cooldown = q.Timeout, q.MaxPending, q.Cooldown
 	if timeout == 0 {
 		timeout = 2 * time.Minute
 	}
@@ -78,8 +94,16 @@ func (q *Queue) Approve(ctx context.Context, op *Op) error {
 	if cooldown == 0 {
 		cooldown = time.Minute
 	}
+	return timeout, maxPending, cooldown
+}
+
+// enqueue finds the pending prompt for op (fresh is false: an identical
+// request already waiting shares it) or opens a new one, refusing a request
+// denied within the cooldown or a sandbox at its limit of open prompts.
+func (q *Queue) enqueue(op *Op, timeout time.Duration, maxPending int, cooldown time.Duration) (p *pendingApproval, fresh bool, err error) {
 	now := q.now()
 	q.mu.Lock()
+	defer q.mu.Unlock()
 	if q.pending == nil {
 		q.pending, q.denied = map[string]*pendingApproval{}, map[string]time.Time{}
 	}
@@ -91,11 +115,8 @@ func (q *Queue) Approve(ctx context.Context, op *Op) error {
 		}
 	}
 	if t, ok := q.denied[op.Digest]; ok && now.Sub(t) < cooldown {
-		q.mu.Unlock()
-		return ErrRecentlyDenied
+		return nil, false, ErrRecentlyDenied
 	}
-	// An identical request already waiting shares that prompt.
-	var p *pendingApproval
 	n := 0
 	for _, x := range q.pending {
 		if x.req.Digest == op.Digest {
@@ -105,11 +126,10 @@ func (q *Queue) Approve(ctx context.Context, op *Op) error {
 			n++
 		}
 	}
-	fresh := p == nil
+	fresh = p == nil
 	if fresh {
 		if n >= maxPending {
-			q.mu.Unlock()
-			return ErrThrottled
+			return nil, false, ErrThrottled
 		}
 		var id [6]byte
 		r := q.Rand
@@ -117,8 +137,7 @@ func (q *Queue) Approve(ctx context.Context, op *Op) error {
 			r = rand.Reader
 		}
 		if _, err := io.ReadFull(r, id[:]); err != nil {
-			q.mu.Unlock()
-			return err
+			return nil, false, err
 		}
 		p = &pendingApproval{done: make(chan struct{}), req: ApprovalRequest{
 			ID: hex.EncodeToString(id[:]), Digest: op.Digest, Policy: policyName(op),
@@ -126,37 +145,41 @@ func (q *Queue) Approve(ctx context.Context, op *Op) error {
 		q.pending[p.req.ID] = p
 	}
 	p.waiters++
-	q.mu.Unlock()
-	if fresh && q.Notify != nil {
-		q.Notify(p.req)
-	}
+	return p, fresh, nil
+}
 
+// wait blocks until the prompt is decided, times out or the client goes.
+func (p *pendingApproval) wait(ctx context.Context, timeout time.Duration) error {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	var err error
 	select {
 	case <-p.done:
 		if !p.allowed {
-			err = ErrDenied
+			return ErrDenied
 		}
+		return nil
 	case <-timer.C:
-		err = ErrApprovalTimeout
+		return ErrApprovalTimeout
 	case <-ctx.Done():
 		// The client hung up (or the bridge is stopping): nobody
 		// decided, and the audit log says so. The cooldown still applies,
 		// so hanging up and asking again cannot flood the human.
-		err = ErrClientGone
+		return ErrClientGone
 	}
+}
+
+// leave drops one waiter, remembers a refusal for the cooldown, and
+// removes the prompt when nobody waits on it any more.
+func (q *Queue) leave(p *pendingApproval, digest string, err error) {
 	q.mu.Lock()
+	defer q.mu.Unlock()
 	p.waiters--
 	if err != nil {
-		q.denied[op.Digest] = q.now()
+		q.denied[digest] = q.now()
 	}
 	if cur, ok := q.pending[p.req.ID]; ok && cur == p && p.waiters == 0 {
 		delete(q.pending, p.req.ID)
 	}
-	q.mu.Unlock()
-	return err
 }
 
 // Pending lists waiting requests, oldest first.

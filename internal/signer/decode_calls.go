@@ -156,86 +156,100 @@ func showTime(v *big.Int) string {
 // in normalized typed data.
 func decodeTypedMoves(t *typedData) []Move {
 	msg, contract := t.message, t.contract
-	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
-	num := func(m map[string]any, k string) string {
-		if v, ok := m[k].(*big.Int); ok {
-			return v.String()
-		}
-		return ""
-	}
-	deadline := func(m map[string]any, k string) string {
-		if v, ok := m[k].(*big.Int); ok {
-			return showTime(v)
-		}
-		return ""
-	}
-	has := func(fields ...string) bool {
-		decl := map[string]string{}
-		for _, f := range t.td.Types[t.td.PrimaryType] {
-			decl[f.Name] = f.Type
-		}
-		for i := 0; i < len(fields); i += 2 {
-			if decl[fields[i]] != fields[i+1] {
-				return false
-			}
-		}
-		return true
-	}
 	pt := t.td.PrimaryType
 	switch {
-	case pt == "Permit" && has("owner", "address", "spender", "address", "value", "uint256", "deadline", "uint256"):
+	case pt == "Permit" && t.declares("owner", "address", "spender", "address", "value", "uint256", "deadline", "uint256"):
 		v, _ := msg["value"].(*big.Int)
-		return []Move{{Kind: "eip2612.permit", Token: contract, From: str(msg, "owner"), To: str(msg, "spender"),
-			Amount: num(msg, "value"), Deadline: deadline(msg, "deadline"), Note: approveNote(v)}}
-	case pt == "Permit" && has("holder", "address", "spender", "address", "expiry", "uint256", "allowed", "bool"):
+		return []Move{{Kind: "eip2612.permit", Token: contract, From: msgStr(msg, "owner"), To: msgStr(msg, "spender"),
+			Amount: msgNum(msg, "value"), Deadline: msgDeadline(msg, "deadline"), Note: approveNote(v)}}
+	case pt == "Permit" && t.declares("holder", "address", "spender", "address", "expiry", "uint256", "allowed", "bool"):
 		amt, note := "0", "revokes the allowance"
 		if b, _ := msg["allowed"].(bool); b {
 			amt, note = maxUint256.String(), "unlimited allowance"
 		}
-		return []Move{{Kind: "dai.permit", Token: contract, From: str(msg, "holder"), To: str(msg, "spender"),
-			Amount: amt, Deadline: deadline(msg, "expiry"), Note: note}}
+		return []Move{{Kind: "dai.permit", Token: contract, From: msgStr(msg, "holder"), To: msgStr(msg, "spender"),
+			Amount: amt, Deadline: msgDeadline(msg, "expiry"), Note: note}}
 	case pt == "PermitSingle" || pt == "PermitBatch":
-		var details []any
-		switch d := msg["details"].(type) {
-		case map[string]any:
-			details = []any{d}
-		case []any:
-			details = d
-		}
-		var out []Move
-		for _, x := range details {
-			d, _ := x.(map[string]any)
-			if d == nil {
-				continue
-			}
-			note := "Permit2 allowance"
-			if e := deadline(d, "expiration"); e != "" {
-				note += ", expires " + e
-			}
-			out = append(out, Move{Kind: "permit2." + lowerFirst(pt), Token: str(d, "token"), To: str(msg, "spender"),
-				Amount: num(d, "amount"), Deadline: deadline(msg, "sigDeadline"), Note: note})
-		}
-		return out
+		return permit2AllowanceMoves(pt, msg)
 	case strings.HasPrefix(pt, "Permit") && strings.Contains(pt, "TransferFrom"):
-		var perms []any
-		switch p := msg["permitted"].(type) {
-		case map[string]any:
-			perms = []any{p}
-		case []any:
-			perms = p
-		}
-		var out []Move
-		for _, x := range perms {
-			p, _ := x.(map[string]any)
-			if p == nil {
-				continue
-			}
-			out = append(out, Move{Kind: "permit2." + lowerFirst(pt), Token: str(p, "token"), To: str(msg, "spender"),
-				Amount: num(p, "amount"), Deadline: deadline(msg, "deadline"), Note: "Permit2 signature transfer"})
-		}
-		return out
+		return permit2TransferMoves(pt, msg)
 	}
 	return nil
+}
+
+// permit2AllowanceMoves: one move per PermitSingle/PermitBatch "details"
+// entry.
+func permit2AllowanceMoves(pt string, msg map[string]any) []Move {
+	var out []Move
+	for _, x := range oneOrMany(msg["details"]) {
+		d, _ := x.(map[string]any)
+		if d == nil {
+			continue
+		}
+		note := "Permit2 allowance"
+		if e := msgDeadline(d, "expiration"); e != "" {
+			note += ", expires " + e
+		}
+		out = append(out, Move{Kind: "permit2." + lowerFirst(pt), Token: msgStr(d, "token"), To: msgStr(msg, "spender"),
+			Amount: msgNum(d, "amount"), Deadline: msgDeadline(msg, "sigDeadline"), Note: note})
+	}
+	return out
+}
+
+// permit2TransferMoves: one move per PermitTransferFrom "permitted" entry.
+func permit2TransferMoves(pt string, msg map[string]any) []Move {
+	var out []Move
+	for _, x := range oneOrMany(msg["permitted"]) {
+		p, _ := x.(map[string]any)
+		if p == nil {
+			continue
+		}
+		out = append(out, Move{Kind: "permit2." + lowerFirst(pt), Token: msgStr(p, "token"), To: msgStr(msg, "spender"),
+			Amount: msgNum(p, "amount"), Deadline: msgDeadline(msg, "deadline"), Note: "Permit2 signature transfer"})
+	}
+	return out
+}
+
+// declares reports whether the primary type declares each (name, type)
+// pair given.
+func (t *typedData) declares(fields ...string) bool {
+	decl := map[string]string{}
+	for _, f := range t.td.Types[t.td.PrimaryType] {
+		decl[f.Name] = f.Type
+	}
+	for i := 0; i < len(fields); i += 2 {
+		if decl[fields[i]] != fields[i+1] {
+			return false
+		}
+	}
+	return true
+}
+
+// oneOrMany is an object as a one-element list, a list as itself.
+func oneOrMany(v any) []any {
+	switch v := v.(type) {
+	case map[string]any:
+		return []any{v}
+	case []any:
+		return v
+	}
+	return nil
+}
+
+func msgStr(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+
+func msgNum(m map[string]any, k string) string {
+	if v, ok := m[k].(*big.Int); ok {
+		return v.String()
+	}
+	return ""
+}
+
+func msgDeadline(m map[string]any, k string) string {
+	if v, ok := m[k].(*big.Int); ok {
+		return showTime(v)
+	}
+	return ""
 }
 
 func lowerFirst(s string) string {

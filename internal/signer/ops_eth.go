@@ -142,18 +142,9 @@ func decodeTx(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	if err != nil {
 		return nil, err
 	}
-	// data / input
-	var data []byte
-	switch {
-	case a.Data != nil && a.Input != nil:
-		if !bytes.Equal(*a.Data, *a.Input) {
-			return nil, ErrAmbiguousData
-		}
-		data = *a.Input
-	case a.Input != nil:
-		data = *a.Input
-	case a.Data != nil:
-		data = *a.Data
+	data, err := a.calldata()
+	if err != nil {
+		return nil, err
 	}
 	value := new(big.Int)
 	if a.Value != nil {
@@ -162,79 +153,21 @@ func decodeTx(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	if value.Sign() < 0 {
 		return nil, refusef(CodeInvalidParams, "negative value")
 	}
-	var to *common.Address
-	if a.To != nil && *a.To != "" {
-		if !common.IsHexAddress(*a.To) || !strings.HasPrefix(*a.To, "0x") {
-			return nil, refusef(CodeInvalidParams, "invalid recipient address")
-		}
-		m, _ := common.NewMixedcaseAddressFromString(*a.To)
-		if *a.To != strings.ToLower(*a.To) && (*a.To)[2:] != strings.ToUpper((*a.To)[2:]) && !m.ValidChecksum() {
-			return nil, refusef(CodeInvalidParams, "recipient has a bad EIP-55 checksum")
-		}
-		addr := m.Address()
-		if addr == (common.Address{}) {
-			return nil, ErrZeroAddress
-		}
-		to = &addr
-	} else {
-		if len(data) == 0 && value.Sign() > 0 {
-			return nil, ErrCreateValue
-		}
-		if len(data) == 0 {
-			return nil, ErrCreateNoCode
-		}
+	to, err := a.recipient(data, value)
+	if err != nil {
+		return nil, err
 	}
-	// chain
-	if a.ChainID == nil {
+	if a.ChainID == nil || a.ChainID.ToInt().Sign() <= 0 {
 		return nil, ErrNoChainID
 	}
 	chainID := a.ChainID.ToInt()
-	if chainID.Sign() <= 0 {
-		return nil, ErrNoChainID
-	}
 	if a.Nonce == nil || a.Gas == nil || *a.Gas == 0 {
 		return nil, ErrMissingField
 	}
-	// type and fee fields must agree
-	typ := uint64(types.LegacyTxType)
-	switch {
-	case a.Type != nil:
-		typ = uint64(*a.Type)
-	case a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil:
-		typ = types.DynamicFeeTxType
-	case a.AccessList != nil:
-		typ = types.AccessListTxType
-	}
-	var txd types.TxData
-	switch typ {
-	case types.LegacyTxType, types.AccessListTxType:
-		if a.GasPrice == nil || a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil {
-			return nil, ErrFeeFields
-		}
-		if typ == types.LegacyTxType {
-			if a.AccessList != nil && len(*a.AccessList) > 0 {
-				return nil, ErrFeeFields
-			}
-			txd = &types.LegacyTx{Nonce: uint64(*a.Nonce), GasPrice: a.GasPrice.ToInt(), Gas: uint64(*a.Gas), To: to, Value: value, Data: data}
-		} else {
-			al := types.AccessList{}
-			if a.AccessList != nil {
-				al = *a.AccessList
-			}
-			txd = &types.AccessListTx{ChainID: chainID, Nonce: uint64(*a.Nonce), GasPrice: a.GasPrice.ToInt(), Gas: uint64(*a.Gas), To: to, Value: value, Data: data, AccessList: al}
-		}
-	case types.DynamicFeeTxType:
-		if a.GasPrice != nil || a.MaxFeePerGas == nil || a.MaxPriorityFeePerGas == nil ||
-			a.MaxPriorityFeePerGas.ToInt().Cmp(a.MaxFeePerGas.ToInt()) > 0 {
-			return nil, ErrFeeFields
-		}
-		al := types.AccessList{}
-		if a.AccessList != nil {
-			al = *a.AccessList
-		}
-		txd = &types.DynamicFeeTx{ChainID: chainID, Nonce: uint64(*a.Nonce), GasTipCap: a.MaxPriorityFeePerGas.ToInt(), GasFeeCap: a.MaxFeePerGas.ToInt(), Gas: uint64(*a.Gas), To: to, Value: value, Data: data, AccessList: al}
-	default:
-		return nil, ErrTxType
+	typ := a.txType()
+	txd, err := a.txData(typ, chainID, to, value, data)
+	if err != nil {
+		return nil, err
 	}
 	tx := types.NewTx(txd)
 	signer := types.NewLondonSigner(chainID)
@@ -244,30 +177,7 @@ func decodeTx(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	op.Operation = "eth_signTransaction"
 	op.Key = keyName
 	op.From = c.keys[keyName].Address
-	op.ChainID = chainID.String()
-	op.TxType = int(typ)
-	op.Nonce = uint64(*a.Nonce)
-	op.Value = value.String()
-	op.DataLen = len(data)
-	op.Gas = uint64(*a.Gas)
-	feeCap := new(big.Int)
-	if a.GasPrice != nil {
-		feeCap = a.GasPrice.ToInt()
-		op.GasPrice = feeCap.String()
-	} else {
-		feeCap = a.MaxFeePerGas.ToInt()
-		op.MaxFeePerGas, op.MaxPriorityFeePerGas = feeCap.String(), a.MaxPriorityFeePerGas.ToInt().String()
-	}
-	op.maxFee = new(big.Int).Mul(new(big.Int).SetUint64(op.Gas), feeCap)
-	op.MaxFee, op.MaxFeeETH = op.maxFee.String(), formatUnits(op.maxFee, 18)+" ETH"
-	if to != nil {
-		op.To = to.Hex()
-	} else {
-		op.Create = true
-	}
-	if len(data) >= 4 {
-		op.Selector = hexutil.Encode(data[:4])
-	}
+	describeTx(op, &a, typ, to, data)
 	if to != nil {
 		op.Moves = decodeCalldata(*to, data, 0)
 		c.showAmounts(op.Moves)
@@ -285,6 +195,123 @@ func decodeTx(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 		return hexutil.Encode(raw), nil
 	}
 	return op, nil
+}
+
+// calldata is the transaction's data: "data" or "input", which must agree
+// when both are given.
+func (a *txArgs) calldata() ([]byte, error) {
+	switch {
+	case a.Data != nil && a.Input != nil:
+		if !bytes.Equal(*a.Data, *a.Input) {
+			return nil, ErrAmbiguousData
+		}
+		return *a.Input, nil
+	case a.Input != nil:
+		return *a.Input, nil
+	case a.Data != nil:
+		return *a.Data, nil
+	}
+	return nil, nil
+}
+
+// recipient checks "to" (a 0x address, EIP-55 checksummed if mixed case,
+// not the zero address). Without one the transaction creates a contract,
+// which needs code and may not carry value.
+func (a *txArgs) recipient(data []byte, value *big.Int) (*common.Address, error) {
+	if a.To == nil || *a.To == "" {
+		if len(data) == 0 && value.Sign() > 0 {
+			return nil, ErrCreateValue
+		}
+		if len(data) == 0 {
+			return nil, ErrCreateNoCode
+		}
+		return nil, nil
+	}
+	if !common.IsHexAddress(*a.To) || !strings.HasPrefix(*a.To, "0x") {
+		return nil, refusef(CodeInvalidParams, "invalid recipient address")
+	}
+	m, _ := common.NewMixedcaseAddressFromString(*a.To)
+	if *a.To != strings.ToLower(*a.To) && (*a.To)[2:] != strings.ToUpper((*a.To)[2:]) && !m.ValidChecksum() {
+		return nil, refusef(CodeInvalidParams, "recipient has a bad EIP-55 checksum")
+	}
+	addr := m.Address()
+	if addr == (common.Address{}) {
+		return nil, ErrZeroAddress
+	}
+	return &addr, nil
+}
+
+// txType is the explicit "type", else the type the fee fields imply.
+func (a *txArgs) txType() uint64 {
+	switch {
+	case a.Type != nil:
+		return uint64(*a.Type)
+	case a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil:
+		return types.DynamicFeeTxType
+	case a.AccessList != nil:
+		return types.AccessListTxType
+	}
+	return uint64(types.LegacyTxType)
+}
+
+// txData builds the transaction of type typ; its fee fields (and access
+// list) must be exactly the ones that type has.
+func (a *txArgs) txData(typ uint64, chainID *big.Int, to *common.Address, value *big.Int, data []byte) (types.TxData, error) {
+	al := types.AccessList{}
+	if a.AccessList != nil {
+		al = *a.AccessList
+	}
+	nonce, gas := uint64(*a.Nonce), uint64(*a.Gas)
+	switch typ {
+	case types.LegacyTxType, types.AccessListTxType:
+		if a.GasPrice == nil || a.MaxFeePerGas != nil || a.MaxPriorityFeePerGas != nil {
+			return nil, ErrFeeFields
+		}
+		if typ == types.AccessListTxType {
+			return &types.AccessListTx{ChainID: chainID, Nonce: nonce, GasPrice: a.GasPrice.ToInt(), Gas: gas, To: to, Value: value, Data: data, AccessList: al}, nil
+		}
+		if len(al) > 0 {
+			return nil, ErrFeeFields
+		}
+		return &types.LegacyTx{Nonce: nonce, GasPrice: a.GasPrice.ToInt(), Gas: gas, To: to, Value: value, Data: data}, nil
+	case types.DynamicFeeTxType:
+		if a.GasPrice != nil || a.MaxFeePerGas == nil || a.MaxPriorityFeePerGas == nil ||
+			a.MaxPriorityFeePerGas.ToInt().Cmp(a.MaxFeePerGas.ToInt()) > 0 {
+			return nil, ErrFeeFields
+		}
+		return &types.DynamicFeeTx{ChainID: chainID, Nonce: nonce, GasTipCap: a.MaxPriorityFeePerGas.ToInt(), GasFeeCap: a.MaxFeePerGas.ToInt(), Gas: gas, To: to, Value: value, Data: data, AccessList: al}, nil
+	}
+	return nil, ErrTxType
+}
+
+// describeTx fills what the approver is shown: chain, type, nonce, value,
+// gas and fees (with the worst-case fee gas × fee cap), recipient or
+// contract creation, and the call's selector.
+func describeTx(op *Op, a *txArgs, typ uint64, to *common.Address, data []byte) {
+	op.ChainID = op.chainID.String()
+	op.TxType = int(typ)
+	op.Nonce = uint64(*a.Nonce)
+	op.Value = op.amount.String()
+	op.DataLen = len(data)
+	op.Gas = uint64(*a.Gas)
+	var feeCap *big.Int
+	if a.GasPrice != nil {
+		feeCap = a.GasPrice.ToInt()
+		op.GasPrice = feeCap.String()
+	} else {
+		feeCap = a.MaxFeePerGas.ToInt()
+		op.MaxFeePerGas, op.MaxPriorityFeePerGas = feeCap.String(), a.MaxPriorityFeePerGas.ToInt().String()
+	}
+	op.maxFee = new(big.Int).Mul(new(big.Int).SetUint64(op.Gas), feeCap)
+	op.MaxFee, op.MaxFeeETH = op.maxFee.String(), formatUnits(op.maxFee, 18)+" ETH"
+	if to != nil {
+		op.To = to.Hex()
+	} else {
+		op.Create = true
+	}
+	if len(data) >= 4 {
+		op.Selector = hexutil.Encode(data[:4])
+	}
 }
 
 // safeJSONErr names the field a JSON error is about without echoing input.

@@ -105,64 +105,25 @@ func decodeJWT(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 		return nil, ErrNoPolicy
 	}
 	typ := c.keys[keyName].Type
-	var method jwt.SigningMethod
-	switch typ {
-	case Ed25519:
-		method = jwt.SigningMethodEdDSA
-	case P256:
-		method = jwt.SigningMethodES256
-	case HMAC:
-		method = jwt.SigningMethodHS256
-	default:
-		return nil, refusef(CodeInvalidParams, "key %s cannot sign JWTs", keyName)
+	method, err := jwtMethod(typ, keyName)
+	if err != nil {
+		return nil, err
 	}
-	claims := jwt.MapClaims{}
-	var names []string
-	for n, v := range a.Claims {
-		if reservedClaims[n] {
-			return nil, refusef(CodeInvalidParams, "claim %s is set by the signer", n) // n is one of reservedClaims
-		}
-		// Numbers stay as written (json.Number): a float64 would sign
-		// 12345678901234567890 as 12345678901234567000.
-		var val any
-		dec := json.NewDecoder(bytes.NewReader(v))
-		dec.UseNumber()
-		if err := dec.Decode(&val); err != nil {
-			return nil, refusef(CodeInvalidParams, "claim %q is not JSON", Escape(n))
-		}
-		claims[n] = val
-		names = append(names, n)
+	claims, names, err := agentClaims(a.Claims)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(names)
 	aud := a.Audience
 	if aud == "" && len(pol.audience) == 1 {
 		aud = pol.audience[0]
 	}
-	ttl := pol.maxLife
-	if a.TTL != nil {
-		if *a.TTL <= 0 || *a.TTL > int64(config.MaxLifetimeLimit/time.Second) {
-			return nil, refusef(CodeInvalidParams, "ttl must be 1 to %d seconds", int64(config.MaxLifetimeLimit/time.Second))
-		}
-		ttl = time.Duration(*a.TTL) * time.Second
-	}
-	now := s.Clock().UTC().Truncate(time.Second)
-	var jti [16]byte
-	if _, err := io.ReadFull(s.Rand, jti[:]); err != nil {
+	ttl, err := jwtLifetime(a.TTL, pol.maxLife)
+	if err != nil {
 		return nil, err
 	}
-	if pol.issuer != "" {
-		claims["iss"] = pol.issuer
-	}
-	if aud != "" {
-		claims["aud"] = aud
-	}
-	claims["iat"] = now.Unix()
-	claims["nbf"] = now.Unix()
-	claims["exp"] = now.Add(ttl).Unix()
-	claims["jti"] = hex.EncodeToString(jti[:])
-	body, err := json.Marshal(claims)
-	if err != nil || len(body) > 8<<10 {
-		return nil, refusef(CodeInvalidParams, "claims too large")
+	body, err := setSignerClaims(s, claims, pol.issuer, aud, ttl)
+	if err != nil {
+		return nil, err
 	}
 
 	op := &Op{keyRef: c.refs[keyName], keyType: typ}
@@ -183,25 +144,102 @@ func decodeJWT(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 		op.Subject = Escape(sub)
 	}
 	op.setPayload(body)
-	op.sign = func(k *key, _ io.Reader) (any, error) {
-		tok := jwt.NewWithClaims(method, claims)
-		tok.Header["kid"] = keyName
-		var sk any
-		switch k.typ {
-		case Ed25519:
-			sk = k.ed
-		case P256:
-			sk = k.ec
-		case HMAC:
-			sk = k.mac
-		}
-		str, err := tok.SignedString(sk)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]string{"jwt": str}, nil
-	}
+	op.sign = func(k *key, _ io.Reader) (any, error) { return signJWT(k, method, claims, keyName) }
 	return op, nil
+}
+
+// jwtMethod is the JWT algorithm for a key type (EdDSA, ES256, HS256).
+func jwtMethod(typ KeyType, keyName string) (jwt.SigningMethod, error) {
+	switch typ {
+	case Ed25519:
+		return jwt.SigningMethodEdDSA, nil
+	case P256:
+		return jwt.SigningMethodES256, nil
+	case HMAC:
+		return jwt.SigningMethodHS256, nil
+	}
+	return nil, refusef(CodeInvalidParams, "key %s cannot sign JWTs", keyName)
+}
+
+// agentClaims decodes the claims the agent asked for (none reserved) and
+// returns them with their names sorted.
+func agentClaims(raw map[string]json.RawMessage) (jwt.MapClaims, []string, error) {
+	claims := jwt.MapClaims{}
+	var names []string
+	for n, v := range raw {
+		if reservedClaims[n] {
+			return nil, nil, refusef(CodeInvalidParams, "claim %s is set by the signer", n) // n is one of reservedClaims
+		}
+		// Numbers stay as written (json.Number): a float64 would sign
+		// 12345678901234567890 as 12345678901234567000.
+		var val any
+		dec := json.NewDecoder(bytes.NewReader(v))
+		dec.UseNumber()
+		if err := dec.Decode(&val); err != nil {
+			return nil, nil, refusef(CodeInvalidParams, "claim %q is not JSON", Escape(n))
+		}
+		claims[n] = val
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return claims, names, nil
+}
+
+// jwtLifetime is the asked ttl (1 s to config.MaxLifetimeLimit), else the
+// policy's max_lifetime.
+func jwtLifetime(ttl *int64, maxLife time.Duration) (time.Duration, error) {
+	if ttl == nil {
+		return maxLife, nil
+	}
+	if *ttl <= 0 || *ttl > int64(config.MaxLifetimeLimit/time.Second) {
+		return 0, refusef(CodeInvalidParams, "ttl must be 1 to %d seconds", int64(config.MaxLifetimeLimit/time.Second))
+	}
+	return time.Duration(*ttl) * time.Second, nil
+}
+
+// setSignerClaims adds the claims only the signer sets (iss, aud, iat, nbf,
+// exp, a random jti) and returns the claim set's JSON, at most 8 KiB.
+func setSignerClaims(s *Service, claims jwt.MapClaims, issuer, aud string, ttl time.Duration) ([]byte, error) {
+	now := s.Clock().UTC().Truncate(time.Second)
+	var jti [16]byte
+	if _, err := io.ReadFull(s.Rand, jti[:]); err != nil {
+		return nil, err
+	}
+	if issuer != "" {
+		claims["iss"] = issuer
+	}
+	if aud != "" {
+		claims["aud"] = aud
+	}
+	claims["iat"] = now.Unix()
+	claims["nbf"] = now.Unix()
+	claims["exp"] = now.Add(ttl).Unix()
+	claims["jti"] = hex.EncodeToString(jti[:])
+	body, err := json.Marshal(claims)
+	if err != nil || len(body) > 8<<10 {
+		return nil, refusef(CodeInvalidParams, "claims too large")
+	}
+	return body, nil
+}
+
+// signJWT signs claims with k, naming the key in the "kid" header.
+func signJWT(k *key, method jwt.SigningMethod, claims jwt.MapClaims, keyName string) (any, error) {
+	tok := jwt.NewWithClaims(method, claims)
+	tok.Header["kid"] = keyName
+	var sk any
+	switch k.typ {
+	case Ed25519:
+		sk = k.ed
+	case P256:
+		sk = k.ec
+	case HMAC:
+		sk = k.mac
+	}
+	str, err := tok.SignedString(sk)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"jwt": str}, nil
 }
 
 // claimValue is what a person sees of one claim: a string as itself, any
