@@ -188,7 +188,14 @@ func newEnv(t testing.TB, o envOpts) *env {
 // upstreamTLS starts an HTTPS server on loopback whose certificate (for
 // names) chains to the env's upstream CA.
 func (e *env) upstreamTLS(t testing.TB, h http.Handler, names ...string) *httptest.Server {
+	return e.upstreamTLSIdle(t, h, 0, names...)
+}
+
+// upstreamTLSIdle is upstreamTLS with the server's idle timeout set before
+// it starts (0: the default).
+func (e *env) upstreamTLSIdle(t testing.TB, h http.Handler, idle time.Duration, names ...string) *httptest.Server {
 	srv := httptest.NewUnstartedServer(h)
+	srv.Config.IdleTimeout = idle
 	srv.TLS = &tls.Config{GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 		n := hello.ServerName
 		if n == "" {

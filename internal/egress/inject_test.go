@@ -228,8 +228,7 @@ func TestCAKeyStaysPrivate(t *testing.T) {
 // same vetted address, without a new lookup).
 func TestInterceptUpstreamIdleClose(t *testing.T) {
 	e, rec, _ := injectEnv(t)
-	srv := e.upstreamTLS(t, rec.handler(), "api.test")
-	srv.Config.IdleTimeout = 30 * time.Millisecond
+	srv := e.upstreamTLSIdle(t, rec.handler(), 30*time.Millisecond, "api.test")
 	port := portOf(t, srv.URL)
 	c := e.client(e.sandboxRoots())
 	for i := 0; i < 3; i++ {
