@@ -173,7 +173,14 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if err != nil {
 		return nil, 0, errno(err)
 	}
-	return fs.NewLoopbackFile(fd), 0, 0
+	// The page cache stays valid across opens (the kernel drops it when
+	// the file's mtime or size changes, as seen at the next attribute
+	// refresh); closing a read-only file needs no flush round trip.
+	ff := uint32(fuse.FOPEN_KEEP_CACHE)
+	if flags&syscall.O_ACCMODE == syscall.O_RDONLY {
+		ff |= fuse.FOPEN_NOFLUSH
+	}
+	return fs.NewLoopbackFile(fd), ff, 0
 }
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
