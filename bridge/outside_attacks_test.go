@@ -17,7 +17,6 @@ import (
 var stillOpen = map[string]string{
 	"03-nested-repo-subdir-fsmonitor":   "issue 13: a nested repo the agent makes in direct mode runs its fsmonitor when the user runs git inside that folder (review flags it high, but the files are already live)",
 	"14-hidden-committed-secret-direct": "issue 13: hidden files committed once are readable through the read-only host objects",
-	"mcp/22-conn-exhaustion":            "issue 19: intermittently, a sandbox flooding the MCP port with 6000 connections leaves the bridge unable to rm the sandbox or stop (goroutines wait on a mutex); passed 2 of 3 runs",
 	"signer/08-audit-rewrite":           "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
 }
 
