@@ -25,6 +25,13 @@
 //     host port listeners forwarding with direct-tcpip, and the ssh.sock
 //     endpoint below. A guest service that cannot be opened is a warning, not
 //     a failure: the sandbox then has no path to it (fails closed).
+//   - guestfwd.go, guestconn.go: the guest services' remote forwards routed
+//     by the bridge itself (not x/crypto's Client.Listen, whose hand-off
+//     under a lock let a flooded or abandoned listener stall the whole SSH
+//     connection and block its own Close, issue 19): every channel open is
+//     answered without waiting, at most 256 connections per service and
+//     sandbox, the rest rejected; each connection gets working deadlines
+//     and a Close that ends its pending Read.
 //   - state.go: sandboxes/NAME/sandbox.json (atomic writes) with the approved
 //     config block, so a restart needs neither the file nor its approval.
 //   - sshfiles.go: per-sandbox ed25519 host keys, ssh/known_hosts and

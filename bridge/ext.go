@@ -48,6 +48,9 @@ type Handler func(ctx context.Context, env Env, params json.RawMessage) (any, er
 // (tcpip-forward or streamlocal-forward@openssh.com over its SSH connection).
 // Connections arriving on it are served on the host by Serve; the sandbox that
 // made the connection is sb — identity is the connection, never a field.
+// Serve returns when it is done with conn (the bridge then closes conn and
+// frees its slot: at most maxGuestServiceConns per service and sandbox);
+// conn supports deadlines and its Close ends a pending Read at once.
 type GuestService struct {
 	Name    string
 	Network string // "tcp" or "unix"

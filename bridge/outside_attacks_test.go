@@ -15,7 +15,6 @@ import (
 // that tracks each. Remove an entry when its fix lands: the script then
 // runs and must report "defended".
 var stillOpen = map[string]string{
-	"mcp/22-conn-exhaustion":  "issue 19: intermittently, a sandbox flooding the MCP port with 6000 connections leaves the bridge unable to rm the sandbox or stop (goroutines wait on a mutex); passed 2 of 3 runs",
 	"signer/08-audit-rewrite": "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
 }
 

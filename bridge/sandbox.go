@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -29,8 +30,9 @@ type sandbox struct {
 	mu     sync.Mutex // guards the fields below
 	st     *sandboxState
 	client *ssh.Client
-	sess   *session // resources that live while the sandbox runs
-	busy   string   // transitional state shown by ls ("starting"), "" otherwise
+	fwd    *guestForwards // routes client's remote-forward channels
+	sess   *session       // resources that live while the sandbox runs
+	busy   string         // transitional state shown by ls ("starting"), "" otherwise
 
 	dialMu sync.Mutex // one SSH handshake at a time
 }
@@ -105,16 +107,16 @@ func (sb *sandbox) ssh(ctx context.Context) (*ssh.Client, error) {
 		return nil, fmt.Errorf("ssh handshake: %w", err)
 	}
 	nc.SetDeadline(time.Time{})
-	c = ssh.NewClient(cc, chans, reqs)
+	c, fwd := newSSHClient(cc, chans, reqs, sb.d.log.With("sandbox", sb.name))
 	sb.mu.Lock()
-	sb.client = c
+	sb.client, sb.fwd = c, fwd
 	sb.mu.Unlock()
 	go sb.keepalive(c)
 	go func() {
 		c.Wait()
 		sb.mu.Lock()
 		if sb.client == c {
-			sb.client = nil
+			sb.client, sb.fwd = nil, nil
 		}
 		sb.mu.Unlock()
 	}()
@@ -143,7 +145,7 @@ func (sb *sandbox) keepalive(c *ssh.Client) {
 func (sb *sandbox) closeClient() {
 	sb.mu.Lock()
 	c := sb.client
-	sb.client = nil
+	sb.client, sb.fwd = nil, nil
 	sb.mu.Unlock()
 	if c != nil {
 		c.Close()
@@ -290,7 +292,7 @@ func (sb *sandbox) openGuestServices(s *session, c *ssh.Client) (warns []string)
 	type opened struct {
 		f   *Feature
 		gs  GuestService
-		l   net.Listener
+		l   *guestListener
 		err error
 	}
 	var all []*opened
@@ -299,20 +301,26 @@ func (sb *sandbox) openGuestServices(s *session, c *ssh.Client) (warns []string)
 			all = append(all, &opened{f: f, gs: gs})
 		}
 	}
+	sb.mu.Lock()
+	fwd := sb.fwd
+	if sb.client != c {
+		fwd = nil
+	}
+	sb.mu.Unlock()
 	// One round trip each: open them concurrently.
 	var wg sync.WaitGroup
 	for _, o := range all {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			switch o.gs.Network {
-			case "tcp":
-				o.l, o.err = c.Listen("tcp", o.gs.Addr)
-			case "unix":
-				o.l, o.err = c.ListenUnix(o.gs.Addr)
-			default:
-				o.err = fmt.Errorf("unknown network %q", o.gs.Network)
+			if fwd == nil {
+				o.err = errors.New("the SSH connection closed")
+				return
 			}
+			gs := o.gs
+			log := sb.d.log.With("sandbox", sb.name, "service", gs.Name)
+			o.l, o.err = fwd.listen(gs.Network, gs.Addr, maxGuestServiceConns, log,
+				func(conn net.Conn) { gs.Serve(s.ctx, sb.d, sb, conn) })
 		}()
 	}
 	wg.Wait()
@@ -325,36 +333,18 @@ func (sb *sandbox) openGuestServices(s *session, c *ssh.Client) (warns []string)
 		}
 		sb.d.log.Info("guest service open", "sandbox", sb.name, "service", gs.Name, "addr", gs.Addr)
 		s.wg.Add(1)
-		go func(l net.Listener) {
+		go func(l *guestListener) {
 			defer s.wg.Done()
-			go func() { <-s.ctx.Done(); l.Close() }()
-			slots := make(chan struct{}, maxGuestServiceConns)
-			for {
-				conn, err := l.Accept()
-				if err != nil {
-					return
-				}
-				select {
-				case slots <- struct{}{}:
-				default:
-					// The guest holds too many open: refuse rather than let
-					// it grow the bridge's goroutines and memory without bound.
-					sb.d.log.Warn("guest service connection refused: limit reached", "sandbox", sb.name, "service", gs.Name, "limit", maxGuestServiceConns)
-					conn.Close()
-					continue
-				}
-				go func() {
-					defer func() { <-slots }()
-					gs.Serve(s.ctx, sb.d, sb, conn)
-				}()
-			}
+			<-s.ctx.Done()
+			l.Close()
 		}(o.l)
 	}
 	return warns
 }
 
 // maxGuestServiceConns caps the connections one guest service holds open
-// for one sandbox at a time; features may enforce tighter limits themselves.
+// for one sandbox at a time (a connection holds its slot until it closes:
+// Serve returns only then); features may enforce tighter limits themselves.
 const maxGuestServiceConns = 256
 
 // warnings returns the current session's warning lines.

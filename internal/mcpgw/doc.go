@@ -19,8 +19,11 @@
 // Filter allows (host list ∩ sandbox list; the process never sees a
 // refused call) and its arguments; tools/list answers only allowed tools;
 // resources, prompts and everything else are not forwarded. Request bodies
-// are bounded (MaxBodyBytes), a server that cannot start or answer within
-// StartTimeout is a JSON-RPC error to the sandbox, and errors carry
+// are bounded (MaxBodyBytes) and must arrive within BodyTimeout, headers
+// within 10 s; ServeConn returns only when its connection closes (the
+// bridge's per-service connection limit counts what the gateway holds).
+// A server that cannot start or answer within StartTimeout is a JSON-RPC
+// error to the sandbox, and errors carry
 // deliberate messages (causes go to the host log). Every tools/call is a
 // line in the call log (CallLog): time, tool, SHA-256 of the arguments,
 // result size, decision.

@@ -1,12 +1,14 @@
 package mcpgw
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -39,6 +41,10 @@ type Options struct {
 	StartTimeout time.Duration
 	// CallTimeout bounds one forwarded request (default 5m).
 	CallTimeout time.Duration
+	// BodyTimeout bounds receiving one request body once its headers are
+	// in (default 30s); headers have 10s. A sandbox holding requests
+	// half-sent does not hold the gateway's connections for ever.
+	BodyTimeout time.Duration
 	Now         func() time.Time // default time.Now
 }
 
@@ -74,6 +80,9 @@ func New(opt Options) *Gateway {
 	if opt.CallTimeout <= 0 {
 		opt.CallTimeout = 5 * time.Minute
 	}
+	if opt.BodyTimeout <= 0 {
+		opt.BodyTimeout = 30 * time.Second
+	}
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
@@ -96,11 +105,33 @@ func New(opt Options) *Gateway {
 	return g
 }
 
-// ServeConn serves HTTP on c (one connection from inside the sandbox).
+// ServeConn serves HTTP on c (one connection from inside the sandbox) and
+// returns once c is closed, so a caller counting connections counts those
+// the HTTP server still holds.
 func (g *Gateway) ServeConn(c net.Conn) {
-	if !g.ln.push(c) {
+	tc := &trackedConn{Conn: c, closed: make(chan struct{})}
+	if !g.ln.push(tc) {
 		c.Close()
+		return
 	}
+	select {
+	case <-tc.closed:
+	case <-g.ln.done: // the gateway is closing
+		tc.Close()
+	}
+}
+
+// trackedConn tells ServeConn when the HTTP server has closed it.
+type trackedConn struct {
+	net.Conn
+	once   sync.Once
+	closed chan struct{}
+	err    error
+}
+
+func (c *trackedConn) Close() error {
+	c.once.Do(func() { c.err = c.Conn.Close(); close(c.closed) })
+	return c.err
 }
 
 // ServeHTTP routes /mcp/NAME to that server's MCP endpoint.
@@ -117,6 +148,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotFound, "no such MCP server in this sandbox (see /etc/airlock/mcp.json)")
 		return
 	}
+	if !g.readBody(w, r) {
+		return
+	}
 	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && g.sessions() >= MaxSessions {
 		// Each session holds state in the bridge: a sandbox opening them
 		// without end must not grow the host's memory.
@@ -124,6 +158,32 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.ServeHTTP(w, r)
+}
+
+// readBody reads r's body (at most MaxBodyBytes) within BodyTimeout and puts
+// it back as a buffer; false when it answered the request with an error.
+func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(g.opt.BodyTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err == nil { // on an error the deadline stays: the server does not wait for the rest
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", MaxBodyBytes))
+		return false
+	case err != nil:
+		w.Header().Set("Connection", "close")
+		httpError(w, http.StatusRequestTimeout, "the request body did not arrive in time")
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return true
 }
 
 // MaxSessions caps the MCP sessions one sandbox holds open at a time (all
