@@ -16,6 +16,11 @@
 //     the log (logs/bridge.log), and an orphan watchdog: a bridge whose socket
 //     was removed exits, and stops its sandboxes if the whole home is gone.
 //   - daemon.go: dispatch, error policy (clientError), subscriptions.
+//   - ext.go: the feature registry. Features are instances: New builds
+//     every registered feature for its Daemon (egress, signer and review
+//     keep their state in the value the Daemon owns, not in package
+//     globals), Removed hooks drop a sandbox's entries when it goes, and
+//     Close closes them with the daemon.
 //   - lifecycle.go, ops.go: sandbox.up/list/stop/start/remove/exec/ports/
 //     sshHost and plan.show/plan.approve. Approval is pinned to the file's
 //     SHA-256 ($AIRLOCK_HOME/approvals/SHA); plan.approve refuses a hash that

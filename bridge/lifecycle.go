@@ -283,7 +283,7 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 	if err := hiddenInHistory(ctx, spec.Workspace); err != nil {
 		return nil, err
 	}
-	for _, ft := range Features() {
+	for _, ft := range d.features {
 		if ft.Prepare == nil {
 			continue
 		}
@@ -305,7 +305,7 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 		return nil, err
 	}
 	t3 := time.Now()
-	for _, ft := range Features() {
+	for _, ft := range d.features {
 		if ft.Started == nil {
 			continue
 		}

@@ -105,7 +105,7 @@ func (d *Daemon) remove(ctx context.Context, sb *sandbox) error {
 	}
 	d.mu.Unlock()
 	d.refreshSSHFiles()
-	for _, f := range Features() {
+	for _, f := range d.features {
 		if f.Removed == nil {
 			continue
 		}
