@@ -246,6 +246,7 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 		delete(d.sandboxes, name)
 		d.mu.Unlock()
 		d.refreshSSHFiles()
+		d.featuresRemoved(context.WithoutCancel(ctx), name)
 	}()
 
 	if _, err := os.Stat(d.p.sandbox(name)); err == nil {

@@ -105,17 +105,23 @@ func (d *Daemon) remove(ctx context.Context, sb *sandbox) error {
 	}
 	d.mu.Unlock()
 	d.refreshSSHFiles()
+	d.featuresRemoved(ctx, sb.name)
+	d.log.Info("sandbox removed", "sandbox", sb.name)
+	d.Notify(protocol.NotifyChanged, protocol.ChangedParams{Name: sb.name, State: "removed", Removed: true})
+	return nil
+}
+
+// featuresRemoved runs every feature's Removed hook: what a feature keeps
+// for the sandbox name goes.
+func (d *Daemon) featuresRemoved(ctx context.Context, name string) {
 	for _, f := range d.features {
 		if f.Removed == nil {
 			continue
 		}
-		if err := f.Removed(ctx, d, sb.name); err != nil {
-			d.log.Error("feature cleanup failed", "sandbox", sb.name, "feature", f.Name, "err", err)
+		if err := f.Removed(ctx, d, name); err != nil {
+			d.log.Error("feature cleanup failed", "sandbox", name, "feature", f.Name, "err", err)
 		}
 	}
-	d.log.Info("sandbox removed", "sandbox", sb.name)
-	d.Notify(protocol.NotifyChanged, protocol.ChangedParams{Name: sb.name, State: "removed", Removed: true})
-	return nil
 }
 
 // maxExecOutput caps each buffered stream of sandbox.exec.
