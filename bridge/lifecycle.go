@@ -202,30 +202,11 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 		return nil, err
 	}
 	name := sbc.Name
-	cfgDir := filepath.Dir(f.Path)
-	st := &sandboxState{
-		Name: name, Backend: beName, ConfigPath: f.Path, ConfigDir: cfgDir, ConfigSHA256: f.SHA256,
-		Mode: orDefault(sbc.Workspace.Mode, "clone"), User: orDefault(sbc.User, "agent"), Config: sbc,
-		Created: time.Now().UTC(),
-	}
-	if st.Mode != "mountless" {
-		st.WorkspaceDir = sbc.Workspace.AbsPath
-		if st.WorkspaceDir == "" {
-			st.WorkspaceDir = resolvePath(cfgDir, sbc.Workspace.Path)
-		}
-	}
-	for _, pt := range sbc.Ports {
-		st.Ports = append(st.Ports, portState{Name: pt.Name, Guest: pt.Guest, Host: hostPort(pt), Bind: orDefault(pt.Bind, "127.0.0.1")})
-	}
+	st := newSandboxState(f, sbc, beName)
 	sb := &sandbox{d: d, name: name, be: be, st: st, busy: protocol.StateStarting}
-	// Reserve the name; concurrent ups of the same name lose here.
-	d.mu.Lock()
-	if _, dup := d.sandboxes[name]; dup {
-		d.mu.Unlock()
-		return nil, &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("sandbox %s already exists", name)}
+	if err := d.reserve(sb); err != nil {
+		return nil, err
 	}
-	d.sandboxes[name] = sb
-	d.mu.Unlock()
 	sb.op.Lock()
 	defer sb.op.Unlock()
 	created := false
@@ -233,64 +214,19 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 		if err == nil {
 			return
 		}
-		d.log.Error("up failed; cleaning up", "sandbox", name, "err", err)
-		sb.detach()
-		if created {
-			if rerr := be.Remove(context.WithoutCancel(ctx), name); rerr != nil && !errors.Is(rerr, vm.ErrNotFound) {
-				d.log.Error("cleanup remove", "sandbox", name, "err", rerr)
-			}
-		}
-		os.RemoveAll(d.p.sandbox(name))
-		os.RemoveAll(filepath.Join(d.p.vmRoot(beName), name))
-		d.mu.Lock()
-		delete(d.sandboxes, name)
-		d.mu.Unlock()
-		d.refreshSSHFiles()
-		d.featuresRemoved(context.WithoutCancel(ctx), name)
+		d.undoCreate(ctx, sb, beName, created, err)
 	}()
 
-	if _, err := os.Stat(d.p.sandbox(name)); err == nil {
-		return nil, &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("leftover state for %s in %s; remove it first", name, d.p.sandbox(name))}
-	}
-	if err := os.MkdirAll(d.p.sandbox(name), 0o700); err != nil {
-		return nil, err
-	}
-	hostPEM, hostPub, err := newEd25519PEM(SSHHost(name))
+	hostPEM, err := d.writeSandboxFiles(sb)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeKeyPair(d.p.hostKey(name), hostPEM, hostPub, SSHHost(name)); err != nil {
+	if err := checkPortsFree(st.Ports); err != nil {
 		return nil, err
 	}
-	sb.hostPub = hostPub
-	if err := saveState(d.p.stateFile(name), st); err != nil {
-		return nil, err
-	}
-	d.refreshSSHFiles()
-
-	// Fail fast (before a guest exists) when a host port is taken.
-	for _, pt := range st.Ports {
-		addr := net.JoinHostPort(pt.Bind, strconv.Itoa(pt.Host))
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			return nil, failf(protocol.CodeFailed, err, "port %q: cannot listen on %s (in use?)", pt.Name, addr)
-		}
-		l.Close()
-	}
-	spec, err := d.buildSpec(st, sbc, hostPEM)
+	spec, err := d.prepareSpec(ctx, sb, sbc, hostPEM)
 	if err != nil {
 		return nil, err
-	}
-	if err := hiddenInHistory(ctx, spec.Workspace); err != nil {
-		return nil, err
-	}
-	for _, ft := range d.features {
-		if ft.Prepare == nil {
-			continue
-		}
-		if err := ft.Prepare(ctx, d, sb, &spec); err != nil {
-			return nil, featureError(ft.Name, "prepare", err)
-		}
 	}
 	t0 := time.Now()
 	if err := be.Create(ctx, spec); err != nil {
@@ -306,13 +242,8 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 		return nil, err
 	}
 	t3 := time.Now()
-	for _, ft := range d.features {
-		if ft.Started == nil {
-			continue
-		}
-		if err := ft.Started(ctx, d, sb); err != nil {
-			return nil, featureError(ft.Name, "start", err)
-		}
+	if err := d.featuresStarted(ctx, sb); err != nil {
+		return nil, err
 	}
 	sb.mu.Lock()
 	sb.busy = ""
@@ -322,6 +253,131 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 		"attach", t3.Sub(t2).Round(time.Millisecond), "features", time.Since(t3).Round(time.Millisecond))
 	d.Notify(protocol.NotifyChanged, protocol.ChangedParams{Name: name, State: protocol.StateRunning})
 	return sb, nil
+}
+
+// newSandboxState is the state record of a sandbox about to be created
+// from the approved block sbc of file f.
+func newSandboxState(f *config.File, sbc *config.Sandbox, beName string) *sandboxState {
+	cfgDir := filepath.Dir(f.Path)
+	st := &sandboxState{
+		Name: sbc.Name, Backend: beName, ConfigPath: f.Path, ConfigDir: cfgDir, ConfigSHA256: f.SHA256,
+		Mode: orDefault(sbc.Workspace.Mode, "clone"), User: orDefault(sbc.User, "agent"), Config: sbc,
+		Created: time.Now().UTC(),
+	}
+	if st.Mode != "mountless" {
+		st.WorkspaceDir = sbc.Workspace.AbsPath
+		if st.WorkspaceDir == "" {
+			st.WorkspaceDir = resolvePath(cfgDir, sbc.Workspace.Path)
+		}
+	}
+	for _, pt := range sbc.Ports {
+		st.Ports = append(st.Ports, portState{Name: pt.Name, Guest: pt.Guest, Host: hostPort(pt), Bind: orDefault(pt.Bind, "127.0.0.1")})
+	}
+	return st
+}
+
+// reserve registers sb under its name; concurrent ups of the same name
+// lose here.
+func (d *Daemon) reserve(sb *sandbox) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, dup := d.sandboxes[sb.name]; dup {
+		return &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("sandbox %s already exists", sb.name)}
+	}
+	d.sandboxes[sb.name] = sb
+	return nil
+}
+
+// undoCreate removes what a failed create left: the guest (when the
+// backend created one), the state and backend dirs, the registry entry
+// and what features keep for the name.
+func (d *Daemon) undoCreate(ctx context.Context, sb *sandbox, beName string, created bool, err error) {
+	name := sb.name
+	d.log.Error("up failed; cleaning up", "sandbox", name, "err", err)
+	sb.detach()
+	if created {
+		if rerr := sb.be.Remove(context.WithoutCancel(ctx), name); rerr != nil && !errors.Is(rerr, vm.ErrNotFound) {
+			d.log.Error("cleanup remove", "sandbox", name, "err", rerr)
+		}
+	}
+	os.RemoveAll(d.p.sandbox(name))
+	os.RemoveAll(filepath.Join(d.p.vmRoot(beName), name))
+	d.mu.Lock()
+	delete(d.sandboxes, name)
+	d.mu.Unlock()
+	d.refreshSSHFiles()
+	d.featuresRemoved(context.WithoutCancel(ctx), name)
+}
+
+// writeSandboxFiles creates the sandbox's state dir with its SSH host key
+// and state record, and returns the host key's PEM for the guest.
+func (d *Daemon) writeSandboxFiles(sb *sandbox) (hostPEM []byte, err error) {
+	name := sb.name
+	if _, err := os.Stat(d.p.sandbox(name)); err == nil {
+		return nil, &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("leftover state for %s in %s; remove it first", name, d.p.sandbox(name))}
+	}
+	if err := os.MkdirAll(d.p.sandbox(name), 0o700); err != nil {
+		return nil, err
+	}
+	hostPEM, hostPub, err := newEd25519PEM(SSHHost(name))
+	if err != nil {
+		return nil, err
+	}
+	if err := writeKeyPair(d.p.hostKey(name), hostPEM, hostPub, SSHHost(name)); err != nil {
+		return nil, err
+	}
+	sb.hostPub = hostPub
+	if err := saveState(d.p.stateFile(name), sb.st); err != nil {
+		return nil, err
+	}
+	d.refreshSSHFiles()
+	return hostPEM, nil
+}
+
+// checkPortsFree fails fast (before a guest exists) when a host port is taken.
+func checkPortsFree(ports []portState) error {
+	for _, pt := range ports {
+		addr := net.JoinHostPort(pt.Bind, strconv.Itoa(pt.Host))
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return failf(protocol.CodeFailed, err, "port %q: cannot listen on %s (in use?)", pt.Name, addr)
+		}
+		l.Close()
+	}
+	return nil
+}
+
+// prepareSpec builds the backend spec and lets every feature add to it.
+func (d *Daemon) prepareSpec(ctx context.Context, sb *sandbox, sbc *config.Sandbox, hostPEM []byte) (vm.Spec, error) {
+	spec, err := d.buildSpec(sb.st, sbc, hostPEM)
+	if err != nil {
+		return vm.Spec{}, err
+	}
+	if err := hiddenInHistory(ctx, spec.Workspace); err != nil {
+		return vm.Spec{}, err
+	}
+	for _, ft := range d.features {
+		if ft.Prepare == nil {
+			continue
+		}
+		if err := ft.Prepare(ctx, d, sb, &spec); err != nil {
+			return vm.Spec{}, featureError(ft.Name, "prepare", err)
+		}
+	}
+	return spec, nil
+}
+
+// featuresStarted runs every feature's Started hook on a new sandbox.
+func (d *Daemon) featuresStarted(ctx context.Context, sb *sandbox) error {
+	for _, ft := range d.features {
+		if ft.Started == nil {
+			continue
+		}
+		if err := ft.Started(ctx, d, sb); err != nil {
+			return featureError(ft.Name, "start", err)
+		}
+	}
+	return nil
 }
 
 func featureError(feature, step string, err error) error {
