@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -305,29 +304,6 @@ func failf(code int64, cause error, format string, args ...any) error {
 		return e
 	}
 	return &causeError{safe: e, cause: cause}
-}
-
-func (d *Daemon) backend(name string) (vm.Backend, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if b, ok := d.backends[name]; ok {
-		return b, nil
-	}
-	root := d.p.vmRoot(name)
-	if err := os.MkdirAll(root, 0o700); err != nil {
-		return nil, err
-	}
-	b, err := vm.Open(name, root)
-	if err != nil {
-		return nil, err
-	}
-	if p, ok := b.(interface{ SetProgress(io.Writer) }); ok {
-		p.SetProgress(&progressLines{notify: func(line string) {
-			d.Notify(protocol.NotifyProgress, protocol.ProgressParams{Backend: name, Line: line})
-		}})
-	}
-	d.backends[name] = b
-	return b, nil
 }
 
 // sortedSandboxes returns a snapshot of the registry, by name.

@@ -21,10 +21,13 @@
 //     keep their state in the value the Daemon owns, not in package
 //     globals), Removed hooks drop a sandbox's entries when it goes, and
 //     Close closes them with the daemon.
-//   - lifecycle.go, ops.go: sandbox.up/list/stop/start/remove/exec/ports/
-//     sshHost and plan.show/plan.approve. Approval is pinned to the file's
-//     SHA-256 ($AIRLOCK_HOME/approvals/SHA); plan.approve refuses a hash that
-//     is no longer the file's.
+//   - lifecycle.go: a sandbox's life (sandbox.up/start/stop/remove, Restore,
+//     StopAll). ops.go: what uses sandboxes and plans without changing a
+//     sandbox's life (the method table, plan.show/plan.approve,
+//     sandbox.list/exec/ports/sshHost). backends.go: opening and choosing
+//     backends, their errors, the binaries the bridge hands out. Approval
+//     is pinned to the file's SHA-256 ($AIRLOCK_HOME/approvals/SHA);
+//     plan.approve refuses a hash that is no longer the file's.
 //   - sandbox.go: one SSH client per sandbox (host key pinned, the user's
 //     airlock key, keepalives), feature guest services as remote forwards,
 //     host port listeners forwarding with direct-tcpip, and the ssh.sock
