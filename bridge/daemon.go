@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -45,6 +44,15 @@ type Daemon struct {
 	methods    map[string]Handler
 	done       chan struct{} // closed by bridge.shutdown
 	doneOnce   sync.Once
+
+	// Feature instances (ext.go), created in New and closed in Close; the
+	// slice is fixed after New. The typed fields are the features with
+	// state of their own, which features holds as *Feature values too.
+	features  []*Feature
+	signer    *signerFeature // passphrase, signer service, the one approval queue
+	egress    *egressFeature // per-sandbox proxies and decision logs
+	review    *reviewFeature // per-sandbox review locks and base fetches
+	closeOnce sync.Once
 }
 
 // Options configure a Daemon.
@@ -87,8 +95,12 @@ func New(opt Options) (*Daemon, error) {
 		backends:  map[string]vm.Backend{},
 		done:      make(chan struct{}),
 	}
+	d.signer = newSignerFeature()
+	d.egress = newEgressFeature(d.signer)
+	d.review = newReviewFeature(d.egress)
+	d.features = newFeatures(d)
 	d.methods = d.builtinMethods()
-	for _, f := range Features() {
+	for _, f := range d.features {
 		for m, h := range f.Methods {
 			if _, dup := d.methods[m]; dup {
 				d.log.Warn("feature method shadows another; ignored", "feature", f.Name, "method", m)
@@ -294,29 +306,6 @@ func failf(code int64, cause error, format string, args ...any) error {
 	return &causeError{safe: e, cause: cause}
 }
 
-func (d *Daemon) backend(name string) (vm.Backend, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if b, ok := d.backends[name]; ok {
-		return b, nil
-	}
-	root := d.p.vmRoot(name)
-	if err := os.MkdirAll(root, 0o700); err != nil {
-		return nil, err
-	}
-	b, err := vm.Open(name, root)
-	if err != nil {
-		return nil, err
-	}
-	if p, ok := b.(interface{ SetProgress(io.Writer) }); ok {
-		p.SetProgress(&progressLines{notify: func(line string) {
-			d.Notify(protocol.NotifyProgress, protocol.ProgressParams{Backend: name, Line: line})
-		}})
-	}
-	d.backends[name] = b
-	return b, nil
-}
-
 // sortedSandboxes returns a snapshot of the registry, by name.
 func (d *Daemon) sortedSandboxes() []*sandbox {
 	d.mu.Lock()
@@ -343,7 +332,8 @@ func (d *Daemon) refreshSSHFiles() {
 	}
 }
 
-// Close detaches from every sandbox (they keep running) and ends the daemon context.
+// Close detaches from every sandbox (they keep running), ends the daemon
+// context and closes the features (last registered first).
 func (d *Daemon) Close() {
 	for _, sb := range d.sortedSandboxes() {
 		sb.op.Lock()
@@ -351,6 +341,13 @@ func (d *Daemon) Close() {
 		sb.op.Unlock()
 	}
 	d.cancel()
+	d.closeOnce.Do(func() {
+		for i := len(d.features) - 1; i >= 0; i-- {
+			if f := d.features[i]; f.Close != nil {
+				f.Close()
+			}
+		}
+	})
 }
 
 func (d *Daemon) shutdown() { d.doneOnce.Do(func() { close(d.done) }) }

@@ -16,10 +16,18 @@
 //     the log (logs/bridge.log), and an orphan watchdog: a bridge whose socket
 //     was removed exits, and stops its sandboxes if the whole home is gone.
 //   - daemon.go: dispatch, error policy (clientError), subscriptions.
-//   - lifecycle.go, ops.go: sandbox.up/list/stop/start/remove/exec/ports/
-//     sshHost and plan.show/plan.approve. Approval is pinned to the file's
-//     SHA-256 ($AIRLOCK_HOME/approvals/SHA); plan.approve refuses a hash that
-//     is no longer the file's.
+//   - ext.go: the feature registry. Features are instances: New builds
+//     every registered feature for its Daemon (egress, signer and review
+//     keep their state in the value the Daemon owns, not in package
+//     globals), Removed hooks drop a sandbox's entries when it goes, and
+//     Close closes them with the daemon.
+//   - lifecycle.go: a sandbox's life (sandbox.up/start/stop/remove, Restore,
+//     StopAll). ops.go: what uses sandboxes and plans without changing a
+//     sandbox's life (the method table, plan.show/plan.approve,
+//     sandbox.list/exec/ports/sshHost). backends.go: opening and choosing
+//     backends, their errors, the binaries the bridge hands out. Approval
+//     is pinned to the file's SHA-256 ($AIRLOCK_HOME/approvals/SHA);
+//     plan.approve refuses a hash that is no longer the file's.
 //   - sandbox.go: one SSH client per sandbox (host key pinned, the user's
 //     airlock key, keepalives), feature guest services as remote forwards,
 //     host port listeners forwarding with direct-tcpip, and the ssh.sock

@@ -41,18 +41,17 @@ const (
 var hostBundles = []string{"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"}
 
 func init() {
-	RegisterFeature(&Feature{
-		Name: "egress",
-		Methods: map[string]Handler{
-			protocol.MethodPolicyList: egressPolicyList,
-			protocol.MethodPolicyLog:  egressPolicyLog,
-		},
-		Prepare: egressPrepare,
-		Removed: egressRemoved,
-		GuestServices: []GuestService{{
-			Name: "egress proxy", Network: "tcp", Addr: egressProxyAddr, Serve: egressServe,
-		}},
-	})
+	registerFeatureInstance("egress", func(d *Daemon) *Feature { return d.egress.feature() })
+}
+
+// egressFeature is one daemon's egress: the proxy and decision log of each
+// sandbox, dropped when the sandbox is removed and closed with the daemon.
+type egressFeature struct {
+	signer *signerFeature // whose approval queue holds network approvals
+
+	mu    sync.Mutex // guards byBox and logs
+	byBox map[string]*egressState
+	logs  map[string]*egress.DecisionLog // kept across rebuilds; closed on Removed
 }
 
 // egressState is one sandbox's built proxy, rebuilt when its approved
@@ -63,36 +62,50 @@ type egressState struct {
 	creds []*egress.Credential
 }
 
-var (
-	egressMu    sync.Mutex // guards egressByBox and egressLogs
-	egressByBox = map[string]*egressState{}
-	egressLogs  = map[string]*egress.DecisionLog{} // kept across rebuilds; closed on Removed
-)
+func newEgressFeature(s *signerFeature) *egressFeature {
+	return &egressFeature{signer: s, byBox: map[string]*egressState{}, logs: map[string]*egress.DecisionLog{}}
+}
 
-// egressFor returns the sandbox's proxy, building it on first use.
-func egressFor(env Env, sb SandboxRef) (*egressState, error) {
-	egressMu.Lock()
-	defer egressMu.Unlock()
-	if st, ok := egressByBox[sb.Name()]; ok && st.cfg == sb.Config() {
+func (e *egressFeature) feature() *Feature {
+	return &Feature{
+		Name: "egress",
+		Methods: map[string]Handler{
+			protocol.MethodPolicyList: e.policyList,
+			protocol.MethodPolicyLog:  egressPolicyLog,
+		},
+		Prepare: e.prepare,
+		Removed: e.removed,
+		Close:   e.close,
+		GuestServices: []GuestService{{
+			Name: "egress proxy", Network: "tcp", Addr: egressProxyAddr, Serve: e.serve,
+		}},
+	}
+}
+
+// proxyFor returns the sandbox's proxy, building it on first use.
+func (e *egressFeature) proxyFor(env Env, sb SandboxRef) (*egressState, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if st, ok := e.byBox[sb.Name()]; ok && st.cfg == sb.Config() {
 		return st, nil
 	}
-	dlog, ok := egressLogs[sb.Name()]
+	dlog, ok := e.logs[sb.Name()]
 	if !ok {
 		var err error
 		if dlog, err = egress.OpenDecisionLog(filepath.Join(sb.StateDir(), egress.LogFile)); err != nil {
 			return nil, err
 		}
-		egressLogs[sb.Name()] = dlog
+		e.logs[sb.Name()] = dlog
 	}
-	st, err := buildEgress(env, sb, dlog)
+	st, err := buildEgress(env, sb, dlog, e.signer)
 	if err != nil {
 		return nil, err
 	}
-	egressByBox[sb.Name()] = st
+	e.byBox[sb.Name()] = st
 	return st, nil
 }
 
-func buildEgress(env Env, sb SandboxRef, dlog *egress.DecisionLog) (*egressState, error) {
+func buildEgress(env Env, sb SandboxRef, dlog *egress.DecisionLog, approvals *signerFeature) (*egressState, error) {
 	cfg := sb.Config()
 	if cfg == nil {
 		return nil, errors.New("sandbox has no config")
@@ -140,7 +153,7 @@ func buildEgress(env Env, sb SandboxRef, dlog *egress.DecisionLog) (*egressState
 		return nil, err
 	}
 	p, err := egress.New(egress.Config{
-		Approve: approve, Approver: networkApprover(env, heldTimeout),
+		Approve: approve, Approver: approvals.networkApprover(env, heldTimeout),
 		Sandbox: sb.Name(), Policy: pol, Resolver: resolver, Credentials: creds,
 		Secrets: secrets.Open(env.Home()), CA: ca, RootCAs: roots, Log: dlog, Logger: env.Logger(),
 		OnDeny: func(e egress.Entry) { env.Notify(protocol.NotifyEgressDenied, toDecision(e)) },
@@ -161,11 +174,11 @@ func toDecision(e egress.Entry) protocol.EgressDecision {
 // message), then adds the proxy env, the CA files and the placeholders. A
 // credential whose secret is not set only warns: requests using it get a
 // 403 naming the missing secret.
-func egressPrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error {
-	egressMu.Lock()
-	delete(egressByBox, sb.Name()) // rebuild: host settings may have changed
-	egressMu.Unlock()
-	st, err := egressFor(env, sb)
+func (e *egressFeature) prepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error {
+	e.mu.Lock()
+	delete(e.byBox, sb.Name()) // rebuild: host settings may have changed
+	e.mu.Unlock()
+	st, err := e.proxyFor(env, sb)
 	if err != nil {
 		return &Error{Code: protocol.CodeFailed, Message: "egress: " + egressOneLine(err.Error())}
 	}
@@ -228,9 +241,9 @@ func systemBundle(env Env) []byte {
 	return nil
 }
 
-// egressServe serves one connection from inside the sandbox.
-func egressServe(ctx context.Context, env Env, sb SandboxRef, conn net.Conn) {
-	st, err := egressFor(env, sb)
+// serve serves one connection from inside the sandbox.
+func (e *egressFeature) serve(ctx context.Context, env Env, sb SandboxRef, conn net.Conn) {
+	st, err := e.proxyFor(env, sb)
 	if err != nil {
 		env.Logger().Error("egress: proxy unavailable", "sandbox", sb.Name(), "err", err)
 		body := "airlock egress: the proxy for this sandbox is unavailable (see the bridge log on the host)\n"
@@ -241,15 +254,26 @@ func egressServe(ctx context.Context, env Env, sb SandboxRef, conn net.Conn) {
 	st.proxy.ServeConn(ctx, conn)
 }
 
-func egressRemoved(ctx context.Context, env Env, name string) error {
-	egressMu.Lock()
-	defer egressMu.Unlock()
-	delete(egressByBox, name)
-	if l, ok := egressLogs[name]; ok {
+func (e *egressFeature) removed(ctx context.Context, env Env, name string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.byBox, name)
+	if l, ok := e.logs[name]; ok {
 		l.Close()
-		delete(egressLogs, name)
+		delete(e.logs, name)
 	}
 	return nil
+}
+
+// close closes every decision log with the daemon.
+func (e *egressFeature) close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for name, l := range e.logs {
+		l.Close()
+		delete(e.logs, name)
+	}
+	clear(e.byBox)
 }
 
 func egressSandbox(env Env, raw json.RawMessage, params any, name func() string) (SandboxRef, error) {
@@ -272,13 +296,13 @@ var alwaysRules = []string{
 	"no DNS, UDP or ICMP leaves the sandbox; tools that ignore the proxy fail",
 }
 
-func egressPolicyList(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
+func (e *egressFeature) policyList(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
 	var p protocol.PolicyParams
 	sb, err := egressSandbox(env, raw, &p, func() string { return p.Name })
 	if err != nil {
 		return nil, err
 	}
-	st, err := egressFor(env, sb)
+	st, err := e.proxyFor(env, sb)
 	if err != nil {
 		return nil, &Error{Code: protocol.CodeFailed, Message: "egress: " + egressOneLine(err.Error())}
 	}

@@ -26,23 +26,55 @@ import (
 
 const networkOperation = "network"
 
-// heldByDigest maps an approval digest to the held request it stands for,
-// so the approval's wire form can show host, path and size.
-var heldByDigest sync.Map // digest → *heldEntry
+// heldRequests maps an approval digest to the held request it stands for,
+// so the approval's wire form can show host, path and size. The signer
+// feature owns it, with the approval queue.
+type heldRequests struct {
+	mu       sync.Mutex // guards byDigest
+	byDigest map[string]*heldEntry
+}
 
 type heldEntry struct {
 	h       egress.Held
 	waiters int
 }
 
-var heldMu sync.Mutex // guards waiters
-
-func heldRequest(digest string) (egress.Held, bool) {
-	v, ok := heldByDigest.Load(digest)
+// lookup finds a held request; a nil *heldRequests holds none.
+func (hr *heldRequests) lookup(digest string) (egress.Held, bool) {
+	if hr == nil {
+		return egress.Held{}, false
+	}
+	hr.mu.Lock()
+	defer hr.mu.Unlock()
+	e, ok := hr.byDigest[digest]
 	if !ok {
 		return egress.Held{}, false
 	}
-	return v.(*heldEntry).h, true
+	return e.h, true
+}
+
+// hold records h under digest until the returned release is called (by
+// every request waiting under that digest).
+func (hr *heldRequests) hold(digest string, h egress.Held) (release func()) {
+	hr.mu.Lock()
+	if hr.byDigest == nil {
+		hr.byDigest = map[string]*heldEntry{}
+	}
+	e, ok := hr.byDigest[digest]
+	if !ok {
+		e = &heldEntry{h: h}
+		hr.byDigest[digest] = e
+	}
+	e.waiters++
+	hr.mu.Unlock()
+	return func() {
+		hr.mu.Lock()
+		e.waiters--
+		if e.waiters == 0 {
+			delete(hr.byDigest, digest)
+		}
+		hr.mu.Unlock()
+	}
 }
 
 // heldDigest binds a decision to exactly what was shown.
@@ -52,26 +84,15 @@ func heldDigest(h egress.Held) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func networkApprover(env Env, timeout time.Duration) egress.Approver {
+// networkApprover puts held requests in s's approval queue.
+func (s *signerFeature) networkApprover(env Env, timeout time.Duration) egress.Approver {
 	return func(ctx context.Context, h egress.Held) error {
-		st := signerFor(env)
+		st := s.state(env)
 		if st.err != nil {
 			return errors.New("the approval queue is unavailable (signer audit log)")
 		}
 		digest := heldDigest(h)
-		heldMu.Lock()
-		v, _ := heldByDigest.LoadOrStore(digest, &heldEntry{h: h})
-		v.(*heldEntry).waiters++
-		heldMu.Unlock()
-		defer func() {
-			heldMu.Lock()
-			e := v.(*heldEntry)
-			e.waiters--
-			if e.waiters == 0 {
-				heldByDigest.Delete(digest)
-			}
-			heldMu.Unlock()
-		}()
+		defer s.held.hold(digest, h)()
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		op := &signer.Op{Decoded: signer.Decoded{Method: h.Method, Operation: networkOperation, Sandbox: h.Sandbox}, Digest: digest}
@@ -95,9 +116,9 @@ func networkApprovalWire(a *protocol.Approval, h egress.Held) {
 	a.Host, a.Path, a.Size, a.Rule = net.JoinHostPort(h.Host, strconv.Itoa(h.Port)), h.Path, &size, h.Rule
 }
 
-func networkSummary(a protocol.Approval) string {
+func networkSummary(a protocol.Approval, held *heldRequests) string {
 	scheme := "http"
-	if h, ok := heldRequest(a.Digest); ok && h.TLS {
+	if h, ok := held.lookup(a.Digest); ok && h.TLS {
 		scheme = "https"
 	}
 	size := "size unknown (chunked)"

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,106 +15,135 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
-	"github.com/airlock-sandbox/airlock/vm"
 )
 
-func (d *Daemon) rpcStop(ctx context.Context, _ Env, raw json.RawMessage) (any, error) {
-	sb, err := d.named(protocol.MethodStop, raw)
-	if err != nil {
-		return nil, err
+// Requests that use the bridge's sandboxes and plans without changing a
+// sandbox's life (that is lifecycle.go): the built-in method table,
+// plan.show and plan.approve, sandbox.list (info, ports), sandbox.exec,
+// sandbox.ports and sandbox.sshHost, and finding a sandbox by name.
+
+func (d *Daemon) builtinMethods() map[string]Handler {
+	return map[string]Handler{
+		protocol.MethodUp:       d.rpcUp,
+		protocol.MethodList:     d.rpcList,
+		protocol.MethodStop:     d.rpcStop,
+		protocol.MethodStart:    d.rpcStart,
+		protocol.MethodRemove:   d.rpcRemove,
+		protocol.MethodExec:     d.rpcExec,
+		protocol.MethodPorts:    d.rpcPorts,
+		protocol.MethodSSHHost:  d.rpcSSHHost,
+		protocol.MethodPlanShow: d.rpcPlanShow,
+		protocol.MethodApprove:  d.rpcApprove,
+		protocol.MethodPing: func(context.Context, Env, json.RawMessage) (any, error) {
+			return map[string]int{"pid": os.Getpid()}, nil
+		},
+		protocol.MethodShutdown: func(context.Context, Env, json.RawMessage) (any, error) { d.shutdown(); return struct{}{}, nil },
 	}
-	sb.op.Lock()
-	defer sb.op.Unlock()
-	sb.detach()
-	if err := sb.be.Stop(ctx, sb.name); err != nil {
-		return nil, backendError(sb.name, "stop", err)
-	}
-	d.log.Info("sandbox stopped", "sandbox", sb.name)
-	d.Notify(protocol.NotifyChanged, protocol.ChangedParams{Name: sb.name, State: protocol.StateStopped})
-	return d.info(ctx, sb), nil
 }
 
-func (d *Daemon) rpcStart(ctx context.Context, _ Env, raw json.RawMessage) (any, error) {
-	sb, err := d.named(protocol.MethodStart, raw)
+func (d *Daemon) rpcPlanShow(ctx context.Context, _ Env, raw json.RawMessage) (any, error) {
+	var p protocol.PlanParams
+	if err := decodeParams(protocol.MethodPlanShow, raw, &p); err != nil {
+		return nil, err
+	}
+	f, sbc, err := loadConfig(p.ConfigPath, p.Vars, p.Name)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.start(ctx, sb); err != nil {
+	if err := checkMCPRequests(d.p.home, f); err != nil {
 		return nil, err
 	}
-	return d.info(ctx, sb), nil
+	return protocol.PlanResult{Name: sbc.Name, SHA256: f.SHA256, Text: planText(f), Approved: d.p.approved(f.SHA256)}, nil
 }
 
-// start boots a stopped sandbox (a running one is only re-attached if needed).
-func (d *Daemon) start(ctx context.Context, sb *sandbox) error {
-	sb.op.Lock()
-	defer sb.op.Unlock()
-	t0 := time.Now()
-	err := sb.be.Start(ctx, sb.name)
-	t1 := time.Now()
-	if errors.Is(err, vm.ErrRunning) {
-		sb.mu.Lock()
-		attached := sb.sess != nil
-		sb.mu.Unlock()
-		if attached {
-			return nil
-		}
-		err = nil
-	}
-	if err != nil {
-		return backendError(sb.name, "start", err)
-	}
-	if err := sb.attach(ctx); err != nil {
-		return err
-	}
-	d.log.Info("sandbox started", "sandbox", sb.name, "start", t1.Sub(t0).Round(time.Millisecond), "attach", time.Since(t1).Round(time.Millisecond))
-	d.Notify(protocol.NotifyChanged, protocol.ChangedParams{Name: sb.name, State: protocol.StateRunning})
-	return nil
-}
-
-func (d *Daemon) rpcRemove(ctx context.Context, _ Env, raw json.RawMessage) (any, error) {
-	sb, err := d.named(protocol.MethodRemove, raw)
-	if err != nil {
+func (d *Daemon) rpcApprove(ctx context.Context, _ Env, raw json.RawMessage) (any, error) {
+	var p protocol.ApproveParams
+	if err := decodeParams(protocol.MethodApprove, raw, &p); err != nil {
 		return nil, err
 	}
-	if err := d.remove(ctx, sb); err != nil {
+	if !filepath.IsAbs(p.ConfigPath) {
+		return nil, &Error{Code: protocol.CodeFailed, Message: "configPath must be an absolute path"}
+	}
+	sha, _, err := fileSHA256(p.ConfigPath)
+	if err != nil {
+		return nil, failf(protocol.CodeFailed, err, "cannot read %s", p.ConfigPath)
+	}
+	if sha != p.SHA256 {
+		return nil, &Error{Code: protocol.CodeDenied, Message: p.ConfigPath + " changed since the plan was shown; review it again"}
+	}
+	if err := d.p.approve(sha, p.ConfigPath); err != nil {
 		return nil, err
 	}
+	d.log.Info("plan approved", "config", p.ConfigPath, "sha256", sha, "decision", "approve")
 	return struct{}{}, nil
 }
 
-// remove purges a sandbox: backend state, state dir, keys, listeners and
-// its ssh config / known_hosts entries; then features forget it.
-func (d *Daemon) remove(ctx context.Context, sb *sandbox) error {
-	sb.op.Lock()
-	defer sb.op.Unlock()
-	sb.detach()
-	if err := sb.be.Remove(ctx, sb.name); err != nil && !errors.Is(err, vm.ErrNotFound) {
-		return backendError(sb.name, "remove", err)
+func (d *Daemon) rpcList(ctx context.Context, _ Env, _ json.RawMessage) (any, error) {
+	res := protocol.ListResult{Sandboxes: []protocol.Sandbox{}}
+	for _, sb := range d.sortedSandboxes() {
+		res.Sandboxes = append(res.Sandboxes, d.info(ctx, sb))
 	}
+	return res, nil
+}
+
+// info describes one sandbox; its state comes from the backend.
+func (d *Daemon) info(ctx context.Context, sb *sandbox) protocol.Sandbox {
 	st := sb.state()
-	for _, dir := range []string{filepath.Join(d.p.vmRoot(st.Backend), sb.name), d.p.sandbox(sb.name)} {
-		if err := os.RemoveAll(dir); err != nil {
-			return failf(protocol.CodeFailed, err, "could not delete %s", dir)
-		}
+	out := protocol.Sandbox{
+		Name: sb.name, Backend: st.Backend, Mode: st.Mode, ConfigPath: st.ConfigPath,
+		ConfigSHA256: st.ConfigSHA256, WorkspaceDir: st.WorkspaceDir, SSHHost: SSHHost(sb.name),
+		Ports: d.ports(sb),
 	}
-	d.mu.Lock()
-	if d.sandboxes[sb.name] == sb {
-		delete(d.sandboxes, sb.name)
+	sb.mu.Lock()
+	busy := sb.busy
+	sb.mu.Unlock()
+	if busy != "" {
+		out.State = busy
+		return out
 	}
-	d.mu.Unlock()
-	d.refreshSSHFiles()
-	for _, f := range Features() {
-		if f.Removed == nil {
-			continue
-		}
-		if err := f.Removed(ctx, d, sb.name); err != nil {
-			d.log.Error("feature cleanup failed", "sandbox", sb.name, "feature", f.Name, "err", err)
-		}
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	s, err := sb.be.Status(sctx, sb.name)
+	switch {
+	case err != nil:
+		out.State = protocol.StateUnknown
+		out.Note = "the backend cannot report on it; `airlock rm " + sb.name + "` removes it"
+		d.log.Warn("status failed", "sandbox", sb.name, "err", err)
+	default:
+		out.State = string(s.State)
+		out.Note = s.Note
+		out.MemoryBytes = s.MemoryBytes
 	}
-	d.log.Info("sandbox removed", "sandbox", sb.name)
-	d.Notify(protocol.NotifyChanged, protocol.ChangedParams{Name: sb.name, State: "removed", Removed: true})
-	return nil
+	return out
+}
+
+func (d *Daemon) ports(sb *sandbox) []protocol.Port {
+	live := sb.listening()
+	out := []protocol.Port{}
+	for _, p := range sb.state().Ports {
+		out = append(out, protocol.Port{Name: p.Name, Guest: p.Guest, Host: p.Host, Bind: p.Bind, Listening: live[p.Name]})
+	}
+	return out
+}
+
+// named decodes NameParams and finds the sandbox.
+func (d *Daemon) named(method string, raw json.RawMessage) (*sandbox, error) {
+	var p protocol.NameParams
+	if err := decodeParams(method, raw, &p); err != nil {
+		return nil, err
+	}
+	return d.find(p.Name)
+}
+
+func (d *Daemon) find(name string) (*sandbox, error) {
+	sb, err := d.lookup(name)
+	if err != nil {
+		if !validName(name) {
+			return nil, &Error{Code: protocol.CodeNotFound, Message: "no such sandbox (names are lower-case letters, digits and '-')"}
+		}
+		return nil, &Error{Code: protocol.CodeNotFound, Message: fmt.Sprintf("no sandbox named %s (see `airlock ls`)", name)}
+	}
+	return sb, nil
 }
 
 // maxExecOutput caps each buffered stream of sandbox.exec.
@@ -143,6 +171,8 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 	c.Buffer.Write(p)
 	return n, nil
 }
+
+var _ io.Writer = (*cappedBuffer)(nil)
 
 func (d *Daemon) rpcExec(ctx context.Context, _ Env, raw json.RawMessage) (any, error) {
 	var p protocol.ExecParams
@@ -231,108 +261,4 @@ func (d *Daemon) rpcSSHHost(ctx context.Context, _ Env, raw json.RawMessage) (an
 	}, nil
 }
 
-// Restore loads every sandbox under $AIRLOCK_HOME/sandboxes and re-attaches
-// to the running ones (SSH, guest services, ports) in the background, so the
-// socket answers at once. Each re-attach holds the sandbox's op lock, and
-// requests that need an attached sandbox wait for it (settle). Broken
-// entries are logged and skipped.
-func (d *Daemon) Restore(ctx context.Context) {
-	ents, _ := os.ReadDir(d.p.sandboxes())
-	for _, e := range ents {
-		if !e.IsDir() || !validName(e.Name()) {
-			continue
-		}
-		st, err := loadState(d.p.stateFile(e.Name()))
-		if err != nil {
-			d.log.Error("skip sandbox state", "sandbox", e.Name(), "err", err)
-			continue
-		}
-		be, err := d.backend(st.Backend)
-		if err != nil {
-			d.log.Error("backend for restored sandbox", "sandbox", st.Name, "backend", st.Backend, "err", err)
-			continue
-		}
-		pub, err := loadHostPub(d.p, st.Name)
-		if err != nil {
-			d.log.Error("host key of restored sandbox", "sandbox", st.Name, "err", err)
-			continue
-		}
-		sb := &sandbox{d: d, name: st.Name, be: be, st: st, hostPub: pub}
-		sb.op.Lock()
-		d.mu.Lock()
-		d.sandboxes[st.Name] = sb
-		d.mu.Unlock()
-		go func() {
-			defer sb.op.Unlock()
-			sctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
-			defer cancel()
-			s, err := be.Status(sctx, sb.name)
-			if err != nil || s.State != vm.StateRunning {
-				return
-			}
-			if err := sb.attach(sctx); err != nil {
-				d.log.Error("re-attach failed", "sandbox", sb.name, "err", err)
-				return
-			}
-			d.log.Info("re-attached", "sandbox", sb.name)
-		}()
-	}
-	d.refreshSSHFiles()
-}
-
-// settle waits until no lifecycle operation (e.g. a restore) is in progress.
-func (sb *sandbox) settle() {
-	sb.op.Lock()
-	sb.op.Unlock()
-}
-
-// StopAll stops every sandbox (used when $AIRLOCK_HOME disappears).
-func (d *Daemon) StopAll(ctx context.Context) {
-	for _, sb := range d.sortedSandboxes() {
-		sb.op.Lock()
-		sb.detach()
-		if err := sb.be.Stop(ctx, sb.name); err != nil {
-			d.log.Error("stop", "sandbox", sb.name, "err", err)
-		}
-		sb.op.Unlock()
-	}
-}
-
 func sshAuthorizedKey(k ssh.PublicKey) []byte { return ssh.MarshalAuthorizedKey(k) }
-
-// FindAgentBinary locates airlock-agent: $AIRLOCK_AGENT, next to this
-// executable, then $PATH.
-func FindAgentBinary() (string, error) {
-	if p := os.Getenv("AIRLOCK_AGENT"); p != "" {
-		return filepath.Abs(p)
-	}
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "airlock-agent")
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath("airlock-agent")
-	if err != nil {
-		return "", err
-	}
-	return filepath.Abs(p)
-}
-
-// SelfPath returns the airlock binary: $AIRLOCK_BIN, this executable when it
-// is named airlock, else airlock from $PATH.
-func SelfPath() (string, error) {
-	if p := os.Getenv("AIRLOCK_BIN"); p != "" {
-		return filepath.Abs(p)
-	}
-	if exe, err := os.Executable(); err == nil && filepath.Base(exe) == "airlock" {
-		return exe, nil
-	}
-	p, err := exec.LookPath("airlock")
-	if err != nil {
-		return "", errors.New("cannot find the airlock binary (set $AIRLOCK_BIN)")
-	}
-	return filepath.Abs(p)
-}
-
-var _ io.Writer = (*cappedBuffer)(nil)

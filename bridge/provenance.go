@@ -28,7 +28,11 @@ import (
 // the guest can tell (uname -r over the bridge's SSH connection).
 
 func init() {
-	RegisterFeature(&Feature{Name: "provenance", Started: provenanceStarted})
+	registerFeatureInstance("provenance", func(d *Daemon) *Feature {
+		return &Feature{Name: "provenance", Started: func(ctx context.Context, env Env, sb SandboxRef) error {
+			return provenanceStarted(ctx, env, sb, d.egress)
+		}}
+	})
 }
 
 // rootImager is implemented by backends that boot a root image (microvm).
@@ -38,8 +42,8 @@ type rootImager interface {
 
 const provenanceFile = "provenance.json"
 
-func provenanceStarted(ctx context.Context, env Env, sb SandboxRef) error {
-	p, err := recordProvenance(ctx, env, sb)
+func provenanceStarted(ctx context.Context, env Env, sb SandboxRef, eg *egressFeature) error {
+	p, err := recordProvenance(ctx, env, sb, eg)
 	if err != nil {
 		env.Logger().Warn("provenance not recorded", "sandbox", sb.Name(), "err", err)
 		return nil // provenance informs; it does not gate a start
@@ -51,8 +55,9 @@ func provenanceStarted(ctx context.Context, env Env, sb SandboxRef) error {
 	return writeFileAtomic(filepath.Join(sb.StateDir(), provenanceFile), append(b, '\n'), 0o600)
 }
 
-// recordProvenance gathers what is known when the sandbox starts.
-func recordProvenance(ctx context.Context, env Env, sb SandboxRef) (*protocol.Provenance, error) {
+// recordProvenance gathers what is known when the sandbox starts; eg is
+// the daemon's egress, whose policy it records.
+func recordProvenance(ctx context.Context, env Env, sb SandboxRef, eg *egressFeature) (*protocol.Provenance, error) {
 	p := &protocol.Provenance{Accelerator: "none", Version: airlockVersion(), SignerKeys: []string{},
 		Started: time.Now().UTC().Format(time.RFC3339)}
 	if s, ok := sb.(*sandbox); ok {
@@ -72,7 +77,7 @@ func recordProvenance(ctx context.Context, env Env, sb SandboxRef) (*protocol.Pr
 	} else {
 		env.Logger().Warn("provenance: guest kernel release unknown", "sandbox", sb.Name(), "err", err)
 	}
-	pol, err := policyDigest(ctx, env, sb.Name())
+	pol, err := policyDigest(ctx, env, eg, sb.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -82,9 +87,9 @@ func recordProvenance(ctx context.Context, env Env, sb SandboxRef) (*protocol.Pr
 
 // policyDigest hashes the effective egress policy as `airlock policy NAME
 // --json` shows it, minus whether each secret is currently set.
-func policyDigest(ctx context.Context, env Env, name string) (string, error) {
+func policyDigest(ctx context.Context, env Env, eg *egressFeature, name string) (string, error) {
 	raw, _ := json.Marshal(protocol.PolicyParams{Name: name})
-	v, err := egressPolicyList(ctx, env, raw)
+	v, err := eg.policyList(ctx, env, raw)
 	if err != nil {
 		return "", fmt.Errorf("egress policy: %w", err)
 	}
@@ -105,14 +110,14 @@ func policyDigest(ctx context.Context, env Env, name string) (string, error) {
 
 // provenance returns the sandbox's record completed with what is only known
 // later: the root image digest and the signer keys used since the start.
-func provenance(ctx context.Context, env Env, sb SandboxRef) (*protocol.Provenance, error) {
+func provenance(ctx context.Context, env Env, sb SandboxRef, eg *egressFeature) (*protocol.Provenance, error) {
 	var p protocol.Provenance
 	b, err := os.ReadFile(filepath.Join(sb.StateDir(), provenanceFile))
 	if err == nil {
 		err = json.Unmarshal(b, &p)
 	}
 	if err != nil {
-		rec, rerr := recordProvenance(ctx, env, sb) // started before provenance existed
+		rec, rerr := recordProvenance(ctx, env, sb, eg) // started before provenance existed
 		if rerr != nil {
 			return nil, rerr
 		}

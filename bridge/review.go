@@ -29,26 +29,66 @@ import (
 // SFTP, `git fetch` through `ssh -F $AIRLOCK_HOME/ssh/config`).
 
 func init() {
-	RegisterFeature(&Feature{
-		Name: "review",
-		Methods: map[string]Handler{
-			protocol.MethodReviewList:   reviewList,
-			protocol.MethodReviewFile:   reviewFile,
-			protocol.MethodReviewApply:  reviewApply,
-			protocol.MethodReviewRevert: reviewRevert,
-		},
-		Started: reviewStarted,
-		Removed: reviewRemoved,
-	})
+	registerFeatureInstance("review", func(d *Daemon) *Feature { return d.review.feature() })
 }
 
-// reviewLocks serializes review operations per sandbox.
-var reviewLocks sync.Map // name → *sync.Mutex
+// reviewFeature is one daemon's review: a lock per sandbox serializing its
+// review operations, and the cancel func of each sandbox's background base
+// fetch, so removing the sandbox (or closing the daemon) stops it and frees
+// its review lock at once.
+type reviewFeature struct {
+	egress *egressFeature // whose policy the provenance of a review records
 
-func lockReview(name string) func() {
-	m, _ := reviewLocks.LoadOrStore(name, &sync.Mutex{})
-	m.(*sync.Mutex).Lock()
-	return m.(*sync.Mutex).Unlock
+	mu          sync.Mutex // guards locks and baseFetches
+	locks       map[string]*reviewLock
+	baseFetches map[string]context.CancelFunc
+}
+
+// reviewLock is held or waited for by refs callers; the entry goes when
+// the last one unlocks, so locks holds only sandboxes in review.
+type reviewLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+func newReviewFeature(eg *egressFeature) *reviewFeature {
+	return &reviewFeature{egress: eg, locks: map[string]*reviewLock{}, baseFetches: map[string]context.CancelFunc{}}
+}
+
+func (rv *reviewFeature) feature() *Feature {
+	return &Feature{
+		Name: "review",
+		Methods: map[string]Handler{
+			protocol.MethodReviewList:   rv.list,
+			protocol.MethodReviewFile:   rv.file,
+			protocol.MethodReviewApply:  rv.apply,
+			protocol.MethodReviewRevert: rv.revert,
+		},
+		Started: rv.started,
+		Removed: rv.removed,
+		Close:   rv.close,
+	}
+}
+
+// lock takes the sandbox's review lock and returns its unlock.
+func (rv *reviewFeature) lock(name string) func() {
+	rv.mu.Lock()
+	l, ok := rv.locks[name]
+	if !ok {
+		l = &reviewLock{}
+		rv.locks[name] = l
+	}
+	l.refs++
+	rv.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		rv.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(rv.locks, name)
+		}
+		rv.mu.Unlock()
+	}
 }
 
 // reviewTarget builds the review target for a sandbox.
@@ -175,14 +215,14 @@ func (m sftpMeta) noLinkedParents(p string) error {
 	return nil
 }
 
-// reviewStarted records the baseline the first time a sandbox starts and
+// started records the baseline the first time a sandbox starts and
 // fetches its base snapshot into the quarantine in the background.
-func reviewStarted(ctx context.Context, env Env, sb SandboxRef) error {
+func (rv *reviewFeature) started(ctx context.Context, env Env, sb SandboxRef) error {
 	t, err := reviewTarget(env, sb)
 	if err != nil {
 		return err
 	}
-	unlock := lockReview(t.Name)
+	unlock := rv.lock(t.Name)
 	err = review.Baseline(ctx, t)
 	unlock()
 	if err != nil {
@@ -191,10 +231,12 @@ func reviewStarted(ctx context.Context, env Env, sb SandboxRef) error {
 	}
 	{
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		baseFetches.Store(t.Name, cancel)
+		rv.mu.Lock()
+		rv.baseFetches[t.Name] = cancel
+		rv.mu.Unlock()
 		go func() {
 			defer cancel()
-			defer lockReview(t.Name)()
+			defer rv.lock(t.Name)()
 			if err := review.FetchBase(ctx, t); err != nil {
 				env.Logger().Warn("review base fetch failed; review retries", "sandbox", t.Name, "err", err)
 			}
@@ -203,23 +245,28 @@ func reviewStarted(ctx context.Context, env Env, sb SandboxRef) error {
 	return nil
 }
 
-// baseFetches holds the cancel func of each sandbox's background base fetch,
-// so removing the sandbox stops it (and frees its review lock) at once.
-var baseFetches sync.Map // name → context.CancelFunc
-
-func reviewRemoved(ctx context.Context, env Env, name string) error {
-	if c, ok := baseFetches.LoadAndDelete(name); ok {
-		c.(context.CancelFunc)()
+func (rv *reviewFeature) removed(ctx context.Context, env Env, name string) error {
+	rv.mu.Lock()
+	cancel, ok := rv.baseFetches[name]
+	delete(rv.baseFetches, name)
+	rv.mu.Unlock()
+	if ok {
+		cancel()
 	}
-	// Forget the sandbox's review lock once nobody holds it (a review still
-	// running on the removed sandbox finishes first), so the map does not
-	// grow with every sandbox the bridge ever saw.
-	if m, ok := reviewLocks.Load(name); ok {
-		m.(*sync.Mutex).Lock()
-		reviewLocks.Delete(name)
-		m.(*sync.Mutex).Unlock()
-	}
+	// A review still running on the removed sandbox finishes first; its
+	// lock entry goes with the last holder.
+	rv.lock(name)()
 	return nil
+}
+
+// close stops every background base fetch with the daemon.
+func (rv *reviewFeature) close() {
+	rv.mu.Lock()
+	defer rv.mu.Unlock()
+	for name, cancel := range rv.baseFetches {
+		cancel()
+		delete(rv.baseFetches, name)
+	}
 }
 
 func reviewSandbox(env Env, name string) (*review.Target, error) {
@@ -260,7 +307,7 @@ func reviewErr(env Env, name, op string, err error) error {
 	return &Error{Code: protocol.CodeFailed, Message: op + ": " + msg}
 }
 
-func reviewList(ctx context.Context, env Env, params json.RawMessage) (any, error) {
+func (rv *reviewFeature) list(ctx context.Context, env Env, params json.RawMessage) (any, error) {
 	var p protocol.ReviewParams
 	if err := decodeParamsWant(protocol.MethodReviewList, "{name}", params, &p, func() bool { return p.Name != "" }); err != nil {
 		return nil, err
@@ -269,14 +316,14 @@ func reviewList(ctx context.Context, env Env, params json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	defer lockReview(t.Name)()
+	defer rv.lock(t.Name)()
 	res, err := review.Review(ctx, t)
 	if err != nil {
 		return nil, reviewErr(env, p.Name, "review", err)
 	}
 	out := ReviewResultToWire(res)
 	if sb, err := env.Sandbox(p.Name); err == nil {
-		if out.Provenance, err = provenance(ctx, env, sb); err != nil {
+		if out.Provenance, err = provenance(ctx, env, sb, rv.egress); err != nil {
 			env.Logger().Warn("provenance unavailable", "sandbox", p.Name, "err", err)
 		}
 	}
@@ -305,7 +352,7 @@ func ReviewResultToWire(res *review.Result) *protocol.ReviewResult {
 	return out
 }
 
-func reviewFile(ctx context.Context, env Env, params json.RawMessage) (any, error) {
+func (rv *reviewFeature) file(ctx context.Context, env Env, params json.RawMessage) (any, error) {
 	var p protocol.ReviewFileParams
 	if err := decodeParamsWant(protocol.MethodReviewFile, "{name, path}", params, &p, func() bool { return p.Name != "" && p.Path != "" }); err != nil {
 		return nil, err
@@ -314,7 +361,7 @@ func reviewFile(ctx context.Context, env Env, params json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	defer lockReview(t.Name)()
+	defer rv.lock(t.Name)()
 	c, err := review.FileContent(ctx, t, p.Path)
 	if err != nil {
 		return nil, reviewErr(env, p.Name, "review.file", err)
@@ -331,7 +378,7 @@ func reviewFile(ctx context.Context, env Env, params json.RawMessage) (any, erro
 
 func isText(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }
 
-func reviewApply(ctx context.Context, env Env, params json.RawMessage) (any, error) {
+func (rv *reviewFeature) apply(ctx context.Context, env Env, params json.RawMessage) (any, error) {
 	var p protocol.ReviewApplyParams
 	if err := decodeParamsWant(protocol.MethodReviewApply, "{name}", params, &p, func() bool { return p.Name != "" }); err != nil {
 		return nil, err
@@ -340,12 +387,12 @@ func reviewApply(ctx context.Context, env Env, params json.RawMessage) (any, err
 	if err != nil {
 		return nil, err
 	}
-	defer lockReview(t.Name)()
+	defer rv.lock(t.Name)()
 	sb, err := env.Sandbox(p.Name)
 	if err != nil {
 		return nil, reviewErr(env, p.Name, "apply", err)
 	}
-	prov, err := provenance(ctx, env, sb)
+	prov, err := provenance(ctx, env, sb, rv.egress)
 	if err != nil {
 		return nil, reviewErr(env, p.Name, "apply: provenance", err)
 	}
@@ -358,7 +405,7 @@ func reviewApply(ctx context.Context, env Env, params json.RawMessage) (any, err
 	return &protocol.ReviewApplyResult{Branch: branch, Commit: commit}, nil
 }
 
-func reviewRevert(ctx context.Context, env Env, params json.RawMessage) (any, error) {
+func (rv *reviewFeature) revert(ctx context.Context, env Env, params json.RawMessage) (any, error) {
 	var p protocol.ReviewRevertParams
 	if err := decodeParamsWant(protocol.MethodReviewRevert, "{name, paths}", params, &p, func() bool { return p.Name != "" && len(p.Paths) > 0 }); err != nil {
 		return nil, err
@@ -367,7 +414,7 @@ func reviewRevert(ctx context.Context, env Env, params json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	defer lockReview(t.Name)()
+	defer rv.lock(t.Name)()
 	done, err := review.Revert(ctx, t, p.Paths)
 	if err != nil {
 		return nil, reviewErr(env, p.Name, "revert", err)

@@ -32,54 +32,24 @@ func Run(ctx context.Context, home string, stderr io.Writer) error {
 		return err
 	}
 	p := paths{home}
-	if err := os.MkdirAll(filepath.Dir(p.logFile()), 0o700); err != nil {
-		return err
-	}
-	if err := os.Chmod(home, 0o700); err != nil {
-		return err
-	}
-	lock, err := os.OpenFile(p.lock(), os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := lockHome(p)
 	if err != nil {
 		return err
 	}
 	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		b, _ := os.ReadFile(p.lock())
-		return fmt.Errorf("%w for %s (pid %s)", ErrAlreadyRunning, home, strings.TrimSpace(string(b)))
-	}
-	lock.Truncate(0)
-	lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-
-	logf, err := os.OpenFile(p.logFile(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	logf, log, err := openBridgeLog(p)
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
-	log := slog.New(slog.NewTextHandler(logf, &slog.HandlerOptions{Level: slog.LevelInfo}))
-
-	os.Remove(p.sock())
-	old := unix.Umask(0o077)
-	l, err := net.Listen("unix", p.sock())
-	unix.Umask(old)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", p.sock(), err)
+	l, fi, err := listenSocket(p)
+	if l != nil {
+		defer l.Close()
 	}
-	defer l.Close()
-	if err := os.Chmod(p.sock(), 0o600); err != nil {
-		return err
-	}
-	fi, err := os.Stat(p.sock())
 	if err != nil {
 		return err
 	}
-
-	// AIRLOCK_BRIDGE_CPUPROFILE=FILE writes a CPU profile until the bridge exits.
-	if f := os.Getenv("AIRLOCK_BRIDGE_CPUPROFILE"); f != "" {
-		if pf, err := os.Create(f); err == nil {
-			pprof.StartCPUProfile(pf)
-			defer func() { pprof.StopCPUProfile(); pf.Close() }()
-		}
-	}
+	defer startCPUProfile()()
 	d, err := New(Options{Home: home, Logger: log})
 	if err != nil {
 		return err
@@ -87,7 +57,80 @@ func Run(ctx context.Context, home string, stderr io.Writer) error {
 	log.Info("bridge starting", "pid", os.Getpid(), "home", home)
 	d.Restore(ctx)
 	fmt.Fprintf(stderr, "airlock bridge listening on %s\n", p.sock())
+	return serveUntilDone(ctx, d, l, fi, log)
+}
 
+// lockHome makes the home private and takes its bridge.lock (holding the
+// bridge's pid), or fails with ErrAlreadyRunning.
+func lockHome(p paths) (*os.File, error) {
+	home := p.home
+	if err := os.MkdirAll(filepath.Dir(p.logFile()), 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(home, 0o700); err != nil {
+		return nil, err
+	}
+	lock, err := os.OpenFile(p.lock(), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lock.Close()
+		b, _ := os.ReadFile(p.lock())
+		return nil, fmt.Errorf("%w for %s (pid %s)", ErrAlreadyRunning, home, strings.TrimSpace(string(b)))
+	}
+	lock.Truncate(0)
+	lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return lock, nil
+}
+
+// openBridgeLog opens logs/bridge.log for appending.
+func openBridgeLog(p paths) (*os.File, *slog.Logger, error) {
+	logf, err := os.OpenFile(p.logFile(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	log := slog.New(slog.NewTextHandler(logf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return logf, log, nil
+}
+
+// listenSocket listens on bridge.sock (0600) and returns what the orphan
+// watchdog compares it with. The listener is returned (for the caller to
+// close) even when a later step fails.
+func listenSocket(p paths) (net.Listener, os.FileInfo, error) {
+	os.Remove(p.sock())
+	old := unix.Umask(0o077)
+	l, err := net.Listen("unix", p.sock())
+	unix.Umask(old)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen on %s: %w", p.sock(), err)
+	}
+	if err := os.Chmod(p.sock(), 0o600); err != nil {
+		return l, nil, err
+	}
+	fi, err := os.Stat(p.sock())
+	if err != nil {
+		return l, nil, err
+	}
+	return l, fi, nil
+}
+
+// startCPUProfile: AIRLOCK_BRIDGE_CPUPROFILE=FILE writes a CPU profile
+// until the returned stop runs (when the bridge exits).
+func startCPUProfile() (stop func()) {
+	if f := os.Getenv("AIRLOCK_BRIDGE_CPUPROFILE"); f != "" {
+		if pf, err := os.Create(f); err == nil {
+			pprof.StartCPUProfile(pf)
+			return func() { pprof.StopCPUProfile(); pf.Close() }
+		}
+	}
+	return func() {}
+}
+
+// serveUntilDone serves d on l until SIGINT/SIGTERM, bridge.shutdown, ctx
+// ends, the parent named by AIRLOCK_BRIDGE_PARENT is gone or the socket
+// (fi) was removed or replaced; then it closes l and d.
+func serveUntilDone(ctx context.Context, d *Daemon, l net.Listener, fi os.FileInfo, log *slog.Logger) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -116,32 +159,41 @@ func Run(ctx context.Context, home string, stderr io.Writer) error {
 			d.Close()
 			return nil
 		case <-tick.C:
-			// AIRLOCK_BRIDGE_PARENT=PID (set by bridgetest): when that process is
-			// gone (a test binary killed on timeout), stop its sandboxes and exit.
-			if ppid > 0 && unix.Kill(ppid, 0) == unix.ESRCH {
-				log.Warn("parent process gone; stopping sandboxes", "parent", ppid)
-				l.Close()
-				sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				d.StopAll(sctx)
-				cancel()
-				d.Close()
-				return errors.New("parent process gone; exiting")
+			if exit, err := watchdog(d, l, fi, ppid, log); exit {
+				return err
 			}
-			// Orphan watchdog: if our socket was removed or replaced, nobody
-			// can reach us; if the whole home is gone, its sandboxes must go too.
-			cur, err := os.Stat(p.sock())
-			if err == nil && os.SameFile(cur, fi) {
-				continue
-			}
-			l.Close()
-			if _, herr := os.Stat(home); herr != nil {
-				log.Warn("home removed; stopping sandboxes", "home", home)
-				sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				d.StopAll(sctx)
-				cancel()
-			}
-			d.Close()
-			return errors.New("bridge socket removed; exiting")
 		}
 	}
+}
+
+// watchdog is one tick of the checks that end an unreachable bridge: exit
+// says it closed l and d and the bridge must return err.
+func watchdog(d *Daemon, l net.Listener, fi os.FileInfo, ppid int, log *slog.Logger) (exit bool, err error) {
+	p, home := d.p, d.p.home
+	// AIRLOCK_BRIDGE_PARENT=PID (set by bridgetest): when that process is
+	// gone (a test binary killed on timeout), stop its sandboxes and exit.
+	if ppid > 0 && unix.Kill(ppid, 0) == unix.ESRCH {
+		log.Warn("parent process gone; stopping sandboxes", "parent", ppid)
+		l.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		d.StopAll(sctx)
+		cancel()
+		d.Close()
+		return true, errors.New("parent process gone; exiting")
+	}
+	// Orphan watchdog: if our socket was removed or replaced, nobody
+	// can reach us; if the whole home is gone, its sandboxes must go too.
+	cur, err := os.Stat(p.sock())
+	if err == nil && os.SameFile(cur, fi) {
+		return false, nil
+	}
+	l.Close()
+	if _, herr := os.Stat(home); herr != nil {
+		log.Warn("home removed; stopping sandboxes", "home", home)
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		d.StopAll(sctx)
+		cancel()
+	}
+	d.Close()
+	return true, errors.New("bridge socket removed; exiting")
 }

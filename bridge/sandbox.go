@@ -216,7 +216,7 @@ func (sb *sandbox) detach() {
 
 // featuresDetached runs every feature's Detached hook.
 func (sb *sandbox) featuresDetached() {
-	for _, f := range Features() {
+	for _, f := range sb.d.features {
 		if f.Detached != nil {
 			f.Detached(sb.d, sb.name)
 		}
@@ -296,7 +296,7 @@ func (sb *sandbox) openGuestServices(s *session, c *ssh.Client) (warns []string)
 		err error
 	}
 	var all []*opened
-	for _, f := range Features() {
+	for _, f := range sb.d.features {
 		for _, gs := range f.GuestServices {
 			all = append(all, &opened{f: f, gs: gs})
 		}

@@ -35,19 +35,23 @@ const (
 )
 
 func init() {
-	RegisterFeature(&Feature{
-		Name: "signer",
-		Methods: map[string]Handler{
-			protocol.MethodApprovalsList:   approvalsList,
-			protocol.MethodApprovalsDecide: approvalsDecide,
-			protocol.MethodSignerUnlock:    signerUnlock,
-		},
-		Prepare: signerPrepare,
-		GuestServices: []GuestService{
-			{Name: "signer-tcp", Network: "tcp", Addr: SignerTCPAddr, Serve: signerServe},
-			{Name: "signer-unix", Network: "unix", Addr: SignerSocketPath, Serve: signerServe},
-		},
-	})
+	registerFeatureInstance("signer", func(d *Daemon) *Feature { return d.signer.feature() })
+}
+
+// signerFeature is one daemon's signer: the key store passphrase, the
+// signer service with its audit log and the approval queue (which network
+// approvals share, with the held requests they stand for).
+type signerFeature struct {
+	mu sync.Mutex // guards st
+	st *signerState
+
+	passMu    sync.Mutex // guards pass and passTaken
+	passTaken bool       // pass was initialized from AIRLOCK_PASSPHRASE
+	// pass is the key store passphrase: AIRLOCK_PASSPHRASE at start, or
+	// what `airlock key unlock` sent.
+	pass []byte
+
+	held heldRequests
 }
 
 type signerState struct {
@@ -56,56 +60,78 @@ type signerState struct {
 	err   error
 }
 
-var (
-	signerMu sync.Mutex
-	signers  = map[string]*signerState{} // by $AIRLOCK_HOME
-	passOnce sync.Once
-	passMu   sync.Mutex // guards passphrase
-	// passphrase is the key store passphrase: AIRLOCK_PASSPHRASE at start,
-	// or what `airlock key unlock` sent.
-	passphrase []byte
-)
+func newSignerFeature() *signerFeature { return &signerFeature{} }
 
-// bridgePassphrase takes AIRLOCK_PASSPHRASE out of the environment once and
-// returns the current passphrase.
-func bridgePassphrase() []byte {
-	passOnce.Do(func() {
-		if p := os.Getenv("AIRLOCK_PASSPHRASE"); p != "" {
-			passMu.Lock()
-			passphrase = []byte(p)
-			passMu.Unlock()
-			os.Unsetenv("AIRLOCK_PASSPHRASE")
-		}
-	})
-	passMu.Lock()
-	defer passMu.Unlock()
-	return passphrase
+func (s *signerFeature) feature() *Feature {
+	return &Feature{
+		Name: "signer",
+		Methods: map[string]Handler{
+			protocol.MethodApprovalsList:   s.approvalsList,
+			protocol.MethodApprovalsDecide: s.approvalsDecide,
+			protocol.MethodSignerUnlock:    s.unlock,
+		},
+		Prepare: signerPrepare,
+		Close:   s.close,
+		GuestServices: []GuestService{
+			{Name: "signer-tcp", Network: "tcp", Addr: SignerTCPAddr, Serve: s.serve},
+			{Name: "signer-unix", Network: "unix", Addr: SignerSocketPath, Serve: s.serve},
+		},
+	}
 }
 
-// signerFor returns the signer service of this daemon, opening the audit
-// log on first use.
-func signerFor(env Env) *signerState {
-	signerMu.Lock()
-	defer signerMu.Unlock()
-	home := env.Home()
-	if st, ok := signers[home]; ok && st.err == nil {
-		return st
+// envPassphrase takes AIRLOCK_PASSPHRASE out of the environment on first
+// use. The environment is the process's, so this is the one piece of
+// signer state that is not the daemon's.
+var envPassphrase = sync.OnceValue(func() []byte {
+	p := os.Getenv("AIRLOCK_PASSPHRASE")
+	if p == "" {
+		return nil
 	}
-	bridgePassphrase()
+	os.Unsetenv("AIRLOCK_PASSPHRASE")
+	return []byte(p)
+})
+
+// passphrase returns the current passphrase, taking AIRLOCK_PASSPHRASE out
+// of the environment on first use.
+func (s *signerFeature) passphrase() []byte {
+	s.passMu.Lock()
+	defer s.passMu.Unlock()
+	if !s.passTaken {
+		s.pass, s.passTaken = envPassphrase(), true
+	}
+	return s.pass
+}
+
+func (s *signerFeature) setPassphrase(p []byte) {
+	s.passMu.Lock()
+	s.pass, s.passTaken = p, true
+	s.passMu.Unlock()
+}
+
+// state returns the signer service of this daemon, opening the audit log
+// on first use (and again after a failed open).
+func (s *signerFeature) state(env Env) *signerState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st != nil && s.st.err == nil {
+		return s.st
+	}
+	home := env.Home()
+	s.passphrase()
 	st := &signerState{}
 	audit, err := signer.OpenAudit(signer.AuditPath(home), nil)
 	if err != nil {
 		env.Logger().Error("signer audit log unavailable; signing disabled", "err", err)
 		st.err = err
-		signers[home] = st
+		s.st = st
 		return st
 	}
 	st.queue = &signer.Queue{Notify: func(r signer.ApprovalRequest) {
-		env.Notify(protocol.NotifyApprovalRequested, ApprovalWire(r))
+		env.Notify(protocol.NotifyApprovalRequested, s.approvalWire(r))
 	}}
 	st.svc = &signer.Service{
 		Store: &signer.Store{Dir: filepath.Join(home, "keys"), Passphrase: func() ([]byte, error) {
-			if p := bridgePassphrase(); len(p) > 0 {
+			if p := s.passphrase(); len(p) > 0 {
 				return p, nil
 			}
 			return nil, errors.New("the bridge has no key store passphrase (run `airlock key unlock` or start it with AIRLOCK_PASSPHRASE set)")
@@ -115,13 +141,22 @@ func signerFor(env Env) *signerState {
 		Log:      env.Logger().With("feature", "signer"),
 	}
 	st.svc.Init()
-	signers[home] = st
+	s.st = st
 	return st
 }
 
-func signerServe(ctx context.Context, env Env, sb SandboxRef, conn net.Conn) {
+// close closes the audit log with the daemon; signing fails closed after.
+func (s *signerFeature) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st != nil && s.st.err == nil {
+		s.st.svc.Audit.Close()
+	}
+}
+
+func (s *signerFeature) serve(ctx context.Context, env Env, sb SandboxRef, conn net.Conn) {
 	defer conn.Close()
-	st := signerFor(env)
+	st := s.state(env)
 	if st.err != nil {
 		return // fail closed: no audit log, no endpoint
 	}
@@ -208,8 +243,14 @@ func gitSigningKey(home string, s *config.Signer) (string, error) {
 	return "", nil
 }
 
-// ApprovalWire is a pending request as the bridge sends it (CLI, editor).
-func ApprovalWire(r signer.ApprovalRequest) protocol.Approval {
+// ApprovalWire is a pending signer request as the bridge sends it (CLI,
+// editor). A daemon's queue also holds network approvals, which it sends
+// with what its held requests add (signerFeature.approvalWire).
+func ApprovalWire(r signer.ApprovalRequest) protocol.Approval { return approvalWire(r, nil) }
+
+// approvalWire is ApprovalWire with the held network requests that
+// network approvals stand for (nil: none).
+func approvalWire(r signer.ApprovalRequest, held *heldRequests) protocol.Approval {
 	d := r.Decoded
 	a := protocol.Approval{
 		ID: r.ID, Digest: r.Digest, Sandbox: d.Sandbox, Method: d.Method, Operation: d.Operation, Policy: r.Policy,
@@ -233,11 +274,15 @@ func ApprovalWire(r signer.ApprovalRequest) protocol.Approval {
 		a.Moves = append(a.Moves, protocol.Move{Kind: m.Kind, Token: m.Token, From: m.From, To: m.To, Amount: m.Amount,
 			AmountText: m.AmountText, TokenID: m.TokenID, Approved: m.Approved, Deadline: m.Deadline, Note: m.Note})
 	}
-	if h, ok := heldRequest(r.Digest); ok {
+	if h, ok := held.lookup(r.Digest); ok {
 		networkApprovalWire(&a, h)
 	}
-	a.Summary = approvalSummary(a)
+	a.Summary = approvalSummary(a, held)
 	return a
+}
+
+func (s *signerFeature) approvalWire(r signer.ApprovalRequest) protocol.Approval {
+	return approvalWire(r, &s.held)
 }
 
 func typedWire(fs []signer.TypedField) []protocol.TypedField {
@@ -263,9 +308,9 @@ const (
 // controls, bidi and zero-width characters) and cut with the marker inside
 // the quotes, so padding cannot push the real fields out of view or fake a
 // field. TerminalSafe is the last guard.
-func approvalSummary(a protocol.Approval) string {
+func approvalSummary(a protocol.Approval, held *heldRequests) string {
 	if a.Operation == networkOperation {
-		return networkSummary(a)
+		return networkSummary(a, held)
 	}
 	q := func(s string) string { return signer.Quote(s, quoteShort, 0) }
 	s := a.Sandbox + ": " + a.Method + " key=" + a.Key
@@ -359,19 +404,19 @@ func MoveText(m protocol.Move) string {
 	return s
 }
 
-func approvalsList(ctx context.Context, env Env, _ json.RawMessage) (any, error) {
-	st := signerFor(env)
+func (s *signerFeature) approvalsList(ctx context.Context, env Env, _ json.RawMessage) (any, error) {
+	st := s.state(env)
 	res := protocol.ApprovalsListResult{Approvals: []protocol.Approval{}}
 	if st.err != nil {
 		return res, nil
 	}
 	for _, r := range st.queue.Pending() {
-		res.Approvals = append(res.Approvals, ApprovalWire(r))
+		res.Approvals = append(res.Approvals, s.approvalWire(r))
 	}
 	return res, nil
 }
 
-func approvalsDecide(ctx context.Context, env Env, params json.RawMessage) (any, error) {
+func (s *signerFeature) approvalsDecide(ctx context.Context, env Env, params json.RawMessage) (any, error) {
 	var p protocol.ApprovalDecideParams
 	if err := decodeParamsWant(protocol.MethodApprovalsDecide, "{id, decision}", params, &p, func() bool { return p.ID != "" }); err != nil {
 		return nil, err
@@ -384,7 +429,7 @@ func approvalsDecide(ctx context.Context, env Env, params json.RawMessage) (any,
 	default:
 		return nil, &Error{Code: protocol.CodeFailed, Message: `decision must be "approve" or "deny"`}
 	}
-	st := signerFor(env)
+	st := s.state(env)
 	if st.err != nil {
 		return nil, &Error{Code: protocol.CodeNotFound, Message: "no pending approval " + p.ID}
 	}
@@ -400,23 +445,21 @@ func approvalsDecide(ctx context.Context, env Env, params json.RawMessage) (any,
 	return struct{}{}, nil
 }
 
-// signerUnlock sets the key store passphrase of a running bridge after
-// checking it opens a stored key.
-func signerUnlock(ctx context.Context, env Env, params json.RawMessage) (any, error) {
+// unlock sets the key store passphrase of a running bridge after checking
+// it opens a stored key.
+func (s *signerFeature) unlock(ctx context.Context, env Env, params json.RawMessage) (any, error) {
 	var p protocol.SignerUnlockParams
 	if err := decodeParamsWant(protocol.MethodSignerUnlock, "{passphrase}", params, &p, func() bool { return p.Passphrase != "" }); err != nil {
 		return nil, err
 	}
-	bridgePassphrase()
+	s.passphrase()
 	pass := []byte(p.Passphrase)
 	probe := &signer.Store{Dir: filepath.Join(env.Home(), "keys"), Passphrase: func() ([]byte, error) { return pass, nil }}
 	if err := probe.CheckPassphrase(); err != nil {
 		env.Logger().Warn("signer unlock refused", "err", err)
 		return nil, &Error{Code: protocol.CodeDenied, Message: "wrong passphrase for the key store"}
 	}
-	passMu.Lock()
-	passphrase = pass
-	passMu.Unlock()
+	s.setPassphrase(pass)
 	env.Logger().Info("signer unlocked")
 	return struct{}{}, nil
 }
