@@ -20,7 +20,7 @@ type Gate struct {
 	// gid), as files the user makes there would.
 	chown    bool
 	uid, gid int
-	// bare serialises creating the names that make a bare repository, so
+	// bare serialises creating the names that make a git directory, so
 	// two racing creates cannot both pass bareCheck.
 	bare sync.Mutex
 	srv  *fuse.Server
@@ -86,12 +86,12 @@ func (g *Gate) Unmount() error { return g.srv.Unmount() }
 // mayCreate says why name may not be made in dir, or 0.
 func (g *Gate) mayCreate(dir, name string) syscall.Errno { return g.p.createErr(dir, name) }
 
-// bareLock takes the bare-repository lock when a name is one of the three
-// that make one; the returned func releases it.
+// bareLock takes the git-directory lock when a name is HEAD or one of
+// gitDirParts; the returned func releases it.
 func (g *Gate) bareLock(names ...string) func() {
 	bare := false
 	for _, n := range names {
-		bare = bare || bareNames[n]
+		bare = bare || gitDirName(n)
 	}
 	if !bare {
 		return func() {}
@@ -100,21 +100,24 @@ func (g *Gate) bareLock(names ...string) func() {
 	return g.bare.Unlock
 }
 
-// bareCheck refuses making name in the directory dfd when that would give
-// it HEAD, objects and refs together: git would take the directory for a
-// bare repository (and read its config) when run inside it.
+// bareCheck refuses making name in the directory dfd when HEAD would then
+// sit beside objects, refs or commondir: git would take the directory for
+// a git directory (and read its config) when run in or below it.
 func (g *Gate) bareCheck(dfd int, name string) syscall.Errno {
-	if !bareNames[name] {
+	var others []string
+	switch {
+	case isHeadName(name):
+		others = gitDirParts
+	case gitDirName(name):
+		others = []string{"HEAD"}
+	default:
 		return 0
 	}
-	for other := range bareNames {
-		if other == name {
-			continue
-		}
+	for _, o := range others {
 		var st unix.Stat_t
-		if err := unix.Fstatat(dfd, other, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return 0
+		if err := unix.Fstatat(dfd, o, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+			return syscall.EPERM
 		}
 	}
-	return syscall.EPERM
+	return 0
 }

@@ -93,21 +93,35 @@ func TestNoBareRepository(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(t, m+"/b/HEAD", "ref: refs/heads/main\n")
-	wantErrno(t, "rename into bare", os.Rename(m+"/b/refs2", m+"/b/refs"), syscall.EPERM)
-	wantErrno(t, "mkdir refs", os.Mkdir(m+"/b/refs", 0o755), syscall.EPERM)
+	wantErrno(t, "HEAD beside objects", os.WriteFile(m+"/b/HEAD", []byte("ref: refs/heads/main\n"), 0o644), syscall.EPERM)
+	write(t, m+"/b/HEAD2", "ref: refs/heads/main\n")
+	wantErrno(t, "rename into HEAD", os.Rename(m+"/b/HEAD2", m+"/b/HEAD"), syscall.EPERM)
+	os.Remove(m + "/b/objects")
+	if err := os.Rename(m+"/b/HEAD2", m+"/b/HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	wantErrno(t, "rename into refs", os.Rename(m+"/b/refs2", m+"/b/refs"), syscall.EPERM)
+	wantErrno(t, "mkdir objects", os.Mkdir(m+"/b/objects", 0o755), syscall.EPERM)
+	// HEAD beside a commondir (whose target has objects and refs) is a git
+	// directory too. (Names are looked up by the folder's file system, so a
+	// case-insensitive directory's "head" counts as HEAD.)
+	if err := os.Mkdir(m+"/src", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, m+"/src/commondir", "../gd\n")
+	wantErrno(t, "HEAD beside commondir", os.WriteFile(m+"/src/HEAD", []byte("ref: refs/heads/main\n"), 0o644), syscall.EPERM)
 	// The same names apart are fine.
 	if err := os.Mkdir(m+"/c", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	write(t, m+"/c/HEAD", "x")
-	if err := os.Mkdir(m+"/c/refs", 0o755); err != nil {
+	write(t, m+"/c/refs", "x")
+	if err := os.Mkdir(m+"/objects", 0o755); err != nil {
 		t.Error(err)
 	}
 }
 
 func TestHiddenAndProtected(t *testing.T) {
-	p := Policy{Hide: []string{".env", "config/.env.local", "*.pem"}, Protect: []string{"Makefile", "ci/*.yml"}}
+	p := Policy{Hide: []string{".env", "config/.env.local", "*.pem", "keys/prod.txt", "a/b/c.txt"}, Protect: []string{"Makefile", "ci/*.yml"}}
 	folder, m := mountGate(t, p, func(d string) {
 		write(t, d+"/.env", "SECRET-A")
 		write(t, d+"/config/.env.local", "SECRET-B")
@@ -135,6 +149,17 @@ func TestHiddenAndProtected(t *testing.T) {
 	wantErrno(t, "link protected", os.Link(m+"/Makefile", m+"/mk"), syscall.EPERM)
 	wantErrno(t, "new protected", os.WriteFile(m+"/ci/new.yml", []byte("on: push\n"), 0o644), syscall.EROFS)
 	wantErrno(t, "move ci", os.Rename(m+"/ci", m+"/ci-old"), syscall.EACCES)
+	// No symlink where a hide or protect path runs through: a file the
+	// user writes there later would land outside the rule.
+	os.Mkdir(m+"/keys2", 0o755)
+	wantErrno(t, "symlink on a hidden path's parent", os.Symlink("keys2", m+"/keys"), syscall.EPERM)
+	os.Symlink("keys2", m+"/k")
+	wantErrno(t, "rename a symlink there", os.Rename(m+"/k", m+"/keys"), syscall.EPERM)
+	os.Mkdir(m+"/x", 0o755)
+	if err := os.Symlink("../keys2", m+"/x/b"); err != nil {
+		t.Fatal(err)
+	}
+	wantErrno(t, "move a directory holding such a symlink", os.Rename(m+"/x", m+"/a"), syscall.EPERM)
 	if b, _ := os.ReadFile(folder + "/config/.env.local"); string(b) != "SECRET-B" {
 		t.Errorf("host file changed: %q", b)
 	}
@@ -154,10 +179,8 @@ func TestNoSetIDNoDevices(t *testing.T) {
 	if err := unix.Stat(folder+"/suid", &st); err != nil || st.Mode&0o7777 != 0o755 {
 		t.Errorf("suid on the host: mode %o, %v", st.Mode&0o7777, err)
 	}
+	wantErrno(t, "mkfifo", unix.Mkfifo(m+"/fifo", 0o644), syscall.EPERM)
 	wantErrno(t, "mknod char", unix.Mknod(m+"/null", unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3))), syscall.EPERM)
-	if err := unix.Mkfifo(m+"/fifo", 0o644); err != nil {
-		t.Errorf("fifo: %v", err)
-	}
 }
 
 // TestSymlinkSwapRace swaps a directory of the folder for a symlink to a

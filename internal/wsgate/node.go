@@ -240,9 +240,11 @@ func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 
 func (n *node) Mknod(ctx context.Context, name string, mode, dev uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	switch mode & syscall.S_IFMT {
-	case syscall.S_IFREG, syscall.S_IFIFO, syscall.S_IFSOCK:
+	case syscall.S_IFREG, syscall.S_IFSOCK: // (opening a socket fails at once)
 	default:
-		return nil, syscall.EPERM // no device nodes in the user's folder
+		// No device nodes in the user's folder, and no FIFOs: host git,
+		// review and editors would block forever opening one.
+		return nil, syscall.EPERM
 	}
 	return n.mkEntry(ctx, name, out, func(dfd int) error {
 		return unix.Mknodat(dfd, name, mode&syscall.S_IFMT|safeMode(syscall.S_IFREG, mode), 0)
@@ -250,6 +252,9 @@ func (n *node) Mknod(ctx context.Context, name string, mode, dev uint32, out *fu
 }
 
 func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if n.g.p.guarded(join(n.rel(), name)) {
+		return nil, syscall.EPERM
+	}
 	return n.mkEntry(ctx, name, out, func(dfd int) error { return unix.Symlinkat(target, dfd, name) })
 }
 
@@ -257,6 +262,9 @@ func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, o
 	src := target.EmbeddedInode().Path(nil)
 	if n.g.p.hidden(src) || n.g.p.readOnly(src) {
 		return nil, syscall.EPERM // a new name must not reach a protected file
+	}
+	if target.EmbeddedInode().StableAttr().Mode&syscall.S_IFMT == syscall.S_IFLNK && n.g.p.guarded(join(n.rel(), name)) {
+		return nil, syscall.EPERM
 	}
 	sfd, sbase, err := openParent(n.g.root, src)
 	if err != nil {

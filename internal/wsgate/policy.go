@@ -22,9 +22,27 @@ type Policy struct {
 // case-insensitive ones).
 func isGitName(name string) bool { return strings.EqualFold(name, ".git") }
 
-// bareNames are the entries that together make a directory a bare
-// repository for git's discovery (setup.c is_git_directory).
-var bareNames = map[string]bool{"HEAD": true, "objects": true, "refs": true}
+// Git takes a directory for a git directory (setup.c is_git_directory)
+// when it holds a valid HEAD and its objects and refs are reachable, in it
+// or through a commondir file. So HEAD never shares a directory with any
+// of the others (compared case-folded, for case-insensitive directories).
+func isHeadName(name string) bool { return strings.EqualFold(name, "HEAD") }
+
+// gitDirParts are the names a HEAD may not sit beside.
+var gitDirParts = []string{"objects", "refs", "commondir"}
+
+// gitDirName reports whether name is HEAD or one of gitDirParts.
+func gitDirName(name string) bool {
+	if isHeadName(name) {
+		return true
+	}
+	for _, p := range gitDirParts {
+		if strings.EqualFold(name, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // hidden reports whether rel is hidden.
 func (p *Policy) hidden(rel string) bool {
@@ -65,6 +83,32 @@ func (p *Policy) createErr(dir, name string) syscall.Errno {
 		return syscall.EROFS
 	}
 	return 0
+}
+
+// guarded reports whether rel is (or lies below) a directory a hide or
+// protect path runs through ("keys" for "keys/prod.txt"): no symlink may be
+// made there, or a file the user later writes to the protected or hidden
+// path would land where the rule does not reach.
+func (p *Policy) guarded(rel string) bool {
+	for _, list := range [][]string{p.Hide, p.Protect} {
+		for _, g := range list {
+			segs := strings.Split(strings.TrimSuffix(g, "/"), "/")
+			for k := 1; k < len(segs); k++ {
+				prefix := strings.Join(segs[:k], "/")
+				if k == 1 && segs[0] != "**" {
+					prefix = segs[0] + "/**" // anchored: only at the top
+					if ok, _ := path.Match(segs[0], rel); ok || config.MatchGlob(prefix, rel) {
+						return true
+					}
+					continue
+				}
+				if config.MatchGlob(prefix, rel) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // exposes reports whether moving the existing entry at rel to newRel would

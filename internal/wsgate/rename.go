@@ -64,6 +64,14 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 	if e := n.g.movable(src, dst); e != 0 {
 		return e
 	}
+	if e := n.g.symlinkGuard(sfd, name, dst); e != 0 {
+		return e
+	}
+	if exchange {
+		if e := n.g.symlinkGuard(dfd, newName, src); e != 0 {
+			return e
+		}
+	}
 	return errno(unix.Renameat2(sfd, name, dfd, newName, uint(flags)))
 }
 
@@ -103,6 +111,9 @@ func (g *Gate) walkMovable(fd int, rel, newRel string, seen *int) syscall.Errno 
 		if g.p.exposes(r, nr) {
 			return syscall.EACCES
 		}
+		if e.typ == unix.DT_LNK && g.p.guarded(nr) {
+			return syscall.EPERM
+		}
 		if e.typ != unix.DT_DIR {
 			continue
 		}
@@ -113,6 +124,22 @@ func (g *Gate) walkMovable(fd int, rel, newRel string, seen *int) syscall.Errno 
 		if en := g.walkMovable(sub, r, nr, seen); en != 0 {
 			return en
 		}
+	}
+	return 0
+}
+
+// symlinkGuard refuses moving the entry name of directory dfd to newRel
+// when it is a symlink and newRel is guarded (see Policy.guarded).
+func (g *Gate) symlinkGuard(dfd int, name, newRel string) syscall.Errno {
+	if !g.p.guarded(newRel) {
+		return 0
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return errno(err)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return syscall.EPERM
 	}
 	return 0
 }
