@@ -197,3 +197,28 @@ func watchdog(d *Daemon, l net.Listener, fi os.FileInfo, ppid int, log *slog.Log
 	d.Close()
 	return true, errors.New("bridge socket removed; exiting")
 }
+
+// WaitStopped waits until no bridge holds home's lock (the one asked to
+// shut down has exited), or ctx ends.
+func WaitStopped(ctx context.Context, home string) error {
+	p := paths{home}
+	for {
+		f, err := os.OpenFile(p.lock(), os.O_RDWR, 0)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		f.Close() // releases it again
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the bridge has not exited: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -30,10 +31,13 @@ func runBridge(e *Env, args []string) error {
 		}
 		defer c.Close()
 		err = c.Call(context.Background(), protocol.MethodShutdown, struct{}{}, nil)
-		if errors.Is(err, jsonrpc2.ErrClosed) {
-			return nil // it exited before its reply reached us: what we asked for
+		if err != nil && !errors.Is(err, jsonrpc2.ErrClosed) { // closed: it exited before its reply reached us
+			return rpcErr(err)
 		}
-		return rpcErr(err)
+		// Return once it is gone, so a bridge started next finds the lock free.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return bridge.WaitStopped(ctx, e.Home())
 	}
 	return bridge.Run(context.Background(), e.Home(), e.Stderr)
 }
