@@ -73,6 +73,8 @@ func vmBoot(log func(string, ...any)) (*guestspec.VMInit, error) {
 	}
 	if spec.Hostname != "" {
 		_ = unix.Sethostname([]byte(spec.Hostname))
+		// So the name resolves (sudo looks it up).
+		_ = os.WriteFile("/etc/hosts", []byte("127.0.0.1\tlocalhost\n::1\tlocalhost\n127.0.1.1\t"+spec.Hostname+"\n"), 0o644)
 	}
 	log("init steps took %v (uptime %s)", time.Since(start).Round(time.Millisecond), vmUptime())
 	return &spec, nil

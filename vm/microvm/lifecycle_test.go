@@ -218,6 +218,21 @@ func TestDirectMode(t *testing.T) {
 		strings.Contains(out, "BARE") || !strings.Contains(out, "ok") {
 		t.Errorf("direct mode:\n%s", out)
 	}
+	// The agent may become root in its VM, and the folder's rules still
+	// hold: they are the workspace gate's, on the host.
+	out, _ = sshRun(t, b, "direct", k, `sudo -n id -u; cd /workspace; sudo sh -c 'cat .env; echo x >> .git/hooks/pre-commit && echo HOOKWRITE;
+		umount /workspace/.git 2>/dev/null; echo x > .git/commondir && echo COMMONDIR; mkdir -p sub2/.git && echo NESTED;
+		mkdir -p b2/objects && echo "ref: refs/heads/x" > b2/HEAD && echo BARE; cp /bin/true t && chmod 4755 t && test -u t && echo SUID;
+		mknod null c 1 3 && echo DEVICE; echo ok'`)
+	if !strings.HasPrefix(out, "0\n") {
+		t.Errorf("sudo in the VM: %q", out)
+	}
+	for _, bad := range []string{"SECRET", "HOOKWRITE", "COMMONDIR", "NESTED", "BARE", "SUID", "DEVICE"} {
+		if strings.Contains(out, bad) || !strings.Contains(out, "ok") {
+			t.Errorf("as root in the guest (%s):\n%s", bad, out)
+			break
+		}
+	}
 	if b, _ := os.ReadFile(filepath.Join(ws, ".git/hooks/pre-commit")); string(b) != "#!/bin/sh\n" {
 		t.Errorf("protected hook changed: %q", b)
 	}

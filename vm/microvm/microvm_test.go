@@ -21,7 +21,7 @@ import (
 )
 
 // testImage is the small image the VM tests boot (minbase + git).
-const testImage = "test"
+const testImage = "test-sudo" // git and sudo; renamed when its packages change
 
 // testAgent is the static airlock-agent bridgetest builds once per checkout.
 func testAgent(t testing.TB) string {
@@ -46,7 +46,7 @@ func vmTestEnv(t testing.TB) (home string) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(ImagePath(home, testImage)); err != nil {
-		if _, err := BuildImage(ctx, home, ImageOptions{Name: testImage, Packages: []string{"git"}}, testLog{t}); err != nil {
+		if _, err := BuildImage(ctx, home, ImageOptions{Name: testImage, Packages: []string{"git", "sudo"}}, testLog{t}); err != nil {
 			t.Fatal(err)
 		}
 	}
