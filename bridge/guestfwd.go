@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -110,7 +111,7 @@ func (fw *guestForwards) dispatch(nc ssh.NewChannel) {
 	default:
 		// The guest holds too many open: refuse rather than let it grow the
 		// bridge's goroutines and memory without bound.
-		l.log.Warn("guest service connection refused: limit reached", "limit", cap(l.slots))
+		l.refused(time.Now())
 		go nc.Reject(ssh.ResourceShortage, "too many connections to this service")
 		return
 	}
@@ -139,6 +140,28 @@ type guestListener struct {
 
 	closeOnce sync.Once
 	cancel    func() error // asks the guest to stop listening
+
+	// Refusals at the limit are logged at most once per refuseLogEvery,
+	// with how many there were: a flood must not flood the bridge log.
+	refuseMu     sync.Mutex
+	refusedN     int
+	refusedSince time.Time
+}
+
+// refuseLogEvery is how often a listener logs its refusals at the limit.
+const refuseLogEvery = 10 * time.Second
+
+// refused counts one refusal at the limit and logs the count when the
+// last log line is older than refuseLogEvery (the first refusal at once).
+func (l *guestListener) refused(now time.Time) {
+	l.refuseMu.Lock()
+	defer l.refuseMu.Unlock()
+	l.refusedN++
+	if !l.refusedSince.IsZero() && now.Sub(l.refusedSince) < refuseLogEvery {
+		return
+	}
+	l.log.Warn("guest service connections refused: limit reached", "limit", cap(l.slots), "refused", l.refusedN)
+	l.refusedN, l.refusedSince = 0, now
 }
 
 // listen asks the guest to listen on addr ("tcp": HOST:PORT, "unix": a

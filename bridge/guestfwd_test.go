@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -113,7 +115,9 @@ func TestGuestForwardFloodKeepsConnectionAndCloseWorking(t *testing.T) {
 	const limit, flood = 4, 300
 	release := make(chan struct{})
 	started, ended := make(chan struct{}, flood), make(chan struct{}, flood)
-	l, err := g.fwd.listen("tcp", "127.0.0.1:8551", limit, slog.New(slog.DiscardHandler), func(c net.Conn) {
+	logs := &lockedBuffer{}
+	t0 := time.Now()
+	l, err := g.fwd.listen("tcp", "127.0.0.1:8551", limit, slog.New(slog.NewTextHandler(logs, nil)), func(c net.Conn) {
 		started <- struct{}{}
 		<-release // hold the slot, read nothing
 		ended <- struct{}{}
@@ -145,6 +149,10 @@ func TestGuestForwardFloodKeepsConnectionAndCloseWorking(t *testing.T) {
 	within(t, "the flood's channel opens", opens.Wait)
 	if accepted != limit || short != flood-limit {
 		t.Fatalf("accepted %d, refused for the limit %d; want %d and %d", accepted, short, limit, flood-limit)
+	}
+	// The refusals are counted, not logged one by one.
+	if n, most := strings.Count(logs.String(), "limit reached"), 1+int(time.Since(t0)/refuseLogEvery); n < 1 || n > most {
+		t.Errorf("%d refusal log lines for %d refusals (want 1 to %d):\n%s", n, short, most, logs.String())
 	}
 	// The connection still carries requests while every slot is held.
 	within(t, "a request over the flooded connection", func() {
@@ -251,4 +259,22 @@ func TestGuestConnDeadlineAndClose(t *testing.T) {
 			t.Errorf("read after close: %v", err)
 		}
 	})
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *lockedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *lockedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
