@@ -15,13 +15,13 @@ import (
 // historyTimeout bounds the history scan of HiddenInHistory.
 const historyTimeout = 90 * time.Second
 
-// HiddenInHistory lists (up to max) paths of repo that a hide glob
+// HiddenInHistory lists (up to limit) paths of repo that a hide glob
 // matches and that git holds an object for: in a commit of any ref, or in
 // the index. Hiding such a path hides the file, not its content: an agent
 // with the repository's objects reads it with `git show`. It runs
 // read-only git (hostgit: hooks and fsmonitor off) in repo; a folder that
 // is not a repository holds nothing.
-func HiddenInHistory(ctx context.Context, repo string, hide []string, max int) ([]string, error) {
+func HiddenInHistory(ctx context.Context, repo string, hide []string, limit int) ([]string, error) {
 	if len(hide) == 0 {
 		return nil, nil
 	}
@@ -51,7 +51,7 @@ func HiddenInHistory(ctx context.Context, repo string, hide []string, max int) (
 				break
 			}
 		}
-		if len(found) == max {
+		if len(found) == limit {
 			break
 		}
 	}

@@ -83,9 +83,6 @@ func (g *Gate) Wait() { g.srv.Wait(); unix.Close(g.root) }
 // keep being served.
 func (g *Gate) Unmount() error { return g.srv.Unmount() }
 
-// mayCreate says why name may not be made in dir, or 0.
-func (g *Gate) mayCreate(dir, name string) syscall.Errno { return g.p.createErr(dir, name) }
-
 // bareLock takes the git-directory lock when a name is HEAD or one of
 // gitDirParts; the returned func releases it.
 func (g *Gate) bareLock(names ...string) func() {

@@ -185,7 +185,7 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
 	dir := n.rel()
-	if e := n.g.mayCreate(dir, name); e != 0 {
+	if e := n.g.p.createErr(dir, name); e != 0 {
 		return nil, nil, 0, e
 	}
 	defer n.g.bareLock(name)()
@@ -214,7 +214,7 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 // descriptor), after the policy allows the name.
 func (n *node) mkEntry(ctx context.Context, name string, out *fuse.EntryOut, mk func(dfd int) error) (*fs.Inode, syscall.Errno) {
 	dir := n.rel()
-	if e := n.g.mayCreate(dir, name); e != 0 {
+	if e := n.g.p.createErr(dir, name); e != 0 {
 		return nil, e
 	}
 	defer n.g.bareLock(name)()

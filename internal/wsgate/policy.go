@@ -17,6 +17,19 @@ type Policy struct {
 	Protect []string `json:"protect,omitempty"`
 }
 
+// NewPolicy is the gate's policy for a workspace's hide and protect lists.
+// Protect entries naming .git are dropped: all of .git is read-only in the
+// gate anyway.
+func NewPolicy(hide, protect []string) Policy {
+	p := Policy{Hide: hide}
+	for _, g := range protect {
+		if g != ".git" && !strings.HasPrefix(g, ".git/") {
+			p.Protect = append(p.Protect, g)
+		}
+	}
+	return p
+}
+
 // isGitName reports whether a directory entry of that name would make host
 // git see a repository (".git" on any file system, case-folded for
 // case-insensitive ones).

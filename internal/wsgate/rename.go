@@ -36,7 +36,7 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 		case p.readOnly(dst), isGitName(name), isGitName(newName):
 			return syscall.EROFS
 		}
-	} else if e := n.g.mayCreate(newDir, newName); e != 0 {
+	} else if e := n.g.p.createErr(newDir, newName); e != 0 {
 		return e
 	}
 	defer n.g.bareLock(name, newName)()

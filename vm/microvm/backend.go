@@ -309,7 +309,7 @@ func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspa
 		}
 		c.Shares = append(c.Shares, share{Tag: "wsro", Path: gate, ReadOnly: true})
 		c.Init.Workspace.ROTag, c.Init.Workspace.Protect = "wsro", protect
-		pol := wsgate.Policy{Hide: w.Hide, Protect: protect[1:]}
+		pol := wsgate.NewPolicy(w.Hide, w.Protect)
 		c.Direct, c.Hide, c.Gate = w.HostPath, w.Hide, &pol
 		return nil
 	}

@@ -55,7 +55,8 @@ func (l *launch) mountPlan(ctx context.Context) ([]guestspec.NSMount, error) {
 	}
 	switch w.Mode {
 	case vm.ModeDirect:
-		mp, err := l.startGate(ctx)
+		// The sandbox reaches the folder only through the workspace gate.
+		mp, err := wsgate.Start(ctx, l.dir, w.HostPath, wsgate.NewPolicy(w.Hide, w.Protect))
 		if err != nil {
 			return nil, err
 		}
