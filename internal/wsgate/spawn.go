@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/airlock-sandbox/airlock/internal/fsx"
+	"github.com/airlock-sandbox/airlock/internal/procid"
 )
 
 // In a sandbox's state directory: the mount point, the gate's pid (with its
@@ -42,8 +42,8 @@ func Start(ctx context.Context, stateDir, folder string, p Policy) (string, erro
 	if err != nil {
 		return "", fmt.Errorf("direct mode needs the workspace gate (FUSE, /dev/fuse): %w", err)
 	}
-	if err := fsx.WriteFileAtomic(filepath.Join(stateDir, pidFile), fmt.Appendf(nil, "%d %d\n", pid, startTime(pid)), 0o600); err != nil {
-		kill(pid, startTime(pid))
+	if err := fsx.WriteFileAtomic(filepath.Join(stateDir, pidFile), fmt.Appendf(nil, "%d %d\n", pid, procid.Start(pid)), 0o600); err != nil {
+		kill(pid, procid.Start(pid))
 		return "", err
 	}
 	return mp, nil
@@ -81,21 +81,6 @@ func Stop(ctx context.Context, stateDir string) error {
 	return nil
 }
 
-// startTime is field 22 of /proc/PID/stat (0 if pid is gone).
-func startTime(pid int) uint64 {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	s := string(data)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 20 {
-		return 0
-	}
-	v, _ := strconv.ParseUint(f[19], 10, 64)
-	return v
-}
-
 // kill ends pid if it is still the process that started at start, through
 // a pidfd (no reuse race once open), and waits briefly for it.
 func kill(pid int, start uint64) {
@@ -104,11 +89,11 @@ func kill(pid int, start uint64) {
 		return
 	}
 	defer unix.Close(fd)
-	if startTime(pid) != start {
+	if procid.Start(pid) != start {
 		return
 	}
 	unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
-	for i := 0; i < 200 && startTime(pid) == start; i++ {
+	for i := 0; i < 200 && procid.Start(pid) == start; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/guestspec"
+	"github.com/airlock-sandbox/airlock/internal/procid"
 	"github.com/airlock-sandbox/airlock/internal/wsgate"
 	"github.com/airlock-sandbox/airlock/vm"
 )
@@ -166,7 +167,7 @@ func (b *Backend) running(id string) (*runInfo, bool) {
 	if json.Unmarshal(data, &r) != nil {
 		return nil, false
 	}
-	return &r, r.PID > 0 && procStart(r.PID) == r.Start
+	return &r, r.PID > 0 && procid.Start(r.PID) == r.Start
 }
 
 // Create implements vm.Backend.
@@ -428,7 +429,7 @@ func (b *Backend) boot(ctx context.Context, id string, c *vmConfig, k *Kernel, l
 	if err != nil {
 		return fmt.Errorf("start vm %s: %w", id, err)
 	}
-	ri.PID, ri.Start = pid, procStart(pid)
+	ri.PID, ri.Start = pid, procid.Start(pid)
 	if err := b.waitReady(ctx, id, ri); err != nil {
 		return err
 	}
@@ -447,7 +448,7 @@ func (b *Backend) waitReady(ctx context.Context, id string, ri *runInfo) error {
 	}
 	wctx, cancel := context.WithTimeout(ctx, BootTimeout)
 	defer cancel()
-	if err := waitSSH(wctx, ri.Port, func() bool { return procStart(ri.PID) == ri.Start }); err != nil {
+	if err := waitSSH(wctx, ri.Port, func() bool { return procid.Start(ri.PID) == ri.Start }); err != nil {
 		b.kill(dir, ri)
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = vm.ErrStartTimeout
@@ -467,7 +468,7 @@ func (b *Backend) writeRun(dir string, ri *runInfo) error {
 
 // kill ends qemu for good and waits until it is gone.
 func (b *Backend) kill(dir string, r *runInfo) {
-	if procStart(r.PID) == r.Start {
+	if procid.Start(r.PID) == r.Start {
 		syscall.Kill(r.PID, syscall.SIGKILL)
 	}
 	waitGone(r, 5*time.Second)
@@ -478,7 +479,7 @@ func (b *Backend) kill(dir string, r *runInfo) {
 
 func waitGone(r *runInfo, d time.Duration) bool {
 	deadline := time.Now().Add(d)
-	for procStart(r.PID) == r.Start {
+	for procid.Start(r.PID) == r.Start {
 		if time.Now().After(deadline) {
 			return false
 		}

@@ -2,6 +2,7 @@ package microvm
 
 import (
 	"context"
+	"github.com/airlock-sandbox/airlock/internal/procid"
 	"net"
 	"os"
 	"os/exec"
@@ -171,7 +172,7 @@ func TestLifecycle(t *testing.T) {
 	if err := b2.Remove(ctx, "life"); err != nil {
 		t.Fatal(err)
 	}
-	if procStart(st.PID) != 0 {
+	if procid.Start(st.PID) != 0 {
 		t.Errorf("qemu %d still alive after rm", st.PID)
 	}
 	if _, err := os.Stat(filepath.Join(root, "life")); !os.IsNotExist(err) {

@@ -213,29 +213,6 @@ func (l *launch) start(ctx context.Context) (int, error) {
 	return pid, nil
 }
 
-// procStart returns a process's start time (clock ticks since boot), the
-// identity that survives pid reuse; 0 if the process does not exist.
-func procStart(pid int) uint64 {
-	if pid <= 0 {
-		return 0
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 || f[0] == "Z" {
-		return 0
-	}
-	v, _ := strconv.ParseUint(f[19], 10, 64)
-	return v
-}
-
 // procRSS is a process's resident set size in bytes (0 if unknown).
 func procRSS(pid int) int64 {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/airlock-sandbox/airlock/internal/fsx"
+	"github.com/airlock-sandbox/airlock/internal/procid"
 )
 
 // Saved machine state: Stop migrates the paused guest's memory and device
@@ -321,7 +322,7 @@ func (b *Backend) resume(ctx context.Context, l *launch, meta *savedState, ri *r
 		<-hashed
 		return err
 	}
-	ri.PID, ri.Start = pid, procStart(pid)
+	ri.PID, ri.Start = pid, procid.Start(pid)
 	ri.Phases = Phases{{"qemu start", time.Since(t0)}}
 	t0 = time.Now()
 	fail := func(err error) error {

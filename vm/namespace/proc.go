@@ -8,13 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/airlock-sandbox/airlock/internal/fsx"
+	"github.com/airlock-sandbox/airlock/internal/procid"
 )
 
 const pidFile = "init.pid"
@@ -42,38 +41,17 @@ func readPidFile(dir string) (proc, bool) {
 	return p, true
 }
 
-// procStat returns the state letter and start time of pid.
-func procStat(pid int) (state byte, start uint64, err error) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, err
-	}
-	// comm (field 2) may hold spaces and parentheses: split after the last ')'.
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, 0, errors.New("malformed stat")
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return 0, 0, errors.New("malformed stat")
-	}
-	start, err = strconv.ParseUint(f[19], 10, 64) // field 22
-	return f[0][0], start, err
-}
-
 func procOf(pid int) (proc, error) {
-	_, start, err := procStat(pid)
-	return proc{PID: pid, StartTime: start}, err
+	start := procid.Start(pid)
+	if start == 0 {
+		return proc{PID: pid}, fmt.Errorf("process %d is gone", pid)
+	}
+	return proc{PID: pid, StartTime: start}, nil
 }
 
 // alive reports whether p is still the same, unexited process.
 func (p proc) alive() bool {
-	state, start, err := procStat(p.PID)
-	if err != nil || start != p.StartTime {
-		return false
-	}
-	return state != 'Z' && state != 'X'
+	return p.StartTime != 0 && procid.Start(p.PID) == p.StartTime
 }
 
 // kill sends SIGKILL through a pidfd (no pid-reuse race once it is open)
