@@ -50,14 +50,10 @@ func InstallEnv(home, basePath string) map[string]string {
 
 func agentsPrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error {
 	if cfg := sb.Config(); cfg != nil && cfg.Docker {
-		backend := ""
-		if x, ok := sb.(*sandbox); ok {
-			backend = x.state().Backend
-		}
-		if backend == "namespace" {
+		if x, ok := sb.(*sandbox); ok && x.state().Backend == "namespace" {
 			return &Error{Code: protocol.CodeFailed, Message: "docker = true needs the microVM backend: the namespace backend shares the host kernel and cannot run a private Docker engine"}
 		}
-		return &Error{Code: protocol.CodeFailed, Message: "docker = true: the microVM image has no private Docker engine yet; remove docker from the sandbox block"}
+		spec.Docker = true // the microVM's own dockerd (vm/microvm DockerImage)
 	}
 	if spec.Env == nil {
 		spec.Env = map[string]string{}

@@ -86,6 +86,11 @@ type Spec struct {
 	AuthorizedKeys []byte // authorized_keys content: the host user's airlock key
 
 	AgentBinary string // host path of a static airlock-agent binary to run inside
+
+	// Docker asks for a private Docker engine inside the sandbox (its own
+	// dockerd, never the host's socket). Only the microVM backend has one;
+	// the namespace backend refuses the spec.
+	Docker bool
 }
 
 // Status is what a backend reports about one sandbox.

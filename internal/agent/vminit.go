@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -360,6 +358,9 @@ func vmSwitchRoot(spec *guestspec.VMInit) error {
 		{"devpts", "/dev/pts", "devpts", "newinstance,ptmxmode=0666,mode=0620,gid=5", unix.MS_NOSUID | unix.MS_NOEXEC}, // no nodev: ptmx is a device
 		{"tmpfs", "/dev/shm", "tmpfs", "mode=1777", unix.MS_NOSUID | unix.MS_NODEV},
 		{"tmpfs", "/tmp", "tmpfs", "mode=1777", unix.MS_NOSUID | unix.MS_NODEV},
+		// The unified hierarchy, for dockerd and anything else that
+		// manages cgroups inside the guest.
+		{"cgroup2", "/sys/fs/cgroup", "cgroup2", "nsdelegate", unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC},
 	} {
 		os.MkdirAll(m.dst, 0o755)
 		if err := unix.Mount(m.src, m.dst, m.fs, m.flags, m.opts); err != nil {
@@ -368,53 +369,6 @@ func vmSwitchRoot(spec *guestspec.VMInit) error {
 	}
 	os.Remove("/dev/ptmx")
 	return os.Symlink("pts/ptmx", "/dev/ptmx")
-}
-
-// vmSupervise runs the sshd as a child (restarting it if it dies), reaps
-// orphans and waits for the host's power-off request.
-func vmSupervise(log func(string, ...any), spec *guestspec.VMInit) {
-	var mu sync.Mutex
-	var child *os.Process
-	stopping := false
-	startSSHD := func() {
-		cmd := exec.Command(guestspec.VMAgentPath, "vmsshd")
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true}
-		if err := cmd.Start(); err != nil {
-			log("start sshd: %v", err)
-			return
-		}
-		child = cmd.Process
-	}
-	mu.Lock()
-	startSSHD()
-	mu.Unlock()
-	if spec.Control != "" {
-		go vmControl(log, spec, func() {
-			mu.Lock()
-			stopping = true
-			mu.Unlock()
-			vmPowerOff(log, spec)
-		})
-	}
-	for {
-		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, 0, nil)
-		if err == unix.ECHILD {
-			time.Sleep(100 * time.Millisecond)
-			continue
-		}
-		if err != nil {
-			continue
-		}
-		mu.Lock()
-		if child != nil && pid == child.Pid && !stopping {
-			log("sshd exited (%v); restarting", ws)
-			time.Sleep(500 * time.Millisecond)
-			startSSHD()
-		}
-		mu.Unlock()
-	}
 }
 
 func vmControl(log func(string, ...any), spec *guestspec.VMInit, poweroff func()) {

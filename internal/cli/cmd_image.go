@@ -15,7 +15,7 @@ import (
 func init() {
 	Register(&Command{
 		Name:    "image",
-		Usage:   "image build [--node] [NAME] | image kernel",
+		Usage:   "image build [--node] [--docker] [NAME] | image kernel",
 		Summary: "build the microVM root image (Debian bookworm) or fetch the guest kernel",
 		Run:     runImage,
 	})
@@ -33,13 +33,17 @@ func runImage(e *Env, args []string) error {
 		fs.SetOutput(e.Stderr)
 		node := fs.Bool("node", false, "add nodejs and npm")
 		minimal := fs.Bool("minimal", false, "only minbase + git (small; what the tests use)")
+		docker := fs.Bool("docker", false, "add a private Docker engine (docker.io; for docker = true; the default name is "+microvm.DockerImage+")")
 		if err := fs.Parse(args[1:]); err != nil {
 			return Usagef("%v", err)
 		}
 		if fs.NArg() > 1 {
 			return Usagef("at most one image name")
 		}
-		opts := microvm.ImageOptions{Name: fs.Arg(0), Packages: microvm.DefaultPackages, Node: *node}
+		opts := microvm.ImageOptions{Name: fs.Arg(0), Packages: microvm.DefaultPackages, Node: *node, Docker: *docker}
+		if *docker && opts.Name == "" {
+			opts.Name = microvm.DockerImage
+		}
 		if *minimal {
 			opts.Packages = []string{"git"}
 		}

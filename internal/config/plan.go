@@ -319,7 +319,7 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 	sp.agentsText(b)
 	sp.mcpText(b)
 	if sp.Docker {
-		b.WriteString("  docker: a private Docker engine inside the VM (not available yet: up refuses it)\n")
+		b.WriteString("  docker: a private Docker engine inside the VM (its own dockerd; the agent is in the docker group; pulls go through the egress proxy)\n")
 	}
 	if sp.Template != "" {
 		fmt.Fprintf(b, "  home: starts from your template %q (`airlock templates`)\n", sp.Template)

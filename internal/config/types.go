@@ -36,7 +36,7 @@ type Sandbox struct {
 	MCP         []*MCP  // host MCP servers asked for by name
 	Skills      *Skills // nil when the block is absent (the shared skills directory is then read-only)
 	Template    string  // a saved template the sandbox's home starts from ("" = none)
-	Docker      bool    // asks for a private Docker engine (microVM only; refused for now)
+	Docker      bool    // asks for a private Docker engine (microVM only)
 
 	DeclRange hcl.Range `json:"-"` // the `sandbox "NAME"` header, for diagnostics
 }

@@ -31,6 +31,8 @@ var presets = map[string][]string{
 		"api.nuget.org", "repo.packagist.org", "repo.hex.pm", "pub.dev",
 		"conda.anaconda.org", "repo.anaconda.com",
 		"ghcr.io", "pkg-containers.githubusercontent.com",
+		// Docker Hub (the private Docker engine's pulls).
+		"registry-1.docker.io", "auth.docker.io", "index.docker.io", "production.cloudflare.docker.com",
 		// Code hosts.
 		"github.com", "api.github.com", "codeload.github.com", "uploads.github.com",
 		"*.githubusercontent.com",

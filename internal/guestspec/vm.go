@@ -32,6 +32,11 @@ type VMInit struct {
 	// Control is the virtio-serial port name the host uses to ask for a
 	// clean power-off ("poweroff\n").
 	Control string `json:"control"`
+
+	// Docker: init runs the image's dockerd (a private engine for the
+	// agent, whose socket is the guest's /run/docker.sock) and stops it
+	// cleanly before power-off.
+	Docker bool `json:"docker,omitempty"`
 }
 
 // VMWorkspace says how /workspace is made inside the guest.

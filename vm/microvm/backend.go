@@ -201,21 +201,8 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	if c.MemoryMiB < 256 {
 		return fmt.Errorf("sandbox %s: memory below 256 MiB: %w", spec.ID, vm.ErrInvalidSpec)
 	}
-	if spec.Image != "" && !validImageName(spec.Image) {
-		return fmt.Errorf("image name %q: %w", spec.Image, vm.ErrInvalidSpec)
-	}
-	c.BaseImage = ImagePath(b.home, spec.Image)
-	if _, err := os.Stat(c.BaseImage); errors.Is(err, os.ErrNotExist) {
-		name := spec.Image
-		if name == "" {
-			name = DefaultImage
-		}
-		if name != DefaultImage {
-			return fmt.Errorf("image %s not built (airlock image build %s): %w", name, name, vm.ErrInvalidSpec)
-		}
-		if _, err := BuildImage(ctx, b.home, ImageOptions{Name: name, Packages: DefaultPackages}, b.progress()); err != nil {
-			return err
-		}
+	if c.BaseImage, err = b.ensureImage(ctx, spec); err != nil {
+		return err
 	}
 	disk := spec.DiskBytes
 	if disk <= 0 {
@@ -236,7 +223,7 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 		Hostname: spec.ID, RootSerial: rootSerial,
 		User: user, UID: 1000, GID: 1000, Home: "/home/" + user,
 		HostKeyPEM: spec.HostKeyPEM, AuthorizedKeys: spec.AuthorizedKeys,
-		Addr: "10.0.2.15/24", SSHPort: 22, Control: controlPort,
+		Addr: "10.0.2.15/24", SSHPort: 22, Control: controlPort, Docker: spec.Docker,
 	}
 	for k, v := range spec.Env {
 		c.Init.Env = append(c.Init.Env, k+"="+v)
@@ -413,7 +400,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 // boot writes the initramfs and cold-boots the guest.
 func (b *Backend) boot(ctx context.Context, id string, c *vmConfig, k *Kernel, l *launch, ri *runInfo, t00 time.Time) (err error) {
 	init := c.Init
-	init.Modules = bootModules(k.Modules, len(c.Shares) > 0)
+	init.Modules = bootModules(k, len(c.Shares) > 0, init.Docker)
 	if c.Direct != "" && c.Gate == nil {
 		if init.Workspace.Hide, err = hiddenPaths(c.Direct, c.Hide); err != nil {
 			return fmt.Errorf("start vm %s: hide: %w", id, err)

@@ -44,7 +44,7 @@ func BenchmarkMicroVM(b *testing.B) {
 			if _, err := EnsureKernel(ctx, filepath.Join(cold, "cache"), nil); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := BuildImage(ctx, cold, ImageOptions{Name: testImage, Packages: []string{"git", "sudo"}}, nil); err != nil {
+			if _, err := BuildImage(ctx, cold, testImageOptions, nil); err != nil {
 				b.Fatal(err)
 			}
 			be := New(filepath.Join(cold, "vm"), cold)

@@ -64,20 +64,31 @@ func TestQemuArgsAccelerator(t *testing.T) {
 }
 
 func TestBootModules(t *testing.T) {
-	all := []string{"virtio_ring.ko", "virtio_blk.ko", "ext4.ko", "9pnet.ko", "9pnet_virtio.ko", "netfs.ko", "fscache.ko", "9p.ko"}
-	if got := bootModules(all, true); len(got) != len(all) {
+	all := &Kernel{Modules: []string{"virtio_ring.ko", "virtio_blk.ko", "ext4.ko", "9pnet.ko", "9pnet_virtio.ko", "netfs.ko", "fscache.ko", "9p.ko"},
+		DockerModules: []string{"overlay.ko", "veth.ko"}}
+	if got := bootModules(all, true, false); len(got) != len(all.Modules) {
 		t.Errorf("with shares: %v", got)
 	}
-	if got := strings.Join(bootModules(all, false), " "); got != "virtio_ring.ko virtio_blk.ko ext4.ko" {
+	if got := strings.Join(bootModules(all, false, false), " "); got != "virtio_ring.ko virtio_blk.ko ext4.ko" {
 		t.Errorf("without shares: %v", got)
 	}
+	if got := strings.Join(bootModules(all, false, true), " "); got != "virtio_ring.ko virtio_blk.ko ext4.ko overlay.ko veth.ko" {
+		t.Errorf("with docker: %v", got)
+	}
 	k := &Kernel{Modules: []string{"virtio_mmio.ko", "virtio_blk.ko", "virtio_net.ko", "virtio_console.ko", "virtio-rng.ko", "ext4.ko", "9pnet_virtio.ko", "9p.ko"}}
+	for _, m := range dockerModules {
+		k.DockerModules = append(k.DockerModules, m+".ko")
+	}
 	if k.hasModules() {
 		t.Error("a cache without virtio_balloon must be refreshed")
 	}
 	k.Modules = append(k.Modules, "virtio_balloon.ko")
 	if !k.hasModules() {
 		t.Error("complete module list reported incomplete")
+	}
+	k.DockerModules = k.DockerModules[1:]
+	if k.hasModules() {
+		t.Error("a cache made before the Docker engine must be refreshed")
 	}
 }
 

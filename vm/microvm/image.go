@@ -3,20 +3,32 @@ package microvm
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/fsx"
+	"github.com/airlock-sandbox/airlock/vm"
 )
 
 // DefaultImage is the image a sandbox boots when its Spec names none.
 const DefaultImage = "debian-bookworm"
+
+// DockerImage is the image a sandbox with a private Docker engine boots
+// when its Spec names none: DefaultPackages plus DockerPackages.
+const DockerImage = "debian-bookworm-docker"
+
+// DockerPackages is the private Docker engine: Debian's docker.io brings
+// dockerd, containerd, runc and iptables (nft).
+var DockerPackages = []string{"docker.io"}
 
 // Debian suite of the root images (matches the guest kernel's release).
 const suite = "bookworm"
@@ -28,6 +40,58 @@ type ImageOptions struct {
 	Node     bool     // add nodejs and npm
 	Mirror   string   // Debian mirror; "" = the one apt is configured with
 	Size     int64    // ext4 size in bytes (sparse); 0 = 2 GiB. Sandboxes grow it to their disk size.
+	Docker   bool     // add DockerPackages; the agent user joins the docker group
+}
+
+// imageMeta is written beside an image (NAME.json): what it was built with.
+type imageMeta struct {
+	Packages []string  `json:"packages"`
+	Docker   bool      `json:"docker,omitempty"`
+	Built    time.Time `json:"built"`
+}
+
+func metaPath(image string) string { return strings.TrimSuffix(image, ".img") + ".json" }
+
+// readImageMeta reads an image's meta; images built before metas have none.
+func readImageMeta(image string) (imageMeta, error) {
+	var m imageMeta
+	b, err := os.ReadFile(metaPath(image))
+	if err != nil {
+		return m, err
+	}
+	return m, json.Unmarshal(b, &m)
+}
+
+// ensureImage returns the base image spec boots, building the default
+// images on first use. A sandbox with a Docker engine needs an image that
+// has one: DockerImage by default, or one built with --docker.
+func (b *Backend) ensureImage(ctx context.Context, spec vm.Spec) (string, error) {
+	name := spec.Image
+	if name != "" && !validImageName(name) {
+		return "", fmt.Errorf("image name %q: %w", name, vm.ErrInvalidSpec)
+	}
+	if name == "" {
+		name = DefaultImage
+		if spec.Docker {
+			name = DockerImage
+		}
+	}
+	path := ImagePath(b.home, name)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if name != DefaultImage && name != DockerImage {
+			return "", fmt.Errorf("image %s not built (airlock image build %s): %w", name, name, vm.ErrInvalidSpec)
+		}
+		opts := ImageOptions{Name: name, Packages: DefaultPackages, Docker: name == DockerImage}
+		if _, err := BuildImage(ctx, b.home, opts, b.progress()); err != nil {
+			return "", err
+		}
+	}
+	if spec.Docker {
+		if m, err := readImageMeta(path); err != nil || !m.Docker {
+			return "", fmt.Errorf("image %s has no Docker engine (build one with `airlock image build --docker %s`, or name no image): %w", name, name, vm.ErrInvalidSpec)
+		}
+	}
+	return path, nil
 }
 
 // DefaultPackages is what an agent needs in the default image.
@@ -83,6 +147,9 @@ func BuildImage(ctx context.Context, home string, opts ImageOptions, progress io
 	if opts.Node {
 		pkgs = append(pkgs, "nodejs", "npm")
 	}
+	if opts.Docker {
+		pkgs = append(pkgs, DockerPackages...)
+	}
 	dst := ImagePath(home, opts.Name)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return "", err
@@ -113,7 +180,7 @@ func BuildImage(ctx context.Context, home string, opts ImageOptions, progress io
 		return "", fmt.Errorf("build image %s: %w", opts.Name, err)
 	}
 	fmt.Fprintf(progress, "adding user agent (uid 1000), trimming caches\n")
-	if err := finishRoot(root); err != nil {
+	if err := finishRoot(root, opts.Docker); err != nil {
 		return "", fmt.Errorf("build image %s: %w", opts.Name, err)
 	}
 	fmt.Fprintf(progress, "mkfs.ext4 -d -> %s\n", dst)
@@ -130,6 +197,10 @@ func BuildImage(ctx context.Context, home string, opts ImageOptions, progress io
 	if err := os.Chmod(tmp, 0o444); err != nil {
 		return "", err
 	}
+	meta, _ := json.MarshalIndent(imageMeta{Packages: pkgs, Docker: opts.Docker, Built: time.Now().UTC()}, "", "  ")
+	if err := fsx.WriteFileAtomic(metaPath(dst), meta, 0o644); err != nil {
+		return "", err
+	}
 	if err := os.Rename(tmp, dst); err != nil {
 		return "", err
 	}
@@ -137,8 +208,9 @@ func BuildImage(ctx context.Context, home string, opts ImageOptions, progress io
 	return dst, nil
 }
 
-// finishRoot adds the agent user and removes what a sandbox never needs.
-func finishRoot(root string) error {
+// finishRoot adds the agent user (to the docker group too when the image
+// has an engine) and removes what a sandbox never needs.
+func finishRoot(root string, docker bool) error {
 	appendLine := func(rel, line string) error {
 		f, err := os.OpenFile(filepath.Join(root, rel), os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -154,6 +226,11 @@ func finishRoot(root string) error {
 		{"etc/shadow", "agent:!:20000:0:99999:7:::"},
 	} {
 		if err := appendLine(l[0], l[1]); err != nil {
+			return err
+		}
+	}
+	if docker {
+		if err := joinGroup(filepath.Join(root, "etc/group"), "docker", "agent"); err != nil {
 			return err
 		}
 	}
@@ -185,7 +262,10 @@ func finishRoot(root string) error {
 	if _, err := os.Stat(filepath.Join(root, "usr/bin/sudo")); err == nil {
 		// Passwordless sudo for the agent: nothing in the guest is a
 		// boundary (see DefaultPackages).
-		if err := os.WriteFile(filepath.Join(root, "etc/sudoers.d/airlock-agent"), []byte("agent ALL=(ALL:ALL) NOPASSWD: ALL\n"), 0o440); err != nil {
+		// The proxy and CA variables survive sudo, so `sudo apt-get
+		// install` goes through the sandbox's egress proxy like the
+		// agent's own tools.
+		if err := os.WriteFile(filepath.Join(root, "etc/sudoers.d/airlock-agent"), []byte(sudoers), 0o440); err != nil {
 			return err
 		}
 	}
@@ -202,6 +282,35 @@ func finishRoot(root string) error {
 		}
 	}
 	return nil
+}
+
+// sudoers is the agent's passwordless sudo (see DefaultPackages).
+const sudoers = `Defaults:agent env_keep += "HTTP_PROXY HTTPS_PROXY NO_PROXY http_proxy https_proxy no_proxy"
+Defaults:agent env_keep += "SSL_CERT_FILE CURL_CA_BUNDLE REQUESTS_CA_BUNDLE PIP_CERT GIT_SSL_CAINFO NODE_EXTRA_CA_CERTS"
+agent ALL=(ALL:ALL) NOPASSWD: ALL
+`
+
+// joinGroup adds user to group in the group file at path (the group must
+// exist: docker.io's postinst makes "docker").
+func joinGroup(path, group, user string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	for i, l := range lines {
+		f := strings.Split(l, ":")
+		if len(f) != 4 || f[0] != group {
+			continue
+		}
+		members := strings.FieldsFunc(f[3], func(r rune) bool { return r == ',' })
+		if !slices.Contains(members, user) {
+			f[3] = strings.Join(append(members, user), ",")
+		}
+		lines[i] = strings.Join(f, ":")
+		return os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	}
+	return fmt.Errorf("%s: no group %q", path, group)
 }
 
 // aptMirror returns the Debian mirror apt is configured with (deb822 or

@@ -20,8 +20,12 @@ import (
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
-// testImage is the small image the VM tests boot (minbase + git).
-const testImage = "test-sudo" // git and sudo; renamed when its packages change
+// testImage is the image the VM tests boot: minbase + git, sudo and the
+// Docker engine. Renamed when its packages change, so caches rebuild it.
+const testImage = "test-docker"
+
+// testImageOptions builds testImage.
+var testImageOptions = ImageOptions{Name: testImage, Packages: []string{"git", "sudo"}, Docker: true}
 
 // testAgent is the static airlock-agent bridgetest builds once per checkout.
 func testAgent(t testing.TB) string {
@@ -46,7 +50,7 @@ func vmTestEnv(t testing.TB) (home string) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(ImagePath(home, testImage)); err != nil {
-		if _, err := BuildImage(ctx, home, ImageOptions{Name: testImage, Packages: []string{"git", "sudo"}}, testLog{t}); err != nil {
+		if _, err := BuildImage(ctx, home, testImageOptions, testLog{t}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -46,6 +46,9 @@ func checkSpec(s *vm.Spec) error {
 	if s.User != "" && s.User != "agent" {
 		bad("user %q: the namespace backend runs sessions as \"agent\"", s.User)
 	}
+	if s.Docker {
+		bad("a private Docker engine needs the microVM backend: this one shares the host's kernel")
+	}
 	if s.AgentBinary == "" || !filepath.IsAbs(s.AgentBinary) {
 		bad("agent binary %q is not an absolute path", s.AgentBinary)
 	}
