@@ -1,0 +1,135 @@
+package microvm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-sandbox/airlock/bridge/bridgetest"
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/egress"
+)
+
+// shareCache points a bridge harness's home at the VM tests' kernel and
+// images, so the bridge boots testImage instead of building its own.
+func shareCache(t *testing.T, vmHome, airlockHome string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(airlockHome, "cache"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"images", "cache/kernel"} {
+		if err := os.Symlink(filepath.Join(vmHome, d), filepath.Join(airlockHome, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// mirrorRules returns the sandbox.hcl allow entry for the Debian mirror
+// the image was built from when the balanced preset lacks it, and the host
+// settings' IP rules when this machine resolves it to an address class the
+// proxy refuses (a mirror on a private network).
+func mirrorRules(t *testing.T) (mirror string, sandboxAllow, hostAllow []string) {
+	t.Helper()
+	u, err := url.Parse(aptMirror())
+	if err != nil || u.Hostname() == "" {
+		t.Fatalf("apt mirror %q: %v", aptMirror(), err)
+	}
+	host := u.Hostname()
+	if host != "deb.debian.org" {
+		sandboxAllow = append(sandboxAllow, strconv.Quote(host))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		t.Skipf("cannot resolve the Debian mirror %s: %v", host, err)
+	}
+	for _, a := range addrs {
+		if egress.Classify(a.Unmap()) != "" {
+			hostAllow = append(hostAllow, strconv.Quote(a.Unmap().String()))
+		}
+	}
+	return host, sandboxAllow, hostAllow
+}
+
+// TestSandboxHCL is a user's path on the microVM backend, from sandbox.hcl
+// through `airlock up` and `airlock exec`: docker = true gives the agent
+// its own engine; the agent, as root through its passwordless sudo,
+// installs a Debian package with apt-get through the egress proxy (the
+// decision log records the mirror); and root in the guest still cannot
+// reach the host or anything else around the proxy, even after flushing
+// the guest's firewall and adding a default route.
+func TestSandboxHCL(t *testing.T) {
+	home := vmTestEnv(t)
+	h := bridgetest.New(t)
+	shareCache(t, home, h.Home())
+	mirror, sandboxAllow, hostAllow := mirrorRules(t)
+	if len(hostAllow) > 0 {
+		os.WriteFile(filepath.Join(h.Home(), "egress.hcl"), []byte("allow = ["+strings.Join(hostAllow, ", ")+"]\n"), 0o600)
+	}
+	hcl := fmt.Sprintf(`sandbox "vmbox" {
+  backend = "microvm"
+  image   = %q
+  memory  = "1GiB"
+  docker  = true
+  workspace {
+    mode = "mountless"
+  }
+  network {
+    allow = [%s]
+  }
+}
+`, testImage, strings.Join(sandboxAllow, ", "))
+	name := h.Up(t, hcl, t.TempDir())
+	sh := func(cmd string) (string, int) {
+		out, errOut, code := h.Exec(t, name, "bash", "-c", cmd)
+		return out + errOut, code
+	}
+
+	out, code := sh(waitDocker + `docker info --format '{{.Name}} {{.Driver}}'`)
+	if code != 0 || !strings.Contains(out, name+" overlay2") {
+		t.Fatalf("docker = true: want the sandbox's own engine: exit %d: %s", code, out)
+	}
+
+	t0 := time.Now()
+	out, code = sh(`sudo apt-get -q -o Acquire::Languages=none update >/dev/null && sudo apt-get install -y -q --no-install-recommends hello >/dev/null && hello`)
+	t.Logf("apt-get update + install through the proxy: %v", time.Since(t0).Round(time.Millisecond))
+	if code != 0 || !strings.Contains(out, "Hello, world!") {
+		t.Fatalf("sudo apt-get install through the proxy: exit %d: %s", code, out)
+	}
+	logOut, errOut, code := h.Airlock(t, "policy", "log", name, "--json")
+	if code != 0 {
+		t.Fatalf("policy log: %s", errOut)
+	}
+	var seen bool
+	for _, l := range strings.Split(strings.TrimSpace(logOut), "\n") {
+		var e protocol.EgressDecision
+		if json.Unmarshal([]byte(l), &e) == nil && e.Host == mirror && e.Verdict == "allow" && e.Bytes > 0 {
+			seen = true
+		}
+	}
+	if !seen {
+		t.Errorf("the decision log has no allowed request to %s:\n%s", mirror, logOut)
+	}
+
+	port, hits := canary(t)
+	out, _ = sh(fmt.Sprintf(`sudo sh -c 'iptables -F; iptables -P OUTPUT ACCEPT; ip route add default via 10.0.2.2 2>/dev/null;
+		timeout 5 bash -c "echo x >/dev/tcp/10.0.2.2/%d" && echo REACHED-HOST;
+		timeout 5 bash -c "echo x >/dev/tcp/10.0.2.3/53" && echo REACHED-DNS; true'`, port))
+	if strings.Contains(out, "REACHED") {
+		t.Errorf("root in the guest went around the proxy: %s", out)
+	}
+	select {
+	case <-hits:
+		t.Errorf("root in the guest reached the host canary on 127.0.0.1:%d", port)
+	case <-time.After(500 * time.Millisecond):
+	}
+}
