@@ -62,7 +62,8 @@ func mirrorRules(t *testing.T) (mirror string, sandboxAllow, hostAllow []string)
 
 // TestSandboxHCL is a user's path on the microVM backend, from sandbox.hcl
 // through `airlock up` and `airlock exec`: docker = true gives the agent
-// its own engine; the agent, as root through its passwordless sudo,
+// its own engine, which pulls from "Docker Hub" (a registry on loopback)
+// through the egress proxy; the agent, as root through its passwordless sudo,
 // installs a Debian package with apt-get through the egress proxy (the
 // decision log records the mirror); and root in the guest still cannot
 // reach the host or anything else around the proxy, even after flushing
@@ -72,9 +73,16 @@ func TestSandboxHCL(t *testing.T) {
 	h := bridgetest.New(t)
 	shareCache(t, home, h.Home())
 	mirror, sandboxAllow, hostAllow := mirrorRules(t)
-	if len(hostAllow) > 0 {
-		os.WriteFile(filepath.Join(h.Home(), "egress.hcl"), []byte("allow = ["+strings.Join(hostAllow, ", ")+"]\n"), 0o600)
-	}
+	// Docker Hub's registry host (in balanced) is a registry on the host's
+	// loopback here, through the host settings' name override.
+	reg := startRegistry(t, "registry-1.docker.io")
+	reg.push(t, "airlock/hello:v1", staticHello(t))
+	// Loopback takes an explicit IP rule, and this one only the
+	// registry's port.
+	settings := fmt.Sprintf("hosts = {\n  %q = \"127.0.0.2\"\n}\n", reg.host)
+	hostAllow = append(hostAllow, fmt.Sprintf(`"127.0.0.2:%d"`, reg.port))
+	settings += "allow = [" + strings.Join(hostAllow, ", ") + "]\n"
+	os.WriteFile(filepath.Join(h.Home(), "egress.hcl"), []byte(settings), 0o600)
 	hcl := fmt.Sprintf(`sandbox "vmbox" {
   backend = "microvm"
   image   = %q
@@ -99,6 +107,16 @@ func TestSandboxHCL(t *testing.T) {
 		t.Fatalf("docker = true: want the sandbox's own engine: exit %d: %s", code, out)
 	}
 
+	// A pull through the egress proxy (a CONNECT tunnel: the engine checks
+	// the registry's certificate against the CA it was given).
+	certs := fmt.Sprintf("/etc/docker/certs.d/%s:%d", reg.host, reg.port)
+	out, code = sh(fmt.Sprintf(`sudo mkdir -p %s && printf '%%s' '%s' | sudo tee %s/ca.crt >/dev/null && docker pull -q %s >/dev/null && docker run --rm %s`,
+		certs, reg.caPEM, certs, reg.ref("airlock/hello:v1"), reg.ref("airlock/hello:v1")))
+	if code != 0 || !strings.Contains(out, "hello from scratch: pid 1") {
+		pl, _, _ := h.Airlock(t, "policy", "log", name)
+		t.Fatalf("docker pull through the proxy: exit %d: %s\npolicy log:\n%s", code, out, pl)
+	}
+
 	t0 := time.Now()
 	out, code = sh(`sudo apt-get -q -o Acquire::Languages=none update >/dev/null && sudo apt-get install -y -q --no-install-recommends hello >/dev/null && hello`)
 	t.Logf("apt-get update + install through the proxy: %v", time.Since(t0).Round(time.Millisecond))
@@ -109,15 +127,17 @@ func TestSandboxHCL(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("policy log: %s", errOut)
 	}
-	var seen bool
+	seen := map[string]bool{}
 	for _, l := range strings.Split(strings.TrimSpace(logOut), "\n") {
 		var e protocol.EgressDecision
-		if json.Unmarshal([]byte(l), &e) == nil && e.Host == mirror && e.Verdict == "allow" && e.Bytes > 0 {
-			seen = true
+		if json.Unmarshal([]byte(l), &e) == nil && e.Verdict == "allow" && e.Bytes > 0 {
+			seen[e.Host] = true
 		}
 	}
-	if !seen {
-		t.Errorf("the decision log has no allowed request to %s:\n%s", mirror, logOut)
+	for _, host := range []string{mirror, reg.host} {
+		if !seen[host] {
+			t.Errorf("the decision log has no allowed request to %s:\n%s", host, logOut)
+		}
 	}
 
 	port, hits := canary(t)
