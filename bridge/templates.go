@@ -22,9 +22,11 @@ import (
 // files, caches or workspace) without ever extracting it, and keeps it in
 // $AIRLOCK_HOME/templates. A sandbox whose config names a template (or
 // `up --template T`) gets that archive unpacked into its home by tar inside
-// the guest, once, right after it is created and before `up` returns. Both
-// backends work the same way: it is the home directory (agents, npm/pip/go
-// /cargo installs, agent state), not a disk image.
+// the guest, once, right after it is created and before `up` returns. On
+// both backends that is the home directory (agents, npm/pip/go/cargo
+// installs, agent state); a microVM's template also carries its root disk
+// (vm/microvm SaveRootDisk: apt packages, /etc, the Docker engine's data),
+// which a new microVM boots from with its home emptied for the archive.
 
 func init() {
 	RegisterFeature(&Feature{
@@ -50,7 +52,7 @@ func guestHomeOf(sb SandboxRef) string {
 
 func templateInfo(m templates.Meta) protocol.TemplateInfo {
 	return protocol.TemplateInfo{Name: m.Name, Created: m.Created, Sandbox: m.Sandbox, Backend: m.Backend,
-		Entries: m.Entries, Bytes: m.Bytes, Excluded: m.Excluded}
+		Entries: m.Entries, Bytes: m.Bytes, Excluded: m.Excluded, DiskBytes: m.DiskBytes}
 }
 
 func templateSave(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
@@ -95,7 +97,7 @@ func templateSave(ctx context.Context, env Env, raw json.RawMessage) (any, error
 		meta.Backend = x.state().Backend
 	}
 	t0 := time.Now()
-	m, err := templates.Open(env.Home()).Save(p.Template, out, rules, meta, func() error {
+	opts := templates.SaveOptions{Check: func() error {
 		go io.Copy(io.Discard, out) // let tar finish writing its padding
 		err := s.Wait()
 		var xe *ssh.ExitError
@@ -106,7 +108,13 @@ func templateSave(ctx context.Context, env Env, raw json.RawMessage) (any, error
 			return fmt.Errorf("tar in the sandbox: %w: %s", err, flat(errb.String()))
 		}
 		return nil
-	})
+	}}
+	if x, ok := sb.(*sandbox); ok {
+		if ds, ok := x.be.(rootDiskSaver); ok {
+			opts.Disk = func(dst string) error { return ds.SaveRootDisk(ctx, x.name, dst) }
+		}
+	}
+	m, err := templates.Open(env.Home()).Save(p.Template, out, rules, meta, opts)
 	if err != nil {
 		return nil, failf(protocol.CodeFailed, err, "save template %s: %s", p.Template, flat(err.Error()))
 	}
@@ -141,16 +149,34 @@ func templateRemove(ctx context.Context, env Env, raw json.RawMessage) (any, err
 	return struct{}{}, nil
 }
 
+// rootDiskSaver is implemented by backends whose sandboxes have a root
+// disk a template can carry (microvm).
+type rootDiskSaver interface {
+	SaveRootDisk(ctx context.Context, id, dst string) error
+}
+
 // templatePrepare fails `up` before anything is created when the template
-// does not exist.
+// does not exist, and starts a microVM from the template's root disk when
+// it has one (a namespace sandbox takes the home alone).
 func templatePrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error {
 	cfg := sb.Config()
 	if cfg == nil || cfg.Template == "" {
 		return nil
 	}
-	if _, err := templates.Open(env.Home()).Get(cfg.Template); err != nil {
+	disk, err := templates.Open(env.Home()).Disk(cfg.Template)
+	if err != nil {
 		return &Error{Code: protocol.CodeFailed, Message: flat(err.Error())}
 	}
+	if disk == "" {
+		return nil
+	}
+	if x, ok := sb.(*sandbox); ok {
+		if _, ok := x.be.(rootDiskSaver); ok {
+			spec.RootDisk = disk
+			return nil
+		}
+	}
+	Warn(ctx, fmt.Sprintf("template %q also holds a microVM's root disk; this backend takes only its home", cfg.Template))
 	return nil
 }
 

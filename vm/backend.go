@@ -87,6 +87,12 @@ type Spec struct {
 
 	AgentBinary string // host path of a static airlock-agent binary to run inside
 
+	// RootDisk is the host path of a root disk to start from instead of
+	// Image (a template's, saved by the microVM backend's SaveRootDisk);
+	// the home on it is emptied at first boot, for the template's filtered
+	// home to be unpacked into. Other backends ignore it.
+	RootDisk string
+
 	// Docker asks for a private Docker engine inside the sandbox (its own
 	// dockerd, never the host's socket). Only the microVM backend has one;
 	// the namespace backend refuses the spec.

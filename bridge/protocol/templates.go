@@ -29,6 +29,9 @@ type TemplateInfo struct {
 	Entries  int       `json:"entries"`
 	Bytes    int64     `json:"bytes"`
 	Excluded []string  `json:"excluded"` // paths left out (credentials, hidden files, caches)
+	// DiskBytes is the size of the microVM root disk saved with the home
+	// (packages, /etc, the Docker engine's data); 0 = the home alone.
+	DiskBytes int64 `json:"disk_bytes,omitempty"`
 }
 
 // TemplateListResult lists the saved templates.

@@ -446,6 +446,7 @@ export interface TemplateInfo {
   entries: number;
   bytes: number;
   excluded: string[]; // paths left out (credentials, hidden files, caches)
+  disk_bytes?: number;
 }
 // TemplateListResult lists the saved templates.
 export interface TemplateListResult {

@@ -59,6 +59,7 @@ func vmBoot(log func(string, ...any)) (*guestspec.VMInit, error) {
 		}},
 		{"load modules", func() error { return vmLoadModules(log, spec.Modules) }},
 		{"mount root", func() error { return vmMountRoot(log, spec.RootSerial) }},
+		{"reset home", func() error { return vmResetHome(&spec) }},
 		{"mount workspace", func() error { return vmMountWorkspace(log, &spec) }},
 		{"mount shares", func() error { return vmMountShares(&spec) }},
 		{"switch root", func() error { return vmSwitchRoot(&spec) }},
@@ -76,6 +77,36 @@ func vmBoot(log func(string, ...any)) (*guestspec.VMInit, error) {
 	}
 	log("init steps took %v (uptime %s)", time.Since(start).Round(time.Millisecond), vmUptime())
 	return &spec, nil
+}
+
+// homeResetMarker (on the root disk) records that a disk made from a
+// template has had its home emptied.
+const homeResetMarker = "/newroot/var/lib/airlock/home-reset"
+
+// vmResetHome empties the home on a root disk that came from a template,
+// once: the home the next sandbox gets is the template's filtered archive,
+// never what the saved disk held (login tokens, keys, caches).
+func vmResetHome(spec *guestspec.VMInit) error {
+	if !spec.ResetHome || spec.Home == "" || spec.Home == "/" {
+		return nil
+	}
+	if _, err := os.Lstat(homeResetMarker); err == nil {
+		return nil
+	}
+	home := "/newroot" + filepath.Clean(spec.Home)
+	if err := os.RemoveAll(home); err != nil { // a symlink is removed, not followed
+		return err
+	}
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chown(home, spec.UID, spec.GID); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(homeResetMarker), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(homeResetMarker, nil, 0o644)
 }
 
 func vmMountEarly() error {

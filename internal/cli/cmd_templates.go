@@ -27,8 +27,12 @@ func runSave(e *Env, args []string) error {
 	if err := call(e, protocol.MethodTemplateSave, protocol.TemplateSaveParams{Name: fs.Arg(0), Template: fs.Arg(1)}, &info); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stdout, "%s: %d entries, %s; left out %d (credentials, hidden files, caches)\n",
-		info.Name, info.Entries, config.FormatSize(info.Bytes), len(info.Excluded))
+	disk := ""
+	if info.DiskBytes > 0 {
+		disk = " + root disk " + config.FormatSize(info.DiskBytes)
+	}
+	fmt.Fprintf(e.Stdout, "%s: %d entries, %s%s; left out %d (credentials, hidden files, caches)\n",
+		info.Name, info.Entries, config.FormatSize(info.Bytes), disk, len(info.Excluded))
 	return nil
 }
 
@@ -63,7 +67,11 @@ func runTemplates(e *Env, args []string) error {
 	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TEMPLATE\tFROM\tBACKEND\tSIZE\tFILES\tCREATED")
 	for _, t := range res.Templates {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", t.Name, t.Sandbox, orDash(t.Backend), config.FormatSize(t.Bytes), t.Entries, t.Created.Local().Format(time.DateTime))
+		size := config.FormatSize(t.Bytes)
+		if t.DiskBytes > 0 {
+			size += " + disk " + config.FormatSize(t.DiskBytes)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", t.Name, t.Sandbox, orDash(t.Backend), size, t.Entries, t.Created.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
 }

@@ -37,6 +37,11 @@ type VMInit struct {
 	// agent, whose socket is the guest's /run/docker.sock) and stops it
 	// cleanly before power-off.
 	Docker bool `json:"docker,omitempty"`
+
+	// ResetHome: the root disk came from a template; init empties Home on
+	// the first boot (a marker on the disk remembers), so the only home is
+	// the template's filtered archive the host unpacks afterwards.
+	ResetHome bool `json:"reset_home,omitempty"`
 }
 
 // VMWorkspace says how /workspace is made inside the guest.

@@ -14,10 +14,12 @@ import (
 	"github.com/airlock-sandbox/airlock/internal/config"
 )
 
-// Layout: $AIRLOCK_HOME/templates/NAME/home.tar and template.json.
+// Layout: $AIRLOCK_HOME/templates/NAME/home.tar and template.json, and
+// root.qcow2 for a template saved from a microVM.
 const (
 	archiveFile = "home.tar"
 	metaFile    = "template.json"
+	diskFile    = "root.qcow2"
 )
 
 // ErrNotFound is returned for a template that does not exist.
@@ -35,6 +37,20 @@ type Meta struct {
 	Entries  int       `json:"entries"`
 	Bytes    int64     `json:"bytes"`
 	Excluded []string  `json:"excluded"`
+	// DiskBytes is the size of the root disk saved with the home (a
+	// microVM's system: packages, /etc, its Docker engine's data); 0 when
+	// the template is the home alone.
+	DiskBytes int64 `json:"disk_bytes,omitempty"`
+}
+
+// SaveOptions are Save's optional steps.
+type SaveOptions struct {
+	// Check approves the archive once it is read (the producer's exit
+	// status, say).
+	Check func() error
+	// Disk writes the root disk to dst (a microVM's, flattened); it runs
+	// after Check, and the template appears with its disk or not at all.
+	Disk func(dst string) error
 }
 
 // Store is the template directory of one AIRLOCK_HOME.
@@ -51,9 +67,9 @@ func (s *Store) path(name string) (string, error) {
 }
 
 // Save filters the home archive from src into template name, replacing an
-// existing one only once the new one is complete and check (if not nil)
-// approves: the producer's exit status, say.
-func (s *Store) Save(name string, src io.Reader, r Rules, meta Meta, check func() error) (Meta, error) {
+// existing one only once the new one is complete and opts.Check (if set)
+// approves.
+func (s *Store) Save(name string, src io.Reader, r Rules, meta Meta, opts SaveOptions) (Meta, error) {
 	dir, err := s.path(name)
 	if err != nil {
 		return meta, err
@@ -74,8 +90,17 @@ func (s *Store) Save(name string, src io.Reader, r Rules, meta Meta, check func(
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil && check != nil {
-		err = check()
+	if err == nil && opts.Check != nil {
+		err = opts.Check()
+	}
+	if err == nil && opts.Disk != nil {
+		disk := filepath.Join(tmp, diskFile)
+		if err = opts.Disk(disk); err == nil {
+			var fi os.FileInfo
+			if fi, err = os.Stat(disk); err == nil {
+				meta.DiskBytes = fi.Size()
+			}
+		}
 	}
 	if err != nil {
 		return meta, err
@@ -135,6 +160,16 @@ func (s *Store) Archive(name string) (*os.File, error) {
 	}
 	dir, _ := s.path(name)
 	return os.Open(filepath.Join(dir, archiveFile))
+}
+
+// Disk returns the path of a template's root disk, or "" when it has none.
+func (s *Store) Disk(name string) (string, error) {
+	m, err := s.Get(name)
+	if err != nil || m.DiskBytes == 0 {
+		return "", err
+	}
+	dir, _ := s.path(name)
+	return filepath.Join(dir, diskFile), nil
 }
 
 // List returns every template, by name.

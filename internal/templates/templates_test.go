@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -121,15 +123,15 @@ func TestFilterRefusesEscapes(t *testing.T) {
 
 func TestStoreRoundTrip(t *testing.T) {
 	s := Open(t.TempDir())
-	if _, err := s.Save("Bad Name", bytes.NewReader(nil), Rules{}, Meta{}, nil); err == nil {
+	if _, err := s.Save("Bad Name", bytes.NewReader(nil), Rules{}, Meta{}, SaveOptions{}); err == nil {
 		t.Fatal("bad name accepted")
 	}
 	in := makeTar(t, []entry{{name: "a.txt", typ: tar.TypeReg, body: "v1"}})
-	if _, err := s.Save("base", bytes.NewReader(in), Rules{}, Meta{Sandbox: "x"}, nil); err != nil {
+	if _, err := s.Save("base", bytes.NewReader(in), Rules{}, Meta{Sandbox: "x"}, SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	in = makeTar(t, []entry{{name: "a.txt", typ: tar.TypeReg, body: "v2"}})
-	m, err := s.Save("base", bytes.NewReader(in), Rules{}, Meta{Sandbox: "y"}, nil)
+	m, err := s.Save("base", bytes.NewReader(in), Rules{}, Meta{Sandbox: "y"}, SaveOptions{})
 	if err != nil || m.Entries != 1 || m.Bytes != 2 {
 		t.Fatalf("resave: %+v %v", m, err)
 	}
@@ -143,11 +145,32 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Errorf("archive = %v", got)
 	}
 	// A failed save leaves the previous template intact.
-	if _, err := s.Save("base", strings.NewReader("garbage garbage"), Rules{}, Meta{}, nil); err == nil {
+	if _, err := s.Save("base", strings.NewReader("garbage garbage"), Rules{}, Meta{}, SaveOptions{}); err == nil {
 		t.Fatal("garbage saved")
 	}
 	if l, _ := s.List(); len(l) != 1 || l[0].Sandbox != "y" {
 		t.Errorf("list = %+v", l)
+	}
+	if d, err := s.Disk("base"); d != "" || err != nil {
+		t.Errorf("a home-only template has disk %q (%v)", d, err)
+	}
+	// A disk step that fails leaves the previous template intact; one that
+	// works lands beside the home.
+	in = makeTar(t, []entry{{name: "a.txt", typ: tar.TypeReg, body: "v3"}})
+	if _, err := s.Save("base", bytes.NewReader(in), Rules{}, Meta{Sandbox: "z"}, SaveOptions{Disk: func(string) error { return errors.New("no disk") }}); err == nil {
+		t.Fatal("failed disk step saved")
+	}
+	if m, _ := s.Get("base"); m.Sandbox != "y" || m.DiskBytes != 0 {
+		t.Errorf("after a failed disk step: %+v", m)
+	}
+	m, err = s.Save("base", bytes.NewReader(in), Rules{}, Meta{Sandbox: "z"}, SaveOptions{Disk: func(dst string) error { return os.WriteFile(dst, []byte("qcow"), 0o600) }})
+	if err != nil || m.DiskBytes != 4 {
+		t.Fatalf("save with disk: %+v %v", m, err)
+	}
+	if d, err := s.Disk("base"); err != nil || filepath.Base(d) != "root.qcow2" {
+		t.Errorf("disk = %q (%v)", d, err)
+	} else if b, _ := os.ReadFile(d); string(b) != "qcow" {
+		t.Errorf("disk holds %q", b)
 	}
 	if err := s.Remove("base"); err != nil {
 		t.Fatal(err)

@@ -201,19 +201,8 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	if c.MemoryMiB < 256 {
 		return fmt.Errorf("sandbox %s: memory below 256 MiB: %w", spec.ID, vm.ErrInvalidSpec)
 	}
-	if c.BaseImage, err = b.ensureImage(ctx, spec); err != nil {
+	if err := b.createRootDisk(ctx, dir, spec, c); err != nil {
 		return err
-	}
-	disk := spec.DiskBytes
-	if disk <= 0 {
-		disk = DefaultDiskBytes
-	}
-	if fi, err := os.Stat(c.BaseImage); err == nil && fi.Size() > disk {
-		disk = fi.Size()
-	}
-	if err := run(ctx, "", "qemu-img", "create", "-q", "-f", "qcow2", "-b", c.BaseImage, "-F", "raw",
-		filepath.Join(dir, "root.qcow2"), strconv.FormatInt(disk, 10)); err != nil {
-		return fmt.Errorf("create disk: %w", err)
 	}
 	user := spec.User
 	if user == "" {
@@ -224,6 +213,7 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 		User: user, UID: 1000, GID: 1000, Home: "/home/" + user,
 		HostKeyPEM: spec.HostKeyPEM, AuthorizedKeys: spec.AuthorizedKeys,
 		Addr: "10.0.2.15/24", SSHPort: 22, Control: controlPort, Docker: spec.Docker,
+		ResetHome: spec.RootDisk != "",
 	}
 	for k, v := range spec.Env {
 		c.Init.Env = append(c.Init.Env, k+"="+v)

@@ -96,7 +96,9 @@ func TestSandboxHCL(t *testing.T) {
   }
 }
 `, testImage, strings.Join(sandboxAllow, ", "))
+	tUp := time.Now()
 	name := h.Up(t, hcl, t.TempDir())
+	fresh := time.Since(tUp)
 	sh := func(cmd string) (string, int) {
 		out, errOut, code := h.Exec(t, name, "bash", "-c", cmd)
 		return out + errOut, code
@@ -140,6 +142,8 @@ func TestSandboxHCL(t *testing.T) {
 		}
 	}
 
+	templateFromDisk(t, h, name, hcl, fresh)
+
 	port, hits := canary(t)
 	out, _ = sh(fmt.Sprintf(`sudo sh -c 'iptables -F; iptables -P OUTPUT ACCEPT; ip route add default via 10.0.2.2 2>/dev/null;
 		timeout 5 bash -c "echo x >/dev/tcp/10.0.2.2/%d" && echo REACHED-HOST;
@@ -151,5 +155,36 @@ func TestSandboxHCL(t *testing.T) {
 	case <-hits:
 		t.Errorf("root in the guest reached the host canary on 127.0.0.1:%d", port)
 	case <-time.After(500 * time.Millisecond):
+	}
+}
+
+// templateFromDisk saves the sandbox (apt's hello installed, a pulled image
+// in its engine) as a template with its root disk, removes it, and brings
+// up a new sandbox from the template: the system and the engine's data come
+// back; of the home only what the filtered archive kept does (no ~/.ssh).
+func templateFromDisk(t *testing.T, h *bridgetest.Harness, name, hcl string, fresh time.Duration) {
+	t.Helper()
+	if out, errOut, code := h.Exec(t, name, "bash", "-c", `mkdir -p ~/.ssh && echo key > ~/.ssh/id_ed25519 && echo kept > ~/keep.txt`); code != 0 {
+		t.Fatalf("seed home: %s %s", out, errOut)
+	}
+	t0 := time.Now()
+	out, errOut, code := h.Airlock(t, "save", name, "sys")
+	if code != 0 || !strings.Contains(out, "root disk") {
+		t.Fatalf("save: exit %d: %s %s", code, out, errOut)
+	}
+	t.Logf("save (home + root disk): %v: %s", time.Since(t0).Round(time.Millisecond), strings.TrimSpace(out))
+	if _, errOut, code := h.Airlock(t, "rm", name); code != 0 {
+		t.Fatalf("rm: %s", errOut)
+	}
+	hcl2 := strings.Replace(strings.Replace(hcl, `sandbox "vmbox"`, `sandbox "vmbox2"`, 1), "  docker  = true\n", "  docker  = true\n  template = \"sys\"\n", 1)
+	t1 := time.Now()
+	name2 := h.Up(t, hcl2, t.TempDir())
+	t.Logf("up: fresh %v, from the template %v", fresh.Round(time.Millisecond), time.Since(t1).Round(time.Millisecond))
+	out, errOut, code = h.Exec(t, name2, "bash", "-c", waitDocker+`hello; docker image ls --format '{{.Repository}}' | grep -c airlock/hello; cat ~/keep.txt; ls -a ~ | grep -c '^.ssh$'`)
+	if code != 0 {
+		t.Fatalf("sandbox from the template: exit %d: %s %s", code, out, errOut)
+	}
+	if want := "Hello, world!\n1\nkept\n0\n"; out != want {
+		t.Errorf("sandbox from the template: got %q, want %q (apt's hello, the pulled image, the kept home file, no ~/.ssh)", out, want)
 	}
 }
