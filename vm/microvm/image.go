@@ -22,6 +22,11 @@ import (
 // DefaultImage is the image a sandbox boots when its Spec names none.
 const DefaultImage = "debian-bookworm"
 
+// NodePackages is Node.js and npm. They are installed by apt-get inside
+// the new root after debootstrap: debootstrap's resolver does not follow
+// virtual packages, and bookworm's npm depends on several.
+var NodePackages = []string{"nodejs", "npm"}
+
 // DockerImage is the image a sandbox with a private Docker engine boots
 // when its Spec names none: DefaultPackages plus DockerPackages.
 const DockerImage = "debian-bookworm-docker"
@@ -144,9 +149,6 @@ func BuildImage(ctx context.Context, home string, opts ImageOptions, progress io
 		opts.Size = 2 << 30
 	}
 	pkgs := append([]string(nil), opts.Packages...)
-	if opts.Node {
-		pkgs = append(pkgs, "nodejs", "npm")
-	}
 	if opts.Docker {
 		pkgs = append(pkgs, DockerPackages...)
 	}
@@ -178,6 +180,13 @@ func BuildImage(ctx context.Context, home string, opts ImageOptions, progress io
 	args = append(args, suite, root, opts.Mirror)
 	if err := runProgress(ctx, progress, "debootstrap", args...); err != nil {
 		return "", fmt.Errorf("build image %s: %w", opts.Name, err)
+	}
+	if opts.Node {
+		fmt.Fprintf(progress, "apt-get install %s (in the new root)\n", strings.Join(NodePackages, " "))
+		if err := aptInstall(ctx, progress, root, NodePackages); err != nil {
+			return "", fmt.Errorf("build image %s: %w", opts.Name, err)
+		}
+		pkgs = append(pkgs, NodePackages...)
 	}
 	fmt.Fprintf(progress, "adding user agent (uid 1000), trimming caches\n")
 	if err := finishRoot(root, opts.Docker); err != nil {
@@ -289,6 +298,34 @@ const sudoers = `Defaults:agent env_keep += "HTTP_PROXY HTTPS_PROXY NO_PROXY htt
 Defaults:agent env_keep += "SSL_CERT_FILE CURL_CA_BUNDLE REQUESTS_CA_BUNDLE PIP_CERT GIT_SSL_CAINFO NODE_EXTRA_CA_CERTS"
 agent ALL=(ALL:ALL) NOPASSWD: ALL
 `
+
+// aptInstall installs pkgs in root with root's own apt (chroot), which
+// resolves what debootstrap cannot; no service starts (policy-rc.d).
+func aptInstall(ctx context.Context, progress io.Writer, root string, pkgs []string) error {
+	policy := filepath.Join(root, "usr/sbin/policy-rc.d")
+	if err := os.WriteFile(policy, []byte("#!/bin/sh\nexit 101\n"), 0o755); err != nil {
+		return err
+	}
+	defer os.Remove(policy)
+	env := []string{"DEBIAN_FRONTEND=noninteractive", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"}
+	for _, args := range [][]string{
+		{"apt-get", "update", "-q"},
+		append([]string{"apt-get", "install", "-y", "-q", "--no-install-recommends"}, pkgs...),
+		{"apt-get", "clean"},
+	} {
+		cmd := exec.CommandContext(ctx, "chroot", append([]string{root}, args...)...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			msg := strings.TrimSpace(string(out))
+			if len(msg) > 2000 {
+				msg = "..." + msg[len(msg)-2000:]
+			}
+			return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, msg)
+		}
+	}
+	return nil
+}
 
 // joinGroup adds user to group in the group file at path (the group must
 // exist: docker.io's postinst makes "docker").
