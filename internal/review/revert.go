@@ -55,6 +55,9 @@ func Revert(ctx context.Context, t *Target, paths []string) ([]string, error) {
 		} else if data, mode, exists, err = blobAt(ctx, g, s.Base, p); err != nil {
 			return done, err
 		}
+		if exists && mode == 0 { // a tree (or a submodule) in the baseline
+			return done, fmt.Errorf("%s: a directory in the baseline; revert the files in it by their paths", p)
+		}
 		if exists && mode != ModeFile && mode != ModeExec && mode != ModeSymlink {
 			return done, fmt.Errorf("%s: cannot restore a %s entry", p, FormatMode(mode))
 		}
