@@ -60,7 +60,10 @@ func (t *Target) writeTreeProblems(ctx context.Context, index string, since time
 			}
 		}
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 1 || len(lines) == 0 {
+		// A hide glob naming a path .gitignore ignores makes git add say so
+		// and exit 1 after staging everything else: not a failure.
+		ignoredOnly := len(lines) == 0 && strings.Contains(stderr.String(), "ignored by one of your .gitignore files")
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || (len(lines) == 0 && !ignoredOnly) {
 			return "", nil, fmt.Errorf("stage the workspace: %w: %s", err, clip(lastLines(stderr.String(), 3)))
 		}
 		problems = addProblems(lines)

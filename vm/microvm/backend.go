@@ -54,6 +54,8 @@ type Backend struct {
 
 	mu    sync.Mutex             // guards locks
 	locks map[string]*sync.Mutex // per sandbox: serialises its lifecycle calls (boots are slow; others proceed)
+
+	consoles sync.Map // run.json path -> struct{}: console caps watching (capConsole)
 }
 
 // lock takes the sandbox's lifecycle lock and returns its unlock.
@@ -167,7 +169,11 @@ func (b *Backend) running(id string) (*runInfo, bool) {
 	if json.Unmarshal(data, &r) != nil {
 		return nil, false
 	}
-	return &r, r.PID > 0 && procid.Start(r.PID) == r.Start
+	alive := r.PID > 0 && procid.Start(r.PID) == r.Start
+	if alive {
+		b.watchConsole(b.dir(id), &r)
+	}
+	return &r, alive
 }
 
 // Create implements vm.Backend.
@@ -440,6 +446,7 @@ func (b *Backend) writeRun(dir string, ri *runInfo) error {
 	if err := fsx.WriteFileAtomic(filepath.Join(dir, "run.json"), data, 0o600); err != nil {
 		return err
 	}
+	b.watchConsole(dir, ri)
 	return os.WriteFile(filepath.Join(dir, "booted"), nil, 0o600)
 }
 

@@ -87,6 +87,16 @@ func TestDocker(t *testing.T) {
 	if !strings.Contains(out, hello) {
 		t.Fatalf("docker build/run: %s", out)
 	}
+	// Root in the guest floods the serial console: the host's file of it
+	// stays capped (lowered here to 64 KiB so the flood is short).
+	defer func(c int64) { consoleCap = c }(consoleCap)
+	consoleCap = 64 << 10
+	mustRun(t, b, "dock", k, `sudo sh -c 'head -c 600000 /dev/zero | tr "\0" x > /dev/ttyS0'`)
+	time.Sleep(2 * consolePoll)
+	con, _ := os.ReadFile(filepath.Join(b.dir("dock"), "console.log"))
+	if len(con) > 400<<10 || !strings.Contains(string(con), "console log emptied") {
+		t.Errorf("console log after a 600 kB flood: %d bytes, note present %v", len(con), strings.Contains(string(con), "console log emptied"))
+	}
 	for _, cold := range []bool{false, true} {
 		if err := b.Stop(ctx, "dock"); err != nil {
 			t.Fatal(err)

@@ -197,3 +197,21 @@ func FuzzParsePhases(f *testing.F) {
 		_ = bootPhases(0, 0, time.Second, g).String()
 	})
 }
+
+func TestCapConsole(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "console.log")
+	os.WriteFile(p, make([]byte, 100), 0o600)
+	if capConsole(p, 100) {
+		t.Error("a log at the cap was emptied")
+	}
+	os.WriteFile(p, make([]byte, 101), 0o600)
+	if !capConsole(p, 100) {
+		t.Fatal("a log past the cap was kept")
+	}
+	if b, _ := os.ReadFile(p); !strings.HasPrefix(string(b), "airlock: console log emptied at 101 bytes") {
+		t.Errorf("after the cap: %q", b)
+	}
+	if capConsole(filepath.Join(t.TempDir(), "none"), 1) {
+		t.Error("a missing log was reported emptied")
+	}
+}

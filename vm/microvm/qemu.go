@@ -55,7 +55,9 @@ func (l *launch) args() []string {
 		"-smp", strconv.Itoa(l.CPUs),
 		"-kernel", l.Kernel,
 		"-initrd", l.Initrd,
-		"-serial", "file:" + filepath.Join(l.Dir, "console.log"),
+		// Appending, so the backend can truncate the log under qemu (capConsole).
+		"-chardev", "file,id=con0,append=on,path=" + filepath.Join(l.Dir, "console.log"),
+		"-serial", "chardev:con0",
 		"-qmp", "unix:" + filepath.Join(l.Dir, "qmp.sock") + ",server=on,wait=off",
 		"-pidfile", filepath.Join(l.Dir, "qemu.pid"),
 		"-daemonize",
