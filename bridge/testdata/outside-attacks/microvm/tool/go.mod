@@ -1,0 +1,2 @@
+module atk
+go 1.21
