@@ -59,10 +59,10 @@ func vmBoot(log func(string, ...any)) (*guestspec.VMInit, error) {
 		}},
 		{"load modules", func() error { return vmLoadModules(log, spec.Modules) }},
 		{"mount root", func() error { return vmMountRoot(log, spec.RootSerial) }},
-		{"reset home", func() error { return vmResetHome(&spec) }},
 		{"mount workspace", func() error { return vmMountWorkspace(log, &spec) }},
 		{"mount shares", func() error { return vmMountShares(&spec) }},
 		{"switch root", func() error { return vmSwitchRoot(&spec) }},
+		{"reset home", func() error { return vmResetHome(&spec) }},
 		{"write files", func() error { return writeGuestFiles(spec.Files, spec.Home, spec.UID, spec.GID) }},
 		{"configure network", func() error { return vmNetwork(spec.Addr) }},
 	}
@@ -79,34 +79,32 @@ func vmBoot(log func(string, ...any)) (*guestspec.VMInit, error) {
 	return &spec, nil
 }
 
-// homeResetMarker (on the root disk) records that a disk made from a
-// template has had its home emptied.
-const homeResetMarker = "/newroot/var/lib/airlock/home-reset"
-
-// vmResetHome empties the home on a root disk that came from a template,
-// once: the home the next sandbox gets is the template's filtered archive,
-// never what the saved disk held (login tokens, keys, caches).
+// vmResetHome empties the home on a root disk that came from a template
+// (the host asks on the sandbox's first boot only): the home the sandbox
+// gets is the template's filtered archive, never what the saved disk held
+// (login tokens, keys, caches). Nothing on that disk decides whether the
+// reset happens: the template's author controlled it.
 func vmResetHome(spec *guestspec.VMInit) error {
 	if !spec.ResetHome || spec.Home == "" || spec.Home == "/" {
 		return nil
 	}
-	if _, err := os.Lstat(homeResetMarker); err == nil {
-		return nil
+	// Every component of the home's path becomes a real directory (a
+	// symlink the author left, say /home -> /data, would keep the old home
+	// where the path leads), and the home itself a new empty one.
+	p := "/"
+	for _, c := range strings.Split(strings.Trim(filepath.Clean(spec.Home), "/"), "/") {
+		p = filepath.Join(p, c)
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() && p != filepath.Clean(spec.Home) {
+			continue
+		}
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+		if err := os.Mkdir(p, 0o755); err != nil {
+			return err
+		}
 	}
-	home := "/newroot" + filepath.Clean(spec.Home)
-	if err := os.RemoveAll(home); err != nil { // a symlink is removed, not followed
-		return err
-	}
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		return err
-	}
-	if err := os.Chown(home, spec.UID, spec.GID); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(homeResetMarker), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(homeResetMarker, nil, 0o644)
+	return os.Chown(p, spec.UID, spec.GID)
 }
 
 func vmMountEarly() error {

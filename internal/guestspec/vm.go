@@ -38,9 +38,9 @@ type VMInit struct {
 	// cleanly before power-off.
 	Docker bool `json:"docker,omitempty"`
 
-	// ResetHome: the root disk came from a template; init empties Home on
-	// the first boot (a marker on the disk remembers), so the only home is
-	// the template's filtered archive the host unpacks afterwards.
+	// ResetHome: the root disk came from a template and this is the
+	// sandbox's first boot (the host decides); init empties Home, so the
+	// only home is the template's filtered archive the host unpacks next.
 	ResetHome bool `json:"reset_home,omitempty"`
 }
 

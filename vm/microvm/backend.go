@@ -397,6 +397,11 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 func (b *Backend) boot(ctx context.Context, id string, c *vmConfig, k *Kernel, l *launch, ri *runInfo, t00 time.Time) (err error) {
 	init := c.Init
 	init.Modules = bootModules(k, len(c.Shares) > 0, init.Docker)
+	// A template's disk has its home emptied on the sandbox's first boot
+	// only; the host keeps the record ("booted"), never the guest's disk.
+	if _, err := os.Stat(filepath.Join(l.Dir, "booted")); err == nil {
+		init.ResetHome = false
+	}
 	if c.Direct != "" && c.Gate == nil {
 		if init.Workspace.Hide, err = hiddenPaths(c.Direct, c.Hide); err != nil {
 			return fmt.Errorf("start vm %s: hide: %w", id, err)

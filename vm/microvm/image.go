@@ -183,7 +183,7 @@ func BuildImage(ctx context.Context, home string, opts ImageOptions, progress io
 	}
 	if opts.Node {
 		fmt.Fprintf(progress, "apt-get install %s (in the new root)\n", strings.Join(NodePackages, " "))
-		if err := aptInstall(ctx, progress, root, NodePackages); err != nil {
+		if err := aptInstall(ctx, root, NodePackages); err != nil {
 			return "", fmt.Errorf("build image %s: %w", opts.Name, err)
 		}
 		pkgs = append(pkgs, NodePackages...)
@@ -301,27 +301,20 @@ agent ALL=(ALL:ALL) NOPASSWD: ALL
 
 // aptInstall installs pkgs in root with root's own apt (chroot), which
 // resolves what debootstrap cannot; no service starts (policy-rc.d).
-func aptInstall(ctx context.Context, progress io.Writer, root string, pkgs []string) error {
+func aptInstall(ctx context.Context, root string, pkgs []string) error {
 	policy := filepath.Join(root, "usr/sbin/policy-rc.d")
 	if err := os.WriteFile(policy, []byte("#!/bin/sh\nexit 101\n"), 0o755); err != nil {
 		return err
 	}
 	defer os.Remove(policy)
-	env := []string{"DEBIAN_FRONTEND=noninteractive", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"}
+	env := []string{"env", "DEBIAN_FRONTEND=noninteractive", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"}
 	for _, args := range [][]string{
 		{"apt-get", "update", "-q"},
 		append([]string{"apt-get", "install", "-y", "-q", "--no-install-recommends"}, pkgs...),
 		{"apt-get", "clean"},
 	} {
-		cmd := exec.CommandContext(ctx, "chroot", append([]string{root}, args...)...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			msg := strings.TrimSpace(string(out))
-			if len(msg) > 2000 {
-				msg = "..." + msg[len(msg)-2000:]
-			}
-			return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, msg)
+		if err := run(ctx, "", "chroot", slices.Concat([]string{root}, env, args)...); err != nil {
+			return err
 		}
 	}
 	return nil

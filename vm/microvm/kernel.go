@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -71,7 +72,7 @@ func (k *Kernel) hasModules() bool {
 		}
 		return true
 	}
-	return covers(k.Modules, guestModules) && covers(append(k.Modules, k.DockerModules...), dockerModules)
+	return covers(k.Modules, guestModules) && covers(slices.Concat(k.Modules, k.DockerModules), dockerModules)
 }
 
 // Kernel is an unpacked guest kernel in the cache.

@@ -161,10 +161,13 @@ func TestSandboxHCL(t *testing.T) {
 // templateFromDisk saves the sandbox (apt's hello installed, a pulled image
 // in its engine) as a template with its root disk, removes it, and brings
 // up a new sandbox from the template: the system and the engine's data come
-// back; of the home only what the filtered archive kept does (no ~/.ssh).
+// back; of the home only what the filtered archive kept does (no ~/.ssh),
+// though root in the first sandbox made /home a symlink to a copy and left
+// a file where an older version kept its "home already reset" marker.
 func templateFromDisk(t *testing.T, h *bridgetest.Harness, name, hcl string, fresh time.Duration) {
 	t.Helper()
-	if out, errOut, code := h.Exec(t, name, "bash", "-c", `mkdir -p ~/.ssh && echo key > ~/.ssh/id_ed25519 && echo kept > ~/keep.txt`); code != 0 {
+	if out, errOut, code := h.Exec(t, name, "bash", "-c", `mkdir -p ~/.ssh && echo key > ~/.ssh/id_ed25519 && echo kept > ~/keep.txt &&
+		sudo sh -c 'mkdir -p /var/lib/airlock && touch /var/lib/airlock/home-reset && cp -a /home /data && rm -rf /home && ln -s /data /home'`); code != 0 {
 		t.Fatalf("seed home: %s %s", out, errOut)
 	}
 	t0 := time.Now()
