@@ -35,9 +35,9 @@ var privFlags = []string{"-c", "core.excludesFile=/dev/null", "-c", "core.symlin
 
 // writeTree stages the live folder (minus hide globs) into index and
 // returns the tree.
-func (t *Target) writeTree(ctx context.Context, index string) (string, error) {
-	tree, _, err := t.writeTreeProblems(ctx, index, time.Time{})
-	return tree, err
+func (t *Target) writeTree(ctx context.Context, index string) (string, map[string]bigStat, error) {
+	tree, _, big, err := t.writeTreeProblems(ctx, index, time.Time{})
+	return tree, big, err
 }
 
 // writeTreeProblems is writeTree that also returns the paths git refused
@@ -46,13 +46,35 @@ func (t *Target) writeTree(ctx context.Context, index string) (string, error) {
 //
 // since (when not zero) is the start of the sandbox: ignored files changed
 // after it are staged too, wherever they are.
-func (t *Target) writeTreeProblems(ctx context.Context, index string, since time.Time) (string, []Problem, error) {
+//
+// Files above maxLiveBytes are never read: they are left out of the index
+// and returned in big. The whole step runs under directTimeout.
+func (t *Target) writeTreeProblems(ctx context.Context, index string, since time.Time) (tree string, problems []Problem, big map[string]bigStat, err error) {
+	ctx, cancel := context.WithTimeout(ctx, directTimeout)
+	defer cancel()
+	defer func() {
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("stage the workspace: no answer in %v (the limit on reading the folder)", directTimeout)
+		}
+	}()
 	g := t.privGit(index)
-	args := append(append([]string{}, privFlags...), "add", "-A", "--ignore-errors", "--", ".")
-	args = append(args, hidePathspecs(t.Hide)...)
+	if big, err = t.findBig(ctx, g); err != nil {
+		return "", nil, nil, err
+	}
+	excl, problems, err := bigExcludes(big)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if err := dropFromIndex(ctx, g, big); err != nil {
+		return "", nil, nil, err
+	}
+	var specs strings.Builder
+	for _, p := range append(append([]string{"."}, hidePathspecs(t.Hide)...), excl...) {
+		specs.WriteString(p + "\x00")
+	}
+	args := append(append([]string{}, privFlags...), "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
 	var stderr boundedBuf
-	var problems []Problem
-	if _, err := (hostgit.Cmd{Dir: g.dir, Env: g.env, Stderr: &stderr}).Run(ctx, args...); err != nil {
+	if _, err := (hostgit.Cmd{Dir: g.dir, Env: g.env, Stdin: strings.NewReader(specs.String()), Stderr: &stderr}).Run(ctx, args...); err != nil {
 		var lines []string
 		for _, l := range strings.Split(stderr.String(), "\n") {
 			if strings.HasPrefix(l, "error: ") {
@@ -64,20 +86,20 @@ func (t *Target) writeTreeProblems(ctx context.Context, index string, since time
 		// and exit 1 after staging everything else: not a failure.
 		ignoredOnly := len(lines) == 0 && strings.Contains(stderr.String(), "ignored by one of your .gitignore files")
 		if !errors.As(err, &ee) || ee.ExitCode() != 1 || (len(lines) == 0 && !ignoredOnly) {
-			return "", nil, fmt.Errorf("stage the workspace: %w: %s", err, clip(lastLines(stderr.String(), 3)))
+			return "", nil, nil, fmt.Errorf("stage the workspace: %w: %s", err, clip(lastLines(stderr.String(), 3)))
 		}
-		problems = addProblems(lines)
+		problems = append(problems, addProblems(lines)...)
 	}
-	ignored, err := t.stageIgnored(ctx, g, since)
+	ignored, err := t.stageIgnored(ctx, g, since, big)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	problems = append(problems, ignored...)
 	out, err := g.run(ctx, append(append([]string{}, privFlags...), "write-tree")...)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	return strings.TrimSpace(string(out)), problems, nil
+	return strings.TrimSpace(string(out)), problems, big, nil
 }
 
 func directBaseline(ctx context.Context, t *Target, s *state) error {
@@ -88,7 +110,7 @@ func directBaseline(ctx context.Context, t *Target, s *state) error {
 		}
 	}
 	started := time.Now().UTC() // ignored files changed after this are reviewed
-	tree, err := t.writeTree(ctx, "index-base")
+	tree, big, err := t.writeTree(ctx, "index-base")
 	if err != nil {
 		return err
 	}
@@ -103,7 +125,7 @@ func directBaseline(ctx context.Context, t *Target, s *state) error {
 	if b, err := os.ReadFile(filepath.Join(priv, "index-base")); err == nil {
 		_ = os.WriteFile(filepath.Join(priv, "index-cur"), b, 0o600)
 	}
-	s.Base, s.BaseAt = tree, started
+	s.Base, s.BaseAt, s.BigBase = tree, started, big
 	if t.Guest != nil {
 		// Without it apply is unavailable (review says so); the working-tree
 		// baseline above is what review needs.
@@ -122,7 +144,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	}
 	res := &Result{Name: t.Name, Mode: t.Mode, Base: s.Base}
 	at := time.Now()
-	cur, problems, err := t.writeTreeProblems(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack))
+	cur, problems, big, err := t.writeTreeProblems(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack))
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +167,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	files = bigFiles(files, big, s.BigBase)
 	at = res.step("diff", at)
 	for _, f := range files {
 		if f.NewMode == 0 || f.NewMode == ModeGitlink {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,12 +43,20 @@ const ignoredSlack = 20 * time.Millisecond
 
 // stageIgnored force-stages the ignored files review must see and returns
 // what it could not stage as problems (high findings).
-func (t *Target) stageIgnored(ctx context.Context, g gitCmd, since time.Time) ([]Problem, error) {
+// Files above maxLiveBytes are not staged; they are added to big.
+func (t *Target) stageIgnored(ctx context.Context, g gitCmd, since time.Time, big map[string]bigStat) ([]Problem, error) {
 	risky, err := t.listIgnored(ctx, g, riskyIgnored, true)
 	if err != nil {
 		return nil, err
 	}
-	list := risky
+	var list []string
+	for _, p := range risky {
+		if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(p))); err == nil && fi.Mode().IsRegular() && fi.Size() > maxLiveBytes {
+			big[p] = statBig(fi)
+			continue
+		}
+		list = append(list, p)
+	}
 	if !since.IsZero() {
 		all, err := t.listIgnored(ctx, g, nil, false)
 		if err != nil {
@@ -58,7 +67,15 @@ func (t *Target) stageIgnored(ctx context.Context, g gitCmd, since time.Time) ([
 			seen[p] = true
 		}
 		for _, p := range all {
-			if !seen[p] && changedSince(filepath.Join(t.Repo, p), since) {
+			if seen[p] {
+				continue
+			}
+			fi, ok := changedSince(filepath.Join(t.Repo, p), since)
+			switch {
+			case !ok:
+			case fi != nil && fi.Mode().IsRegular() && fi.Size() > maxLiveBytes:
+				big[p] = statBig(fi)
+			default:
 				list = append(list, p)
 			}
 		}
@@ -116,15 +133,16 @@ func (t *Target) listIgnored(ctx context.Context, g gitCmd, globs []string, skip
 	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"), nil
 }
 
-// changedSince reports whether p's inode changed (ctime) at or after t.
-func changedSince(p string, t time.Time) bool {
+// changedSince reports whether p's inode changed (ctime) at or after t,
+// with its stat.
+func changedSince(p string, t time.Time) (fs.FileInfo, bool) {
 	fi, err := os.Lstat(p)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return true
+		return fi, true
 	}
-	return !time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(t)
+	return fi, !time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(t)
 }

@@ -404,6 +404,7 @@ func Apply(ctx context.Context, t *Target, branch string, accept []string) (stri
 	if err := t.validate(); err != nil {
 		return "", "", err
 	}
+	t.healPrivate()
 	s, err := t.loadState()
 	if err != nil {
 		return "", "", err

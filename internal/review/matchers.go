@@ -186,6 +186,9 @@ func largeAtConfigPath(limit int64) Matcher {
 func large(limit int64) Matcher {
 	return func(f *File, _ *scanCtx) []Hit {
 		if f.NewMode != 0 && (f.Size > limit || f.Truncated) {
+			if f.New == nil {
+				return []Hit{{Detail: fmt.Sprintf("%d bytes, not read", f.Size)}}
+			}
 			return []Hit{{Detail: fmt.Sprintf("%d bytes", f.Size)}}
 		}
 		return nil

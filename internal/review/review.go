@@ -124,6 +124,8 @@ type state struct {
 	// git directory, in the quarantine) at start and at the last review.
 	GitBase     string `json:"gitBase,omitempty"`
 	GitSnapshot string `json:"gitSnapshot,omitempty"`
+	// Direct mode: files above maxLiveBytes at the start (never read).
+	BigBase map[string]bigStat `json:"bigBase,omitempty"`
 }
 
 func (t *Target) dir() string { return filepath.Join(t.StateDir, "review") }
@@ -185,6 +187,7 @@ func Baseline(ctx context.Context, t *Target) error {
 	if err := os.MkdirAll(t.dir(), 0o700); err != nil {
 		return err
 	}
+	t.healPrivate()
 	if t.Mode == ModeDirect {
 		return directBaseline(ctx, t, s)
 	}
@@ -197,6 +200,9 @@ func Review(ctx context.Context, t *Target) (*Result, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
+	// An earlier review killed half-way (timeout, bridge stopped) may have
+	// left git's lock files in review's own repositories: they go first.
+	t.healPrivate()
 	if t.Mode == ModeDirect {
 		return directReview(ctx, t)
 	}
