@@ -1,11 +1,8 @@
 package egress
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
 	"path"
 	"strings"
 )
@@ -72,79 +69,33 @@ func (r *ApproveRule) coversHost(t Target) bool {
 	return allow != nil
 }
 
-// matches reports whether a request is held by the rule. The path is tried
-// decoded, cleaned and as sent, all case-insensitively: a request is held
-// when any form matches, so encoding tricks only ever hold more.
-func (r *ApproveRule) matches(t Target, method string, u *url.URL) bool {
-	if !r.coversHost(t) || (r.Method != "*" && !strings.EqualFold(r.Method, method)) {
+// matches reports whether a request is held by the rule: its host is
+// covered, one of the methods the request may name (methods: the request
+// line and its method overrides) fits, and one of the spellings of its path
+// (pathForms) matches the glob, case-insensitively. A request is held when
+// any form matches, so spelling tricks only ever hold more.
+func (r *ApproveRule) matches(t Target, methods []string, forms []string) bool {
+	if !r.coversHost(t) {
+		return false
+	}
+	methodOK := r.Method == "*"
+	for _, m := range methods {
+		methodOK = methodOK || strings.EqualFold(r.Method, m)
+	}
+	if !methodOK {
 		return false
 	}
 	pat := strings.ToLower(r.Path)
-	for _, p := range []string{u.Path, path.Clean("/" + u.Path), u.EscapedPath(), u.RawPath} {
-		if p == "" {
-			continue
-		}
-		if ok, _ := path.Match(pat, strings.ToLower(p)); ok {
+	for _, p := range forms {
+		if ok, _ := path.Match(pat, p); ok {
 			return true
 		}
 	}
 	return false
 }
 
-// Held is a request waiting for the person's decision.
-type Held struct {
-	Sandbox string
-	Method  string
-	Host    string
-	Port    int
-	Path    string
-	TLS     bool   // https (intercepted)
-	Size    int64  // request body bytes; -1 when not announced (chunked)
-	Rule    string // the approve rule that matched
-}
-
-// Approver decides about held requests: nil lets the request through, an
-// error refuses it (ErrHeldTimeout for a timeout). It must block until the
-// person decides.
-type Approver func(ctx context.Context, h Held) error
-
-// ErrHeldTimeout is returned by an Approver when nobody decided in time.
-var ErrHeldTimeout = errors.New("no decision in time")
-
-// hold asks the approver about req when an approve rule matches it; a
-// denial (or no approver: fail closed) is returned for the caller to answer.
-func (p *Proxy) hold(ctx context.Context, req *http.Request, t Target, tls bool) *denial {
-	var rule *ApproveRule
-	for _, r := range p.approve {
-		if r.matches(t, req.Method, req.URL) {
-			rule = r
-			break
-		}
-	}
-	if rule == nil {
-		return nil
-	}
-	if p.approver == nil {
-		return &denial{rule: "approval-unavailable " + rule.Raw, reason: "this request needs your approval and no approver is running"}
-	}
-	h := Held{Sandbox: p.sandbox, Method: req.Method, Host: t.Host(), Port: t.Port, Path: req.URL.EscapedPath(),
-		TLS: tls, Size: req.ContentLength, Rule: rule.Raw}
-	if len(req.TransferEncoding) > 0 {
-		h.Size = -1
-	}
-	p.logger.Info("egress: request held for approval", "sandbox", p.sandbox, "method", h.Method, "host", h.Host, "path", h.Path, "rule", h.Rule)
-	switch err := p.approver(ctx, h); {
-	case err == nil:
-		return nil
-	case errors.Is(err, ErrHeldTimeout):
-		return &denial{rule: "approval-timeout " + rule.Raw, reason: "nobody approved this request in time"}
-	default:
-		return &denial{rule: "approval-denied " + rule.Raw, reason: "the request was not approved: " + err.Error()}
-	}
-}
-
-// approveHost reports whether CONNECTs to t must be intercepted for
-// approve rules.
+// approveHost reports whether requests to t are checked against approve
+// rules (and CONNECTs to it intercepted so that they can be).
 func (p *Proxy) approveHost(t Target) bool {
 	for _, r := range p.approve {
 		if r.coversHost(t) {

@@ -186,6 +186,6 @@ func FuzzParseApproveRule(f *testing.F) {
 			t.Fatal(err)
 		}
 		req.URL.Path = p
-		r.matches(tg, method, req.URL)
+		r.matches(tg, []string{method}, pathForms(req.URL))
 	})
 }

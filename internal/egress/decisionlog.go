@@ -31,7 +31,20 @@ type Entry struct {
 	Bytes       int64     `json:"bytes"` // bytes relayed both ways (allowed connections)
 	Credential  string    `json:"credential,omitempty"`
 	Intercepted bool      `json:"intercepted,omitempty"`
+	// A request an approve rule held: the person's decision (Approval*),
+	// and the request's full identity (URL with query, body SHA-256).
+	Approval   string `json:"approval,omitempty"`
+	URL        string `json:"url,omitempty"`
+	BodySHA256 string `json:"bodySha256,omitempty"`
 }
+
+// Approval decisions in the decision log.
+const (
+	ApprovalApproved    = "approved"
+	ApprovalDenied      = "denied"
+	ApprovalTimeout     = "timeout"
+	ApprovalUnavailable = "unavailable"
+)
 
 // LogFile is the decision log's name inside a sandbox state dir.
 const LogFile = "egress.log"

@@ -275,19 +275,3 @@ func (c *Credential) apply(req *http.Request, secret string) {
 	}
 	req.URL.RawQuery = strings.Join(parts, "&")
 }
-
-// scrubHeader replaces injected secrets in response headers with their
-// placeholders, so a server echoing a header back does not hand the agent
-// the value (bodies are not rewritten).
-func scrubHeader(h http.Header, secrets map[string]string) {
-	for _, vals := range h {
-		for i, v := range vals {
-			for secret, ph := range secrets {
-				if secret != "" && strings.Contains(v, secret) {
-					vals[i] = strings.ReplaceAll(v, secret, ph)
-					v = vals[i]
-				}
-			}
-		}
-	}
-}

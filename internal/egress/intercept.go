@@ -100,14 +100,29 @@ func (p *Proxy) admitIntercepted(ctx context.Context, req *http.Request, h head,
 		return nil, d
 	}
 	e.Credential = strings.Join(names, ",")
-	if d := p.hold(ctx, req, t, true); d != nil {
+	if d := p.hold(ctx, req, t, true, scrub, e); d != nil {
 		return nil, d
 	}
 	return scrub, nil
 }
 
+// replayable reports whether a request may be sent a second time when a
+// reused upstream connection fails under it: only a safe method (GET,
+// HEAD, OPTIONS, TRACE) with no body, and never a request a person
+// approved (an approval releases one request, once). Everything else gets
+// a 502 and the client decides.
+func replayable(req *http.Request, held bool) bool {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+	default:
+		return false
+	}
+	return !held && req.ContentLength == 0 && len(req.TransferEncoding) == 0
+}
+
 // relayIntercepted sends an admitted request upstream (redialling a closed
-// connection, retrying once when a kept-alive one turns out closed), writes
+// connection, retrying a replayable one once when a kept-alive connection
+// turns out closed), writes
 // the response to the client and records it. It reports whether the client
 // connection stays open for another request.
 func (p *Proxy) relayIntercepted(srv net.Conn, u *upstream, req *http.Request, e *Entry, scrub map[string]string) bool {
@@ -121,8 +136,9 @@ func (p *Proxy) relayIntercepted(srv net.Conn, u *upstream, req *http.Request, e
 	before := u.cu.n.Load()
 	clientClose := req.Close
 	resp, err := roundTrip(u.tls, u.br, req)
-	if err != nil && reused && req.ContentLength == 0 && len(req.TransferEncoding) == 0 {
-		// The server closed an idle kept-alive connection: retry once.
+	if err != nil && reused && replayable(req, e.Approval != "") {
+		// The server closed an idle kept-alive connection: retry once, a
+		// safe method without a body that nobody approved only.
 		u.tls.Close()
 		if u.redial() == nil {
 			before = u.cu.n.Load()

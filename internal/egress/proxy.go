@@ -372,7 +372,7 @@ func (p *Proxy) servePlain(ctx context.Context, c net.Conn, req *http.Request, h
 		p.refuse(c, e, d)
 		return false
 	}
-	if d := p.hold(ctx, req, t, false); d != nil {
+	if d := p.hold(ctx, req, t, false, nil, &e); d != nil {
 		p.refuse(c, e, d)
 		return false
 	}
@@ -444,9 +444,7 @@ func writeResponse(w io.Writer, resp *http.Response, clientClose bool, scrub map
 		resp.Body, resp.ContentLength = http.NoBody, 0
 	}
 	removeHop(resp.Header)
-	if scrub != nil {
-		scrubHeader(resp.Header, scrub)
-	}
+	scrubResponse(resp, scrub)
 	keep := !clientClose && (resp.ContentLength >= 0 || len(resp.TransferEncoding) > 0)
 	resp.Close = !keep
 	if err := resp.Write(w); err != nil {

@@ -1,0 +1,173 @@
+package egress
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// MaxHeldBody is the largest request body a held request may have: the
+// whole body is read before the prompt, so that its SHA-256 is part of
+// what the person approves and exactly those bytes are sent. A larger body
+// on a request an approve rule matches is refused (413).
+const MaxHeldBody = 8 << 20
+
+// heldHeadLen is how much of a held body the prompt carries.
+const heldHeadLen = 4 << 10
+
+// Held is a request waiting for the person's decision. Everything in it
+// is what will be sent if approved: the proxy reads the whole body first
+// and sends exactly those bytes, once.
+type Held struct {
+	Sandbox    string
+	Method     string   // the request line's method
+	Overrides  []string // methods the request also names (X-HTTP-Method-Override, _method, ...)
+	Host       string
+	Port       int
+	Path       string // escaped path as sent
+	Query      string // raw query as sent ("" when none); injected secrets shown as placeholders
+	TLS        bool   // https (intercepted)
+	Size       int64  // request body bytes
+	BodySHA256 string // hex SHA-256 of the body
+	BodyHead   []byte // the body's first 4 KiB
+	Rule       string // the approve rule that matched
+}
+
+// URL is the request's full URL with its query.
+func (h Held) URL() string {
+	scheme := "http"
+	if h.TLS {
+		scheme = "https"
+	}
+	u := scheme + "://" + net.JoinHostPort(h.Host, strconv.Itoa(h.Port)) + h.Path
+	if h.Query != "" {
+		u += "?" + h.Query
+	}
+	return u
+}
+
+// Identity is the hex SHA-256 of what makes two held requests the same
+// request: method (and overrides), scheme, host, port, path, query and the
+// body's SHA-256. Two requests with one identity are byte-identical in all
+// of these.
+func (h Held) Identity() string {
+	s := sha256.New()
+	fmt.Fprintf(s, "airlock held request v1\x00%s\x00%s\x00%s\x00%s", h.Method, strings.Join(h.Overrides, ","), h.URL(), h.BodySHA256)
+	return hex.EncodeToString(s.Sum(nil))
+}
+
+// Approver decides about held requests: nil lets the request through, an
+// error refuses it (ErrHeldTimeout for a timeout). It must block until the
+// person decides, and one approval answers one call: the request it was
+// called for.
+type Approver func(ctx context.Context, h Held) error
+
+// ErrHeldTimeout is returned by an Approver when nobody decided in time.
+var ErrHeldTimeout = errors.New("no decision in time")
+
+// hold asks the approver about req when an approve rule matches it; a
+// denial (or no approver: fail closed) is returned for the caller to answer.
+// On a host with approve rules, a path that servers could read in ways the
+// rules cannot see (NUL, control characters) is refused. scrub maps
+// injected secrets to their placeholders, so the prompt never shows one.
+func (p *Proxy) hold(ctx context.Context, req *http.Request, t Target, tls bool, scrub map[string]string, e *Entry) *denial {
+	if !p.approveHost(t) {
+		return nil
+	}
+	if d := refusedSpelling(req); d != nil {
+		return d
+	}
+	methods, d := methodsNamed(req)
+	if d != nil {
+		return d
+	}
+	forms := pathForms(req.URL)
+	var rule *ApproveRule
+	for _, r := range p.approve {
+		if r.matches(t, methods, forms) {
+			rule = r
+			break
+		}
+	}
+	if rule == nil {
+		return nil
+	}
+	if p.approver == nil {
+		e.Approval = ApprovalUnavailable
+		return &denial{rule: "approval-unavailable " + rule.Raw, reason: "this request needs your approval and no approver is running"}
+	}
+	body, d := readHeldBody(req)
+	if d != nil {
+		d.rule += " " + rule.Raw
+		return d
+	}
+	sum := sha256.Sum256(body)
+	h := Held{Sandbox: p.sandbox, Method: req.Method, Overrides: methods[1:], Host: t.Host(), Port: t.Port,
+		Path: req.URL.EscapedPath(), Query: scrubString(req.URL.RawQuery, scrub), TLS: tls, Size: int64(len(body)),
+		BodySHA256: hex.EncodeToString(sum[:]), BodyHead: body[:min(len(body), heldHeadLen)], Rule: rule.Raw}
+	e.URL, e.BodySHA256 = h.URL(), h.BodySHA256
+	p.logger.Info("egress: request held for approval", "sandbox", p.sandbox, "method", h.Method, "url", h.URL(),
+		"size", h.Size, "sha256", h.BodySHA256, "rule", h.Rule)
+	switch err := p.approver(ctx, h); {
+	case err == nil:
+		e.Approval = ApprovalApproved
+		return nil
+	case errors.Is(err, ErrHeldTimeout):
+		e.Approval = ApprovalTimeout
+		return &denial{rule: "approval-timeout " + rule.Raw, reason: "nobody approved this request in time"}
+	default:
+		e.Approval = ApprovalDenied
+		return &denial{rule: "approval-denied " + rule.Raw, reason: "the request was not approved: " + err.Error()}
+	}
+}
+
+// readHeldBody reads the whole body (at most MaxHeldBody) and puts it back
+// as a fixed-length body: what is sent is exactly what was hashed and
+// shown. Request trailers are dropped (they were not shown).
+func readHeldBody(req *http.Request) ([]byte, *denial) {
+	var body []byte
+	if req.Body != nil && req.Body != http.NoBody {
+		b, err := io.ReadAll(io.LimitReader(req.Body, MaxHeldBody+1))
+		req.Body.Close()
+		switch {
+		case err != nil:
+			return nil, &denial{status: http.StatusBadRequest, rule: "approval-body-unreadable", reason: "the request body could not be read"}
+		case len(b) > MaxHeldBody:
+			return nil, &denial{status: http.StatusRequestEntityTooLarge, rule: "approval-body-too-large",
+				reason: fmt.Sprintf("a request that needs approval may carry at most %d bytes of body", MaxHeldBody)}
+		}
+		body = b
+	}
+	setBody(req, body)
+	req.Trailer = nil
+	return body, nil
+}
+
+// setBody makes body the request's fixed-length body.
+func setBody(req *http.Request, body []byte) {
+	req.TransferEncoding = nil
+	req.ContentLength = int64(len(body))
+	if len(body) == 0 {
+		req.Body = http.NoBody
+		return
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+}
+
+// scrubString replaces injected secrets with their placeholders.
+func scrubString(s string, secrets map[string]string) string {
+	for secret, ph := range secrets {
+		for _, form := range secretForms(secret) {
+			s = strings.ReplaceAll(s, form, ph)
+		}
+	}
+	return s
+}

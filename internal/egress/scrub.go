@@ -1,0 +1,147 @@
+package egress
+
+import (
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Scrubbing: a server may echo an injected secret back (a debugging
+// endpoint, a redirect carrying the query credential, an error's reason
+// phrase). Everything of a response but its body passes through here on
+// intercepted hosts: the status line's reason phrase, every header
+// (Location included) and every trailer. A secret found raw or
+// percent-encoded is replaced with its placeholder; a value that carries it
+// base64-encoded (alone, inside `user:secret` of Basic, or anywhere in a
+// longer base64 run) is replaced whole with scrubbedValue. Bodies are not
+// rewritten (a documented limit).
+
+// scrubbedValue replaces a header value that carried a secret in a form
+// the proxy cannot put a placeholder into.
+const scrubbedValue = "airlock-scrubbed"
+
+// minBase64Core is the shortest base64 run taken as evidence of a secret
+// (shorter runs match too much by chance).
+const minBase64Core = 8
+
+// secretForms are the spellings of secret that are replaced with its
+// placeholder in place: raw and percent-encoded (either hex case).
+func secretForms(secret string) []string {
+	forms := []string{secret}
+	for _, f := range []string{url.QueryEscape(secret), url.PathEscape(secret), strings.ReplaceAll(url.QueryEscape(secret), "+", "%20")} {
+		forms = append(forms, f, lowerHex(f))
+	}
+	return uniq(forms)
+}
+
+// base64Cores are the runs of base64 text (standard and URL alphabets,
+// each of the three alignments) that appear in any base64 encoding of a
+// text containing secret.
+func base64Cores(secret string) []string {
+	var out []string
+	for k := 0; k < 3; k++ {
+		if k > len(secret) {
+			break
+		}
+		b := []byte(secret[k:])
+		b = b[:len(b)/3*3]
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+			if c := enc.EncodeToString(b); len(c) >= minBase64Core {
+				out = append(out, c)
+			}
+		}
+	}
+	return uniq(out)
+}
+
+// scrubValue returns v with secrets replaced (see the file comment).
+func scrubValue(v string, secrets map[string]string) string {
+	for secret, ph := range secrets {
+		if secret == "" {
+			continue
+		}
+		for _, f := range secretForms(secret) {
+			v = strings.ReplaceAll(v, f, ph)
+		}
+		if strings.Contains(strings.ToLower(v), strings.ToLower(url.QueryEscape(secret))) {
+			return scrubbedValue // mixed-case escapes
+		}
+		for _, c := range base64Cores(secret) {
+			if strings.Contains(v, c) {
+				return scrubbedValue
+			}
+		}
+	}
+	return v
+}
+
+// scrubHeader scrubs every value of h in place.
+func scrubHeader(h http.Header, secrets map[string]string) {
+	for _, vals := range h {
+		for i, v := range vals {
+			vals[i] = scrubValue(v, secrets)
+		}
+	}
+}
+
+// scrubResponse scrubs resp's reason phrase and headers now and its
+// trailers when its body has been read.
+func scrubResponse(resp *http.Response, secrets map[string]string) {
+	if len(secrets) == 0 {
+		return
+	}
+	code := strconv.Itoa(resp.StatusCode)
+	if reason := strings.TrimPrefix(resp.Status, code+" "); scrubValue(reason, secrets) != reason {
+		resp.Status = code + " " + http.StatusText(resp.StatusCode)
+	}
+	scrubHeader(resp.Header, secrets)
+	scrubHeader(resp.Trailer, secrets)
+	if resp.Body != nil && resp.Body != http.NoBody {
+		resp.Body = &trailerScrub{ReadCloser: resp.Body, resp: resp, secrets: secrets}
+	}
+}
+
+// trailerScrub scrubs the response's trailers once its body reaches EOF
+// (net/http fills them in then, before writing them after the body).
+type trailerScrub struct {
+	io.ReadCloser
+	resp    *http.Response
+	secrets map[string]string
+}
+
+func (t *trailerScrub) Read(p []byte) (int, error) {
+	n, err := t.ReadCloser.Read(p)
+	if err == io.EOF {
+		scrubHeader(t.resp.Trailer, t.secrets)
+	}
+	return n, err
+}
+
+func lowerHex(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			for j := i + 1; j <= i+2; j++ {
+				if b[j] >= 'A' && b[j] <= 'F' {
+					b[j] += 'a' - 'A'
+				}
+			}
+		}
+	}
+	return string(b)
+}
+
+func uniq(ss []string) []string {
+	seen := map[string]bool{}
+	out := ss[:0]
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
