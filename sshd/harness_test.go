@@ -54,11 +54,19 @@ func newKey(t testing.TB) (gossh.Signer, []byte) {
 	return s, pem.EncodeToMemory(blk)
 }
 
-// startServer starts a server; mod may adjust the config.
+// startServer starts a server with an Ed25519 host key; mod may adjust
+// the config.
 func startServer(t testing.TB, mod func(*Config)) *testServer {
 	t.Helper()
-	dir := t.TempDir()
 	host, hostPEM := newKey(t)
+	return startServerHost(t, host, hostPEM, mod)
+}
+
+// startServerHost starts a server with the given host key (its PEM is
+// kept in Dir/host_key for startReference).
+func startServerHost(t testing.TB, host gossh.Signer, hostPEM []byte, mod func(*Config)) *testServer {
+	t.Helper()
+	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "host_key"), hostPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}

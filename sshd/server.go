@@ -48,6 +48,41 @@ var serverCiphers = []string{
 	"aes128-ctr", "aes192-ctr", "aes256-ctr",
 }
 
+// Key exchanges and MACs the server offers: OpenSSH 9.2's default set, in
+// its order, as far as x/crypto implements it (sntrup761x25519-sha512,
+// diffie-hellman-group18-sha512, umac and hmac-sha1-etm are missing:
+// README, known limits), plus mlkem768x25519-sha256, OpenSSH 9.9's default
+// (x/crypto's client prefers it). x/crypto adds curve25519-sha256@libssh.org.
+// diffie-hellman-group14-sha1 and hmac-sha1-96, which x/crypto's server
+// would otherwise accept, are left out as OpenSSH 9.2 leaves them out;
+// hmac-sha1 stays, as in OpenSSH 9.2 (HMAC does not rely on SHA-1's
+// collision resistance). TestAlgorithmsLikeOpenSSH checks every algorithm
+// OpenSSH's client can force against both servers.
+var (
+	serverKexAlgos = []string{
+		gossh.KeyExchangeMLKEM768X25519, gossh.KeyExchangeCurve25519,
+		gossh.KeyExchangeECDHP256, gossh.KeyExchangeECDHP384, gossh.KeyExchangeECDHP521,
+		gossh.KeyExchangeDHGEXSHA256, gossh.KeyExchangeDH16SHA512, gossh.KeyExchangeDH14SHA256,
+	}
+	serverMACs = []string{
+		gossh.HMACSHA256ETM, gossh.HMACSHA512ETM, gossh.HMACSHA256, gossh.HMACSHA512, gossh.HMACSHA1,
+	}
+)
+
+// sha2HostKey restricts an RSA host key to rsa-sha2-512 and rsa-sha2-256
+// signatures: OpenSSH 9.2 no longer offers ssh-rsa (SHA-1) host key
+// signatures. Other keys are returned as they are.
+func sha2HostKey(k gossh.Signer) (gossh.Signer, error) {
+	if k.PublicKey().Type() != gossh.KeyAlgoRSA {
+		return k, nil
+	}
+	as, ok := k.(gossh.AlgorithmSigner)
+	if !ok {
+		return nil, errors.New("sshd: RSA host key cannot sign with SHA-2")
+	}
+	return gossh.NewSignerWithAlgorithms(as, []string{gossh.KeyAlgoRSASHA512, gossh.KeyAlgoRSASHA256})
+}
+
 // serverVersion is the software version in our SSH identification string.
 // It starts with "OpenSSH_9" on purpose: npm ssh2 (open-remote-ssh, many
 // VS Code-like tools) refuses its openssh_* calls (streamlocal forwards)
@@ -109,6 +144,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.KeepaliveCountMax <= 0 {
 		cfg.KeepaliveCountMax = 3
 	}
+	hostKey, err := sha2HostKey(cfg.HostKey)
+	if err != nil {
+		return nil, err
+	}
 	restoreHangup()
 	acct, err := lookupAccount(cfg.User, cfg.Shell)
 	if err != nil {
@@ -123,11 +162,14 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.srv = &ssh.Server{
 		Version:          serverVersion,
-		HostSigners:      []ssh.Signer{cfg.HostKey},
+		HostSigners:      []ssh.Signer{hostKey},
 		PublicKeyHandler: s.publicKeyOK,
 		ServerConfigCallback: func(ctx ssh.Context) *gossh.ServerConfig {
 			c := &gossh.ServerConfig{MaxAuthTries: 6}
-			c.Ciphers = serverCiphers
+			c.KeyExchanges, c.MACs, c.Ciphers = serverKexAlgos, serverMACs, serverCiphers
+			// x/crypto's supported set leaves out ssh-rsa (SHA-1)
+			// signatures, as OpenSSH 9.2's PubkeyAcceptedAlgorithms does.
+			c.PublicKeyAuthAlgorithms = gossh.SupportedAlgorithms().PublicKeyAuths
 			if k, _ := ctx.Value(kexKey{}).(*clientKex); k.prefersGCM() {
 				c.Ciphers = gcmCiphers // see kexpeek.go
 			}
