@@ -50,15 +50,19 @@ func TestSecretNeverReturns(t *testing.T) {
 	e := newEnv(t, envOpts{allow: []string{"api.test", "127.0.0.1"}, creds: creds, secrets: mapSecrets{"tok": scrubSecret}})
 	b64 := base64.StdEncoding.EncodeToString
 	echo := map[string]func(w http.ResponseWriter){
-		"raw-header":     func(w http.ResponseWriter) { w.Header().Set("X-Echo", "got "+scrubSecret) },
-		"query-encoded":  func(w http.ResponseWriter) { w.Header().Set("X-Echo", url.QueryEscape(scrubSecret)) },
-		"path-encoded":   func(w http.ResponseWriter) { w.Header().Set("X-Echo", url.PathEscape(scrubSecret)) },
-		"lower-hex":      func(w http.ResponseWriter) { w.Header().Set("X-Echo", lowerHex(url.QueryEscape(scrubSecret))) },
-		"base64":         func(w http.ResponseWriter) { w.Header().Set("X-Echo", b64([]byte(scrubSecret))) },
-		"base64-url-raw": func(w http.ResponseWriter) { w.Header().Set("X-Echo", base64.RawURLEncoding.EncodeToString([]byte(scrubSecret))) },
-		"basic":          func(w http.ResponseWriter) { w.Header().Set("X-Echo", "Basic "+b64([]byte("user:"+scrubSecret))) },
-		"basic-offset":   func(w http.ResponseWriter) { w.Header().Set("X-Echo", "Basic "+b64([]byte("ab:"+scrubSecret))) },
-		"jwt-like":       func(w http.ResponseWriter) { w.Header().Set("X-Echo", "x."+b64([]byte(`{"k":"`+scrubSecret+`"}`))+".y") },
+		"raw-header":    func(w http.ResponseWriter) { w.Header().Set("X-Echo", "got "+scrubSecret) },
+		"query-encoded": func(w http.ResponseWriter) { w.Header().Set("X-Echo", url.QueryEscape(scrubSecret)) },
+		"path-encoded":  func(w http.ResponseWriter) { w.Header().Set("X-Echo", url.PathEscape(scrubSecret)) },
+		"lower-hex":     func(w http.ResponseWriter) { w.Header().Set("X-Echo", lowerHex(url.QueryEscape(scrubSecret))) },
+		"base64":        func(w http.ResponseWriter) { w.Header().Set("X-Echo", b64([]byte(scrubSecret))) },
+		"base64-url-raw": func(w http.ResponseWriter) {
+			w.Header().Set("X-Echo", base64.RawURLEncoding.EncodeToString([]byte(scrubSecret)))
+		},
+		"basic":        func(w http.ResponseWriter) { w.Header().Set("X-Echo", "Basic "+b64([]byte("user:"+scrubSecret))) },
+		"basic-offset": func(w http.ResponseWriter) { w.Header().Set("X-Echo", "Basic "+b64([]byte("ab:"+scrubSecret))) },
+		"jwt-like": func(w http.ResponseWriter) {
+			w.Header().Set("X-Echo", "x."+b64([]byte(`{"k":"`+scrubSecret+`"}`))+".y")
+		},
 		"location": func(w http.ResponseWriter) {
 			w.Header().Set("Location", "https://elsewhere.test/cb?key="+url.QueryEscape(scrubSecret))
 			w.WriteHeader(http.StatusFound)
