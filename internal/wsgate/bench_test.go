@@ -69,7 +69,7 @@ func mountGateB(b *testing.B) (string, string) {
 		b.Skip("needs root to mount FUSE directly")
 	}
 	folder, state := b.TempDir(), b.TempDir()
-	mnt, err := Start(context.Background(), state, folder, Policy{Hide: []string{".env", "*.pem"}, Protect: []string{"ci/*.yml"}})
+	mnt, err := Start(context.Background(), state, Options{Folder: folder, Policy: Policy{Hide: []string{".env", "*.pem"}, Protect: []string{"ci/*.yml"}}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,10 +16,6 @@ import (
 type Gate struct {
 	root int // O_PATH descriptor of the folder
 	p    Policy
-	// chown: running as root, new entries get the folder's owner (uid,
-	// gid), as files the user makes there would.
-	chown    bool
-	uid, gid int
 	// bare serialises creating the names that make a git directory, so
 	// two racing creates cannot both pass bareCheck.
 	bare sync.Mutex
@@ -30,6 +26,10 @@ type Gate struct {
 type Options struct {
 	Folder, Mountpoint string
 	Policy             Policy
+	// Cgroups are cgroup directories (one per v1 hierarchy, or the v2
+	// group) the gate joins before it serves anything, so its memory,
+	// processes and CPU are the sandbox's (see doc.go).
+	Cgroups []string `json:"cgroups,omitempty"`
 }
 
 // Mount serves o.Folder at o.Mountpoint. As root the mount admits other
@@ -40,6 +40,12 @@ func Mount(o Options) (*Gate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace gate: %w", err)
 	}
+	return mount(o, root)
+}
+
+// mount serves the folder whose O_PATH descriptor is root (the gate takes
+// it over) at o.Mountpoint.
+func mount(o Options, root int) (*Gate, error) {
 	var st syscall.Stat_t
 	bt, err := statFD(root, &st)
 	if err != nil {
@@ -47,7 +53,7 @@ func Mount(o Options) (*Gate, error) {
 		return nil, err
 	}
 	asRoot := os.Geteuid() == 0
-	g := &Gate{root: root, p: o.Policy, chown: asRoot, uid: int(st.Uid), gid: int(st.Gid)}
+	g := &Gate{root: root, p: o.Policy}
 	sec, zero := time.Second, time.Duration(0)
 	opts := &fs.Options{
 		EntryTimeout:    &sec,

@@ -15,13 +15,17 @@ import (
 const Arg = "__workspace-gate"
 
 // Main runs a gate: `airlock __workspace-gate -folder DIR -mount DIR
-// -policy JSON`. It writes "ready\n" to descriptor 3 once mounted (or the
-// error and exits 1) and serves until the last mount of it is gone.
+// -options JSON`. It writes "ready\n" to descriptor 3 once mounted and
+// confined (or the error, and exits 1) and serves until the last mount of
+// it is gone.
 func Main(args []string) int {
+	if len(args) == 1 && args[0] == holdArg {
+		return holdUserns()
+	}
 	fl := flag.NewFlagSet(Arg, flag.ContinueOnError)
 	folder := fl.String("folder", "", "the folder to serve")
 	mount := fl.String("mount", "", "where to mount it")
-	policy := fl.String("policy", "{}", "Policy as JSON")
+	options := fl.String("options", "{}", "Options (policy, cgroups) as JSON")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
@@ -33,12 +37,13 @@ func Main(args []string) int {
 		}
 		return 1
 	}
-	var p Policy
-	if err := json.Unmarshal([]byte(*policy), &p); err != nil {
-		return fail(fmt.Errorf("workspace gate: policy: %w", err))
+	var o Options
+	if err := json.Unmarshal([]byte(*options), &o); err != nil {
+		return fail(fmt.Errorf("workspace gate: options: %w", err))
 	}
+	o.Folder, o.Mountpoint = *folder, *mount
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
-	g, err := Mount(Options{Folder: *folder, Mountpoint: *mount, Policy: p})
+	g, err := serve(o)
 	if err != nil {
 		return fail(err)
 	}
@@ -48,4 +53,33 @@ func Main(args []string) int {
 	}
 	g.Wait()
 	return 0
+}
+
+// serve mounts the folder and confines this process (confine.go): it
+// joins the sandbox's cgroups, mounts, drops to the folder owner's ids (or
+// GateID) with no capabilities, bounds itself and installs its seccomp
+// filter, in that order. A failure after the mount unmounts it.
+func serve(o Options) (*Gate, error) {
+	if err := joinCgroups(o.Cgroups); err != nil {
+		return nil, fmt.Errorf("workspace gate: %w", err)
+	}
+	root, uid, gid, err := openRoot(o.Folder)
+	if err != nil {
+		return nil, err
+	}
+	g, err := mount(o, root)
+	if err != nil {
+		return nil, err
+	}
+	for _, step := range []func() error{
+		func() error { return dropPrivileges(uid, gid) },
+		limit,
+		restrict,
+	} {
+		if err := step(); err != nil {
+			g.Unmount()
+			return nil, fmt.Errorf("workspace gate: %w", err)
+		}
+	}
+	return g, nil
 }

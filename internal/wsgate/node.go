@@ -29,7 +29,7 @@ var (
 	_ fs.NodeUnlinker   = (*node)(nil)
 	_ fs.NodeRmdirer    = (*node)(nil)
 	_ fs.NodeRenamer    = (*node)(nil)
-	_ fs.NodeReaddirer  = (*node)(nil)
+	_ fs.NodeOpendirHandler = (*node)(nil)
 	_ fs.NodeReadlinker = (*node)(nil)
 	_ fs.NodeStatfser   = (*node)(nil)
 )
@@ -47,16 +47,9 @@ func (n *node) child(ctx context.Context, st *syscall.Stat_t, btime uint64, out 
 	return n.NewInode(ctx, &node{g: n.g}, fs.StableAttr{Mode: st.Mode & syscall.S_IFMT, Ino: st.Ino, Gen: gen})
 }
 
-// made finishes a create: the new entry gets the folder's owner when the
-// gate runs as root, and its inode.
+// made finishes a create: the new entry's inode (it belongs to the gate's
+// own ids, which are the folder owner's, see doc.go).
 func (n *node) made(ctx context.Context, dfd int, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if n.g.chown {
-		if err := unix.Fchownat(dfd, name, n.g.uid, n.g.gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			unix.Unlinkat(dfd, name, 0)
-			unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR)
-			return nil, errno(err)
-		}
-	}
 	var st syscall.Stat_t
 	bt, err := lstat(n.g.root, join(n.rel(), name), &st)
 	if err != nil {
@@ -167,8 +160,7 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if (flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0) && n.g.p.readOnly(rel) {
 		return nil, 0, syscall.EROFS
 	}
-	// The kernel sends writes with their offsets, so O_APPEND is dropped.
-	fl := int(flags)&^(syscall.O_CREAT|syscall.O_EXCL|syscall.O_APPEND|syscall.O_NOCTTY) | syscall.O_NOFOLLOW
+	fl := int(flags)&openFlags | syscall.O_NOFOLLOW
 	fd, err := open(n.g.root, rel, fl, 0)
 	if err != nil {
 		return nil, 0, errno(err)
@@ -180,7 +172,7 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if flags&syscall.O_ACCMODE == syscall.O_RDONLY {
 		ff |= fuse.FOPEN_NOFLUSH
 	}
-	return fs.NewLoopbackFile(fd), ff, 0
+	return newFile(fd), ff, 0
 }
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
@@ -197,7 +189,7 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	if e := n.g.bareCheck(dfd, name); e != 0 {
 		return nil, nil, 0, e
 	}
-	fl := int(flags)&^(syscall.O_APPEND|syscall.O_NOCTTY) | syscall.O_CREAT | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
+	fl := int(flags)&(openFlags|syscall.O_EXCL) | syscall.O_CREAT | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
 	fd, err := unix.Openat(dfd, name, fl, safeMode(syscall.S_IFREG, mode))
 	if err != nil {
 		return nil, nil, 0, errno(err)
@@ -207,7 +199,7 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 		unix.Close(fd)
 		return nil, nil, 0, e
 	}
-	return in, fs.NewLoopbackFile(fd), 0, 0
+	return in, newFile(fd), 0, 0
 }
 
 // mkEntry makes one non-regular entry with mk (relative to the directory
@@ -299,25 +291,14 @@ func (n *node) remove(name string, flags int) syscall.Errno {
 	return errno(unix.Unlinkat(dfd, name, flags))
 }
 
-func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	dir := n.rel()
-	fd, err := open(n.g.root, dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+// OpendirHandle opens a directory for listing; see dir.
+func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	rel := n.rel()
+	fd, err := open(n.g.root, rel, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
-		return nil, errno(err)
+		return nil, 0, errno(err)
 	}
-	defer unix.Close(fd)
-	ents, err := readDir(fd)
-	if err != nil {
-		return nil, errno(err)
-	}
-	list := make([]fuse.DirEntry, 0, len(ents))
-	for _, e := range ents {
-		if n.g.p.hidden(join(dir, e.name)) {
-			continue
-		}
-		list = append(list, fuse.DirEntry{Name: e.name, Ino: e.ino, Mode: uint32(e.typ) << 12})
-	}
-	return fs.NewListDirStream(list), 0
+	return &dir{g: n.g, rel: rel, fd: fd, buf: make([]byte, dirBuf)}, 0, 0
 }
 
 func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {

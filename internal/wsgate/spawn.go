@@ -29,8 +29,9 @@ const (
 )
 
 // Start starts the gate for a sandbox whose state lives in stateDir (after
-// stopping a leftover one) and returns the mount point.
-func Start(ctx context.Context, stateDir, folder string, p Policy) (string, error) {
+// stopping a leftover one) and returns the mount point (o.Mountpoint is
+// set here).
+func Start(ctx context.Context, stateDir string, o Options) (string, error) {
 	if err := Stop(context.Background(), stateDir); err != nil {
 		return "", err
 	}
@@ -38,7 +39,8 @@ func Start(ctx context.Context, stateDir, folder string, p Policy) (string, erro
 	if err := os.Mkdir(mp, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", err
 	}
-	pid, err := Spawn(ctx, Options{Folder: folder, Mountpoint: mp, Policy: p}, filepath.Join(stateDir, logFile))
+	o.Mountpoint = mp
+	pid, err := Spawn(ctx, o, filepath.Join(stateDir, logFile))
 	if err != nil {
 		return "", fmt.Errorf("direct mode needs the workspace gate (FUSE, /dev/fuse): %w", err)
 	}
@@ -112,7 +114,7 @@ func init() {
 // session of its own: it outlives its parent and exits when the last mount
 // of the file system is gone.
 func Spawn(ctx context.Context, o Options, logFile string) (int, error) {
-	pol, err := json.Marshal(o.Policy)
+	opts, err := json.Marshal(o)
 	if err != nil {
 		return 0, err
 	}
@@ -126,7 +128,7 @@ func Spawn(ctx context.Context, o Options, logFile string) (int, error) {
 		return 0, err
 	}
 	defer readyR.Close()
-	cmd := exec.Command("/proc/self/exe", Arg, "-folder", o.Folder, "-mount", o.Mountpoint, "-policy", string(pol))
+	cmd := exec.Command("/proc/self/exe", Arg, "-folder", o.Folder, "-mount", o.Mountpoint, "-options", string(opts))
 	cmd.Stdout, cmd.Stderr = logF, logF
 	cmd.ExtraFiles = []*os.File{readyW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -56,7 +56,7 @@ func (l *launch) mountPlan(ctx context.Context) ([]guestspec.NSMount, error) {
 	switch w.Mode {
 	case vm.ModeDirect:
 		// The sandbox reaches the folder only through the workspace gate.
-		mp, err := wsgate.Start(ctx, l.dir, w.HostPath, wsgate.NewPolicy(w.Hide, w.Protect))
+		mp, err := wsgate.Start(ctx, l.dir, wsgate.Options{Folder: w.HostPath, Policy: wsgate.NewPolicy(w.Hide, w.Protect), Cgroups: l.cgroups})
 		if err != nil {
 			return nil, err
 		}

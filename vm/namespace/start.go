@@ -61,6 +61,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	p, note, err := l.run(ctx)
 	if err != nil {
 		wsgate.Stop(context.Background(), dir)
+		removeCgroup(dir)
 		return fmt.Errorf("start sandbox %s: %w", id, err)
 	}
 	r.Started = true
@@ -83,7 +84,8 @@ type launch struct {
 	files []*os.File // the init's fds 3, 4, ...
 	notes []string
 
-	data    string // dataDir: where home/, var/, workspace/ are
+	data    string   // dataDir: where home/, var/, workspace/ are
+	cgroups []string // the sandbox's cgroup directories (the gate joins them)
 	unmount func() // detaches the disk image's host mount
 }
 
@@ -125,6 +127,22 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	defer syncW.Close()
 	syncFD := l.pass(syncR)
 
+	// The cgroups come first: the workspace gate (mountPlan) joins them, so
+	// its memory and processes count against the sandbox's limits. Start
+	// removes them on failure, after the gate is gone.
+	pids := spec.Pids
+	if pids <= 0 {
+		pids = DefaultPids
+	}
+	cg, note := setupCgroup(cgroupName(spec.ID, l.dir), cgLimits{cpus: spec.CPUs, mem: spec.MemoryBytes, pids: pids})
+	if note != "" {
+		l.notes = append(l.notes, note)
+	}
+	if err := cg.save(l.dir); err != nil {
+		cg.remove()
+		return proc{}, "", err
+	}
+	l.cgroups = cg.dirs
 	if err := l.mountDisk(); err != nil {
 		return proc{}, "", err
 	}
@@ -183,14 +201,6 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	defer logF.Close()
 	fmt.Fprintf(logF, "--- start %s\n", time.Now().UTC().Format(time.RFC3339Nano))
 
-	pids := spec.Pids
-	if pids <= 0 {
-		pids = DefaultPids
-	}
-	cg, note := setupCgroup(cgroupName(spec.ID, l.dir), cgLimits{cpus: spec.CPUs, mem: spec.MemoryBytes, pids: pids})
-	if note != "" {
-		l.notes = append(l.notes, note)
-	}
 	cmd := &exec.Cmd{
 		Path: fmt.Sprintf("/proc/self/fd/%d", exeFD),
 		Args: []string{"airlock-agent", "init", "--spec", fmt.Sprintf("/proc/self/fd/%d/spec.json", stateFD)},
@@ -222,9 +232,6 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 		if err := writePidFile(l.dir, p); err != nil {
 			return fail(err)
 		}
-	}
-	if err := cg.save(l.dir); err != nil {
-		return fail(err)
 	}
 	if err := cg.place(p.PID); err != nil {
 		l.notes = append(l.notes, "cgroup limits not applied: "+err.Error())

@@ -1,0 +1,5 @@
+//go:build cgo
+
+package wsgate
+
+const cgoLinked = true

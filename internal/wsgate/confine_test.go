@@ -1,0 +1,311 @@
+package wsgate
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// spawnGate starts a gate as the backends do (a process of its own, which
+// confines itself) over folder and returns the mount point and its pid.
+func spawnGate(t *testing.T, folder string, o Options) (mnt string, pid int) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount FUSE directly")
+	}
+	state := t.TempDir()
+	o.Folder = folder
+	mnt, err := Start(context.Background(), state, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := Stop(context.Background(), state); err != nil {
+			t.Error(err)
+		}
+	})
+	data, err := os.ReadFile(filepath.Join(state, pidFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Sscanf(string(data), "%d", &pid)
+	return mnt, pid
+}
+
+// procStatus reads the fields of /proc/PID/status.
+func procStatus(t *testing.T, pid int) map[string]string {
+	t.Helper()
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), ":")
+		m[k] = strings.TrimSpace(v)
+	}
+	return m
+}
+
+// TestGateConfined: the gate process is never uid 0, has no capabilities,
+// no_new_privs and a seccomp filter, at most maxFiles descriptors; it runs
+// as the folder's owner, or as GateID for a root-owned folder, and files
+// it makes belong to the folder's owner either way.
+func TestGateConfined(t *testing.T) {
+	for _, owner := range []int{0, 1000} {
+		t.Run(fmt.Sprintf("owner%d", owner), func(t *testing.T) {
+			folder := t.TempDir()
+			if err := os.Chown(folder, owner, owner); err != nil {
+				t.Fatal(err)
+			}
+			mnt, pid := spawnGate(t, folder, Options{})
+			st := procStatus(t, pid)
+			want := owner
+			if owner == 0 {
+				want = GateID
+			}
+			for _, k := range []string{"Uid", "Gid"} {
+				for _, id := range strings.Fields(st[k]) {
+					if id != strconv.Itoa(want) {
+						t.Errorf("%s: %s, want all %d", k, st[k], want)
+					}
+				}
+			}
+			for _, k := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+				if k == "CapBnd" && cgoLinked {
+					continue // no all-threads prctl with cgo (airlock is built without)
+				}
+				if st[k] != "0000000000000000" {
+					t.Errorf("%s = %s, want none", k, st[k])
+				}
+			}
+			if st["NoNewPrivs"] != "1" || st["Seccomp"] != "2" {
+				t.Errorf("NoNewPrivs %s Seccomp %s, want 1 and 2", st["NoNewPrivs"], st["Seccomp"])
+			}
+			if st["Groups"] != "" {
+				t.Errorf("supplementary groups %q", st["Groups"])
+			}
+			limits, _ := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
+			if !strings.Contains(string(limits), fmt.Sprintf("Max open files            %d                 %d", maxFiles, maxFiles)) {
+				t.Errorf("open files not bounded:\n%s", limits)
+			}
+			// Writing through the gate makes files of the folder's owner.
+			if err := os.WriteFile(mnt+"/new", []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var s syscall.Stat_t
+			if err := syscall.Lstat(folder+"/new", &s); err != nil {
+				t.Fatal(err)
+			}
+			if int(s.Uid) != owner || int(s.Gid) != owner {
+				t.Errorf("new file is %d:%d on the host, want %d:%d", s.Uid, s.Gid, owner, owner)
+			}
+		})
+	}
+}
+
+// TestGateJoinsCgroup: the gate's memory and processes are the sandbox's.
+func TestGateJoinsCgroup(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	base := cgroupBase(t, "memory")
+	cg := filepath.Join(base, fmt.Sprintf("airlock-gatetest-%d", os.Getpid()))
+	if err := os.Mkdir(cg, 0o755); err != nil {
+		t.Skipf("no memory cgroup here: %v", err)
+	}
+	defer os.Remove(cg)
+	folder := t.TempDir()
+	func() {
+		_, pid := spawnGate(t, folder, Options{Cgroups: []string{cg}})
+		procs, err := os.ReadFile(filepath.Join(cg, "cgroup.procs"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains("\n"+string(procs), "\n"+strconv.Itoa(pid)+"\n") {
+			t.Errorf("gate %d not in %s (%q)", pid, cg, procs)
+		}
+	}()
+}
+
+// cgroupBase is where this process's group of controller c is (v1), or the
+// v2 group.
+func cgroupBase(t *testing.T, c string) string {
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) == 3 && f[1] == c {
+			return filepath.Join("/sys/fs/cgroup", c, f[2])
+		}
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "0::") {
+			return filepath.Join("/sys/fs/cgroup", strings.TrimPrefix(line, "0::"))
+		}
+	}
+	t.Skip("no cgroup for " + c)
+	return ""
+}
+
+// TestExecWorkspaceFiles: programs in the folder run (the kernel's open for
+// exec carries a flag openat2 refuses; the gate passes on only the flags
+// it knows): a shebang script, an ELF binary, one just written.
+func TestExecWorkspaceFiles(t *testing.T) {
+	folder := t.TempDir()
+	mnt, _ := spawnGate(t, folder, Options{})
+	write(t, mnt+"/run.sh", "#!/bin/sh\necho script-ran \"$@\"\n")
+	if err := os.Chmod(mnt+"/run.sh", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := os.ReadFile("/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mnt+"/built", bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(mnt+"/run.sh", "a").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "script-ran a" {
+		t.Errorf("script: %v %q", err, out)
+	}
+	if out, err := exec.Command(mnt + "/built").CombinedOutput(); err != nil {
+		t.Errorf("ELF binary: %v %q", err, out)
+	}
+}
+
+// TestNoLocksReachTheHost: a lock taken through the gate is the sandbox's
+// kernel's business; the host file stays unlocked.
+func TestNoLocksReachTheHost(t *testing.T) {
+	folder := t.TempDir()
+	write(t, folder+"/db", "data")
+	mnt, _ := spawnGate(t, folder, Options{})
+	in, err := os.OpenFile(mnt+"/db", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if err := unix.Flock(int(in.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatalf("flock through the gate: %v", err)
+	}
+	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: 0}
+	if err := unix.FcntlFlock(in.Fd(), unix.F_OFD_SETLK, &lk); err != nil {
+		t.Fatalf("OFD lock through the gate: %v", err)
+	}
+	host, err := os.OpenFile(folder+"/db", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	if err := unix.Flock(int(host.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		t.Errorf("host flock blocked by the sandbox's lock: %v", err)
+	}
+	if err := unix.FcntlFlock(host.Fd(), unix.F_OFD_SETLK, &lk); err != nil {
+		t.Errorf("host fcntl lock blocked by the sandbox's lock: %v", err)
+	}
+}
+
+// TestIoctlsNeverReachTheHost: on a loop-mounted ext4 image (never a real
+// disk), the ioctls an outside tester used against the host file system
+// answer ENOTTY through the gate, and the file system is untouched.
+func TestIoctlsNeverReachTheHost(t *testing.T) {
+	folder := loopExt4(t)
+	write(t, folder+"/f", "x")
+	mnt, _ := spawnGate(t, folder, Options{})
+	const (
+		fsIocGetFSLabel   = 0x81009431 // FS_IOC_GETFSLABEL
+		fsIocSetFSLabel   = 0x41009432 // FS_IOC_SETFSLABEL
+		ext4IocShutdown   = 0x8004587d // EXT4_IOC_SHUTDOWN
+		ext4IocGetESCache = 0xc020662a // EXT4_IOC_GET_ES_CACHE
+		fsIocGetFlags     = 0x80086601 // FS_IOC_GETFLAGS
+		fsIocSetFlags     = 0x40086602 // FS_IOC_SETFLAGS
+		fiFreeze          = 0xc0045877 // FIFREEZE
+	)
+	label := make([]byte, 256)
+	copy(label, "pwned")
+	flag := uint32(2) // EXT4_GOING_FLAGS_NOLOGFLUSH
+	buf := make([]byte, 4096)
+	cases := []struct {
+		name string
+		cmd  uintptr
+		arg  unsafe.Pointer
+	}{
+		{"FS_IOC_GETFSLABEL", fsIocGetFSLabel, unsafe.Pointer(&buf[0])},
+		{"FS_IOC_SETFSLABEL", fsIocSetFSLabel, unsafe.Pointer(&label[0])},
+		{"EXT4_IOC_GET_ES_CACHE", ext4IocGetESCache, unsafe.Pointer(&buf[0])},
+		{"FS_IOC_GETFLAGS", fsIocGetFlags, unsafe.Pointer(&buf[0])},
+		{"FS_IOC_SETFLAGS", fsIocSetFlags, unsafe.Pointer(&buf[0])},
+		{"FIFREEZE", fiFreeze, unsafe.Pointer(&buf[0])},
+		{"EXT4_IOC_SHUTDOWN", ext4IocShutdown, unsafe.Pointer(&flag)},
+	}
+	for _, target := range []string{mnt + "/f", mnt} {
+		f, err := os.Open(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			_, _, e := unix.Syscall(unix.SYS_IOCTL, f.Fd(), c.cmd, uintptr(c.arg))
+			// (FIFREEZE stops in the VFS: FUSE has no freeze.)
+			if e != unix.ENOTTY && !(c.cmd == fiFreeze && e == unix.EOPNOTSUPP) {
+				t.Errorf("%s on %s: %v, want ENOTTY", c.name, target, e)
+			}
+		}
+		f.Close()
+	}
+	// The file system still works and kept its label.
+	if err := os.WriteFile(folder+"/after", []byte("ok"), 0o644); err != nil {
+		t.Fatalf("host file system broken: %v", err)
+	}
+	out, _ := exec.Command("e2label", loopDev(t, folder)).CombinedOutput()
+	if strings.Contains(string(out), "pwned") {
+		t.Errorf("label changed: %s", out)
+	}
+}
+
+// loopExt4 mounts a fresh small ext4 image on a loop device and returns the
+// mount point (cleaned up with the test).
+func loopExt4(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	dir := t.TempDir()
+	img, mnt := filepath.Join(dir, "fs.img"), filepath.Join(dir, "mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mkfs.ext4", "-q", "-L", "airlocktest", img, "16M").CombinedOutput(); err != nil {
+		t.Fatalf("mkfs.ext4: %v %s", err, out)
+	}
+	if out, err := exec.Command("mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
+		if os.Getenv("AIRLOCK_TEST_REQUIRE") != "" {
+			t.Fatalf("loop mount: %v %s", err, out)
+		}
+		t.Skipf("no loop mount here: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	return mnt
+}
+
+// loopDev is the device mounted at mnt.
+func loopDev(t *testing.T, mnt string) string {
+	out, err := exec.Command("findmnt", "-n", "-o", "SOURCE", mnt).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
