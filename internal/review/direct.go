@@ -201,7 +201,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	}
 	tree, done := newTreeReader(ctx, g, cur)
 	defer done()
-	res.Snapshot, res.Reports = cur, ScanTree(files, tree)
+	res.Snapshot, res.Reports = cur, ScanTreeHost(files, tree, t.hostGit())
 	res.step("scan", at)
 	return res, nil
 }

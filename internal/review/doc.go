@@ -19,7 +19,11 @@
 // on the host disables hooks and fsmonitor (`-c core.hooksPath=/dev/null
 // -c core.fsmonitor=false`); in direct mode git never reads the workspace's
 // own .git at all (a private GIT_DIR in the sandbox state dir is used, so the
-// agent's config, filters and attributes drivers cannot run). Nothing but
+// agent's config, filters and attributes drivers cannot run); review reads
+// the host repository's own config files as data (hostgitcfg.go) to learn
+// which folder files the host's git includes as config or runs as hooks.
+// Direct-mode capture is bounded (direct_bounds.go: no file above 64 MiB
+// is read, a time limit, stale locks removed). Nothing but
 // Apply writes to the host repository: captured objects and refs live in
 // the quarantine (which borrows the host's objects read-only through
 // alternates), and Apply fetches the reviewed commit from there and

@@ -91,7 +91,8 @@ type File struct {
 	// problems.go); the file has no content.
 	Problem string
 
-	gitConfig bool // set by the scanner: this file is a git config include target
+	gitConfig     bool   // set by the scanner: this file is a git config include target
+	gitConfigFrom string // set by the scanner: which config includes it (host config)
 }
 
 // Status derives the change status from the modes.

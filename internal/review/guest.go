@@ -393,7 +393,7 @@ func (t *Target) scanGuest(ctx context.Context, base, snap string, cur Meta) ([]
 	files = withProblems(files, resolveObjects(ps, es))
 	tree, done := newTreeReader(ctx, t.qGit(), snap)
 	defer done()
-	return ScanTree(files, tree), notes, nil
+	return ScanTreeHost(files, tree, t.hostGit()), notes, nil
 }
 
 // Apply creates branch (default airlock/NAME) in the host repository at

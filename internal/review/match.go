@@ -230,7 +230,11 @@ func gitKeys(keys ...key) Matcher {
 			}
 			for _, k := range keys {
 				if keyMatch(k.Pattern, e.Key()) && (k.Value == nil || k.Value(e.Value)) {
-					hits = append(hits, Hit{Line: e.Line, Detail: clip(e.Key() + " = " + e.Value)})
+					d := e.Key() + " = " + e.Value
+					if f.gitConfigFrom != "" {
+						d += " (git reads this file as config: " + f.gitConfigFrom + ")"
+					}
+					hits = append(hits, Hit{Line: e.Line, Detail: clip(d)})
 					break
 				}
 			}

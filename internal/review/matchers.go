@@ -504,11 +504,39 @@ func attrDriver() Matcher {
 // hookFile fires when a hook is added, changed or made executable; *.sample
 // files never run.
 func hookFile() Matcher {
-	return func(f *File, _ *scanCtx) []Hit {
+	return func(f *File, s *scanCtx) []Hit {
 		if f.NewMode == 0 || strings.HasSuffix(f.Path, ".sample") {
 			return nil
 		}
-		return []Hit{{Detail: path.Base(f.Path) + " " + FormatMode(f.NewMode)}}
+		d := path.Base(f.Path) + " " + FormatMode(f.NewMode)
+		if o := s.host.hookOrigin(f.Path); o != "" && !strings.HasPrefix(f.Path, ".git/") {
+			d = f.Path + " " + FormatMode(f.NewMode) + ", a hook by " + o
+		}
+		return []Hit{{Detail: clip(d)}}
+	}
+}
+
+// configChanged fires on a changed git config file, naming the config
+// that includes it when the host's configuration does.
+func configChanged() Matcher {
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.NewMode == 0 {
+			return nil
+		}
+		if f.gitConfigFrom != "" {
+			return []Hit{{Detail: clip("git reads this file as config: " + f.gitConfigFrom)}}
+		}
+		return []Hit{{}}
+	}
+}
+
+// changedNamed is changed() naming the file it fired on.
+func changedNamed() Matcher {
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.NewMode == 0 {
+			return nil
+		}
+		return []Hit{{Detail: clip(f.Path)}}
 	}
 }
 

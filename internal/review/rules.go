@@ -156,9 +156,9 @@ func gitRules() []*Rule {
 	return []*Rule{
 		// A. .git internals and git configuration.
 		{ID: "GIT-HOOK", Severity: High, Reason: "A git hook runs automatically on the host on the next commit, checkout, merge or push.",
-			Paths: []string{".git/hooks/**", ".git/modules/**/hooks/**", ".git/worktrees/**/hooks/**"}, Match: hookFile()},
+			Paths: []string{".git/hooks/**", ".git/modules/**/hooks/**", ".git/worktrees/**/hooks/**"}, Hooks: true, Match: hookFile()},
 		{ID: "GIT-CONFIG", Severity: Medium, Reason: "The repository's git config changed; git reads it on every command.",
-			Paths: gitConfigPaths, Match: changed()},
+			Paths: gitConfigPaths, GitConfig: true, Match: configChanged()},
 		{ID: "GIT-CONFIG-CMD", Severity: High, Reason: "This git config key names a program that git runs on the host (hooks path, fsmonitor, ssh command, pager, filter, alias...).",
 			Paths: append([]string{".gitmodules", ".lfsconfig"}, gitConfigPaths...), GitConfig: true, Match: gitKeys(cmdKeys...)},
 		{ID: "GIT-INCLUDE", Severity: High, Reason: "An include.path/includeIf makes git read more config from another file, which can carry any command-bearing key.",

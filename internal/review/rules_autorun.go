@@ -168,6 +168,11 @@ func autorunTarget() Matcher {
 		if f.NewMode == 0 || f.NewMode == ModeSymlink {
 			return nil
 		}
+		if s.host != nil {
+			if o, ok := s.host.runs[f.Path]; ok {
+				return []Hit{{Detail: clip("run by " + o)}}
+			}
+		}
 		if cfg, ok := changedAutorunTargets(s)[f.Path]; ok {
 			return []Hit{{Detail: clip("run by " + cfg)}}
 		}

@@ -21,7 +21,10 @@ type Rule struct {
 	// AgentText: the rule also applies to files an agent instruction file
 	// includes with @path.
 	AgentText bool
-	Match     Matcher
+	// Hooks: the rule also applies to files under a hooks directory the
+	// host's core.hooksPath names.
+	Hooks bool
+	Match Matcher
 }
 
 func (r *Rule) applies(f *File, segs []string, s *scanCtx) bool {
@@ -30,7 +33,7 @@ func (r *Rule) applies(f *File, segs []string, s *scanCtx) bool {
 			return false
 		}
 	}
-	if r.GitConfig && f.gitConfig || r.AgentText && s.agentIncluded[f.Path] {
+	if r.GitConfig && f.gitConfig || r.AgentText && s.agentIncluded[f.Path] || r.Hooks && s.host.hookOrigin(f.Path) != "" {
 		return true
 	}
 	if len(r.Paths) == 0 {
@@ -59,6 +62,7 @@ type scanCtx struct {
 	// autorunChanged: file → the changed auto-run config (anywhere) naming it
 	autorunChanged map[string]string
 	rules          []*Rule // the rule set of this scan (symlinkAtConfigPath reads it)
+	host           *hostMarks
 }
 
 // doc returns the parsed old or new version of a config file (nil when
@@ -117,16 +121,27 @@ func ScanTree(files []*File, tree Tree) []*Report {
 	return ScanWith(defaultRules(), files, tree)
 }
 
+// ScanTreeHost is ScanTree that also applies the host's git configuration
+// (which folder files it makes config, hooks or commands).
+func ScanTreeHost(files []*File, tree Tree, host *HostGit) []*Report {
+	return scanWith(defaultRules(), files, tree, host)
+}
+
 // defaultRules builds the rule set once (its regexps compile once).
 var defaultRules = sync.OnceValue(Rules)
 
 // ScanWith is Scan with an explicit rule set (tests).
 func ScanWith(rules []*Rule, files []*File, tree Tree) []*Report {
+	return scanWith(rules, files, tree, nil)
+}
+
+func scanWith(rules []*Rule, files []*File, tree Tree, host *HostGit) []*Report {
 	s := &scanCtx{files: map[string]*File{}, docs: map[*File][2]*doc{}, bare: map[string]bool{}, tree: tree,
 		agentIncluded: map[string]bool{}, tcache: map[string][]byte{}, lifecycle: map[string]map[string]string{}, autorun: map[string]map[string]string{}, rules: rules}
 	for _, f := range files {
 		s.files[f.Path] = f
 	}
+	markHostGit(s, host)
 	markGitConfigTargets(s)
 	markAgentIncludes(s)
 	out := make([]*Report, 0, len(files))

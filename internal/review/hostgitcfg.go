@@ -1,0 +1,248 @@
+package review
+
+import (
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// The host repository's own git configuration (issue 25, item 6). A team
+// often keeps shared git config in the repository and includes it from
+// .git/config (`[include] path = ../.gitconfig.shared`), or keeps hooks in a
+// tracked directory named by core.hooksPath. Those files are git config and
+// hooks on the host whatever their names, so review reads the host's
+// configuration (read-only: files are read, git is not run) and applies the
+// git config and hook rules to them. Command keys of that configuration
+// that name a file in the folder (core.fsmonitor = tools/fsmon.sh) make
+// that file an auto-run target.
+
+// HostGit is the host's git configuration for one folder.
+type HostGit struct {
+	Repo  string       // absolute path of the folder (the work tree)
+	Home  string       // for "~/" in paths; "" = none
+	Roots []HostConfig // config files git reads, outside the folder
+	// ReadAbs reads an include target outside the folder (nil: none).
+	ReadAbs func(abs string) ([]byte, bool)
+}
+
+// HostConfig is one config file outside the folder.
+type HostConfig struct {
+	Name string // how findings name it (".git/config", "~/.gitconfig")
+	Path string // absolute
+	Data []byte
+}
+
+const (
+	maxHostConfigBytes = 1 << 20
+	maxHostConfigFiles = 64
+	maxIncludeDepth    = 10 // git's own limit
+)
+
+// hostGit reads the host configuration of t.Repo: the repository's config
+// (and config.worktree), and the user's global config. Unreadable parts
+// are skipped: they add nothing for review to apply.
+func (t *Target) hostGit() *HostGit {
+	repo, err := filepath.Abs(t.Repo)
+	if err != nil {
+		return nil
+	}
+	h := &HostGit{Repo: repo, ReadAbs: readSmall}
+	h.Home, _ = os.UserHomeDir()
+	gitDir := filepath.Join(repo, ".git")
+	if fi, err := os.Lstat(gitDir); err == nil && fi.Mode().IsRegular() {
+		// A worktree or a separated git dir: "gitdir: PATH".
+		b, _ := readSmall(gitDir)
+		p := strings.TrimSpace(strings.TrimPrefix(string(b), "gitdir:"))
+		if p == "" {
+			return h
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(repo, p)
+		}
+		gitDir = p
+	}
+	common := gitDir
+	if b, ok := readSmall(filepath.Join(gitDir, "commondir")); ok {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		common = c
+	}
+	add := func(name, p string) {
+		if b, ok := readSmall(p); ok {
+			h.Roots = append(h.Roots, HostConfig{Name: name, Path: p, Data: b})
+		}
+	}
+	add(".git/config", filepath.Join(common, "config"))
+	add(".git/config.worktree", filepath.Join(gitDir, "config.worktree"))
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		if g != "/dev/null" {
+			add(g, g)
+		}
+	} else if h.Home != "" {
+		add("~/.gitconfig", filepath.Join(h.Home, ".gitconfig"))
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			xdg = filepath.Join(h.Home, ".config")
+		}
+		add(filepath.Join(xdg, "git", "config"), filepath.Join(xdg, "git", "config"))
+	}
+	return h
+}
+
+// readSmall reads a regular file of at most maxHostConfigBytes (a FIFO or
+// a device is never opened).
+func readSmall(p string) ([]byte, bool) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxHostConfigBytes {
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxHostConfigBytes))
+	return b, err == nil
+}
+
+// hostMarks is what the host configuration makes of paths in the folder.
+type hostMarks struct {
+	configs map[string]string // repo path → how git reaches it as config
+	hooks   map[string]string // repo dir → the core.hooksPath naming it
+	runs    map[string]string // repo path → the command key that runs it
+}
+
+// hookOrigin returns the core.hooksPath origin when p is in a hooks dir.
+func (m *hostMarks) hookOrigin(p string) string {
+	if m == nil {
+		return ""
+	}
+	for d := path.Dir(p); ; d = path.Dir(d) {
+		if o, ok := m.hooks[d]; ok {
+			return o
+		}
+		if d == "." || d == "/" {
+			return ""
+		}
+	}
+}
+
+type hostCfgItem struct {
+	name  string // display name
+	dir   string // absolute directory relative includes resolve against
+	data  []byte
+	depth int
+	// host: a file outside the folder (the user's); only those may lead
+	// review to read more files outside the folder.
+	host bool
+}
+
+// markHostGit follows the host configuration through includes (in the
+// folder: the reviewed content; outside it: the host's files) and records
+// the folder paths it makes config, hooks or commands.
+func markHostGit(s *scanCtx, h *HostGit) {
+	m := &hostMarks{configs: map[string]string{}, hooks: map[string]string{}, runs: map[string]string{}}
+	s.host = m
+	if h == nil || h.Repo == "" {
+		return
+	}
+	bases := []string{h.Repo}
+	if r, err := filepath.EvalSymlinks(h.Repo); err == nil && r != h.Repo {
+		bases = append(bases, r)
+	}
+	inRepo := func(abs string) (string, bool) {
+		for _, b := range bases {
+			r, err := filepath.Rel(b, abs)
+			if err == nil && r != "." && r != ".." && !strings.HasPrefix(r, "../") {
+				return filepath.ToSlash(r), true
+			}
+		}
+		return "", false
+	}
+	expand := func(v, rel string) string {
+		switch {
+		case strings.HasPrefix(v, "~/") && h.Home != "":
+			return filepath.Join(h.Home, v[2:])
+		case filepath.IsAbs(v):
+			return filepath.Clean(v)
+		}
+		return filepath.Join(rel, v)
+	}
+	var queue []hostCfgItem
+	for _, r := range h.Roots {
+		queue = append(queue, hostCfgItem{name: r.Name, dir: filepath.Dir(r.Path), data: r.Data, host: true})
+	}
+	seen := map[string]bool{}
+	for n := 0; len(queue) > 0 && n < maxHostConfigFiles; n++ {
+		it := queue[0]
+		queue = queue[1:]
+		entries, _ := ParseGitConfig(it.data)
+		for _, e := range entries {
+			k := strings.ToLower(e.Key())
+			v := strings.TrimSpace(e.Value)
+			if v == "" {
+				continue
+			}
+			switch {
+			case isIncludeKey(k):
+				abs := expand(v, it.dir)
+				if seen[abs] || it.depth >= maxIncludeDepth {
+					continue
+				}
+				seen[abs] = true
+				chain := e.Key() + " in " + it.name
+				if rp, ok := inRepo(abs); ok {
+					if strings.HasPrefix(rp, ".git/") || rp == ".git" {
+						continue // the host's own .git: not the folder's content
+					}
+					if _, dup := m.configs[rp]; !dup {
+						m.configs[rp] = chain
+					}
+					if b, ok := s.read(rp); ok {
+						queue = append(queue, hostCfgItem{name: rp, dir: filepath.Dir(abs), data: b, depth: it.depth + 1})
+					}
+				} else if h.ReadAbs != nil && it.host {
+					if b, ok := h.ReadAbs(abs); ok {
+						queue = append(queue, hostCfgItem{name: abs, dir: filepath.Dir(abs), data: b, depth: it.depth + 1, host: true})
+					}
+				}
+			case k == "core.hookspath":
+				// Relative: from the work tree's top, where hooks run.
+				if rp, ok := inRepo(expand(v, h.Repo)); ok {
+					m.hooks[rp] = "core.hooksPath = " + v + " in " + it.name
+				}
+			case isCmdKey(k, e.Value):
+				for _, tok := range pathToken.FindAllString(v, 20) {
+					abs := expand(strings.TrimPrefix(tok, "./"), h.Repo)
+					if rp, ok := inRepo(abs); ok {
+						if _, dup := m.runs[rp]; !dup {
+							m.runs[rp] = e.Key() + " in " + it.name
+						}
+					}
+				}
+			}
+		}
+	}
+	for rp, chain := range m.configs {
+		if f, ok := s.files[rp]; ok {
+			f.gitConfig = true
+			if f.gitConfigFrom == "" {
+				f.gitConfigFrom = chain
+			}
+		}
+	}
+}
+
+func isCmdKey(k, v string) bool {
+	for _, c := range cmdKeys {
+		if keyMatch(c.Pattern, k) && (c.Value == nil || c.Value(v)) {
+			return true
+		}
+	}
+	return false
+}
