@@ -309,3 +309,58 @@ func loopDev(t *testing.T, mnt string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// TestOpenDirectoriesBounded: 1,000 handles open on a 20,000-entry
+// directory, each part-way through its listing, keep the gate small: a
+// listing streams through a fixed buffer instead of being copied per
+// handle (the old gate grew to gigabytes this way).
+func TestOpenDirectoriesBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("creates 20,000 files")
+	}
+	folder := t.TempDir()
+	big := filepath.Join(folder, "big")
+	if err := os.Mkdir(big, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20000; i++ {
+		name := fmt.Sprintf("%s/entry-with-a-longish-name-%06d.txt", big, i)
+		if err := os.WriteFile(name, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mnt, pid := spawnGate(t, folder, Options{})
+	rss := func() int {
+		v := strings.Fields(procStatus(t, pid)["VmRSS"])
+		n, _ := strconv.Atoi(v[0])
+		return n << 10
+	}
+	before := rss()
+	var fds []int
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
+	buf := make([]byte, 32<<10)
+	for i := 0; i < 1000; i++ {
+		fd, err := unix.Open(mnt+"/big", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		fds = append(fds, fd)
+		if _, err := unix.Getdents(fd, buf); err != nil {
+			t.Fatalf("getdents %d: %v", i, err)
+		}
+	}
+	after := rss()
+	t.Logf("gate RSS %d KiB before, %d KiB with 1,000 open listings", before>>10, after>>10)
+	if after > 64<<20 {
+		t.Errorf("gate RSS %d MiB with 1,000 open listings, want under 64 MiB", after>>20)
+	}
+	// The listing is whole and right through one handle.
+	ents, err := os.ReadDir(mnt + "/big")
+	if err != nil || len(ents) != 20000 {
+		t.Errorf("listing: %d entries, %v", len(ents), err)
+	}
+}
