@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"net/netip"
 	"strings"
 	"unicode/utf8"
 
@@ -76,23 +75,10 @@ func (p HostPattern) Match(host string) bool {
 // "**.example.com" covers "*.example.com" and "api.example.com:443".
 func (p HostPattern) Covers(c HostPattern) bool { return p.Pattern.Covers(c.Pattern) }
 
-// privateRanges are address ranges of this machine and local networks.
-var privateRanges = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("10.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("127.0.0.0/8"),
-	netip.MustParsePrefix("169.254.0.0/16"),
-	netip.MustParsePrefix("172.16.0.0/12"),
-	netip.MustParsePrefix("192.168.0.0/16"),
-	netip.MustParsePrefix("::1/128"),
-	netip.MustParsePrefix("::/128"),
-	netip.MustParsePrefix("fc00::/7"),
-	netip.MustParsePrefix("fe80::/10"),
-}
-
-// PrivateRange returns the private, loopback or link-local range p
-// overlaps, or "" (also "" for name patterns, except "localhost").
+// PrivateRange returns the special-purpose address range p overlaps
+// ("192.168.0.0/16 private"), or "" (also "" for name patterns, except
+// "localhost"). The table is hostpattern.SpecialRanges, the one the egress
+// proxy refuses from.
 func (p HostPattern) PrivateRange() string {
 	if p.Kind == hostpattern.Host && (p.Name == "localhost" || strings.HasSuffix(p.Name, ".localhost")) {
 		return "localhost"
@@ -100,14 +86,8 @@ func (p HostPattern) PrivateRange() string {
 	if p.Kind != hostpattern.IP && p.Kind != hostpattern.CIDR {
 		return ""
 	}
-	pre := p.Prefix
-	if pre.Addr().Is4In6() {
-		pre = netip.PrefixFrom(pre.Addr().Unmap(), max(0, pre.Bits()-96))
-	}
-	for _, r := range privateRanges {
-		if r.Overlaps(pre) {
-			return r.String()
-		}
+	if r, ok := hostpattern.SpecialOverlap(p.Prefix); ok {
+		return r.Prefix.String() + " " + r.Class
 	}
 	return ""
 }

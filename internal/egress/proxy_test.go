@@ -100,6 +100,11 @@ func TestBlockedAddresses(t *testing.T) {
 	wantDenied(t, e.raw(t, "CONNECT 169.254.169.254:80 HTTP/1.1\r\n\r\n"), 403, "blocked-address link-local")
 	wantDenied(t, e.raw(t, "GET http://[::1]:8080/ HTTP/1.1\r\n\r\n"), 403, "blocked-address loopback")
 	wantDenied(t, e.raw(t, "CONNECT [::ffff:169.254.169.254]:80 HTTP/1.1\r\n\r\n"), 403, "blocked-address ipv4-mapped")
+	// The IPv6 ranges an outside tester found dialled under preset open.
+	for lit, cls := range map[string]string{"::ffff:0:a9fe:a9fe": "ipv4-translated", "2001:2::1": "benchmarking",
+		"3fff::1": "documentation", "5f00::1": "srv6"} {
+		wantDenied(t, e.raw(t, "CONNECT ["+lit+"]:443 HTTP/1.1\r\n\r\n"), 403, "blocked-address "+cls)
+	}
 	if got := e.dialer.list(); len(got) != 0 {
 		t.Fatalf("blocked addresses dialled: %v", got)
 	}
