@@ -45,7 +45,7 @@ var SpecialRanges = []AddrRange{
 	{netip.MustParsePrefix("2001:10::/28"), "orchid"},
 	{netip.MustParsePrefix("2001:20::/28"), "orchid"},
 	{netip.MustParsePrefix("2001:db8::/32"), "documentation"},
-	{netip.MustParsePrefix("2002::/16"), "6to4"}, // embeds an IPv4 address
+	{netip.MustParsePrefix("2002::/16"), "6to4"},          // embeds an IPv4 address
 	{netip.MustParsePrefix("3fff::/20"), "documentation"}, // RFC 9637
 	{netip.MustParsePrefix("5f00::/16"), "srv6"},          // RFC 9602 segment identifiers
 	{netip.MustParsePrefix("fc00::/7"), "ula"},            // includes fd00:ec2::254 (cloud metadata)
