@@ -15,18 +15,24 @@ import (
 // OpenSSH clients put chacha20-poly1305 first, which x/crypto computes
 // without SIMD (about 0.6x OpenSSH's speed on bulk transfers), while its
 // AES-GCM is faster than OpenSSH's. So before the handshake the server
-// reads the client's identification line and KEXINIT (both sent in the
-// clear, and sent by every client without waiting for ours) and, when the
-// client offers AES-GCM, offers only AES-GCM: the client gets a cipher it
-// listed, the transfer gets the fast one. A client without AES-GCM gets the
-// full OpenSSH set as before; one that sends nothing in time gets the full
-// set after kexPeekWait.
+// reads the client's identification line and, for an OpenSSH client, its
+// KEXINIT (sent in the clear right after the identification, without
+// waiting for ours). When the client's own order would pick chacha20 and
+// it also offers AES-GCM, the server offers only AES-GCM: the client gets
+// a cipher it listed, the transfer gets the fast one. Every other client
+// negotiates by its own preference against OpenSSH's full set (PuTTY,
+// say, ranks AES-CTR first and may warn about what it ranks low), and its
+// KEXINIT is not waited for: x/crypto sends ours as soon as the client's
+// identification line is in, as OpenSSH's sshd does, so a client that
+// waits for the server's KEXINIT before sending its own does not stall.
 
-// gcmCiphers is what a client that offers AES-GCM is offered.
+// gcmCiphers is what an OpenSSH client that would pick chacha20 but offers
+// AES-GCM is offered.
 var gcmCiphers = []string{"aes128-gcm@openssh.com", "aes256-gcm@openssh.com"}
 
-// kexPeekWait bounds the wait for the client's identification and KEXINIT.
-const kexPeekWait = 3 * time.Second
+// kexPeekWait bounds the wait for the client's identification and, from an
+// OpenSSH client, its KEXINIT. (A variable for tests.)
+var kexPeekWait = 3 * time.Second
 
 // Limits on what is read before the handshake (RFC 4253: lines of at most
 // 255 bytes; a KEXINIT is a few kilobytes).
@@ -37,23 +43,33 @@ const (
 
 // clientKex is what the peek learned.
 type clientKex struct {
+	ident                  string // the client's identification line, without CR LF
 	ciphersC2S, ciphersS2C []string
 }
 
-// prefersGCM reports whether the client offers AES-GCM in both directions.
-func (k *clientKex) prefersGCM() bool {
-	return k != nil && anyOf(k.ciphersC2S, gcmCiphers) && anyOf(k.ciphersS2C, gcmCiphers)
+// isOpenSSH reports whether the client says it is OpenSSH.
+func isOpenSSH(ident string) bool { return strings.HasPrefix(ident, "SSH-2.0-OpenSSH_") }
+
+// wantsGCM reports whether the client would pick chacha20-poly1305 from
+// the server's full set in both directions and offers AES-GCM in both.
+func (k *clientKex) wantsGCM() bool {
+	return k != nil && isOpenSSH(k.ident) &&
+		firstCommon(k.ciphersC2S, serverCiphers) == "chacha20-poly1305@openssh.com" &&
+		firstCommon(k.ciphersS2C, serverCiphers) == "chacha20-poly1305@openssh.com" &&
+		firstCommon(k.ciphersC2S, gcmCiphers) != "" && firstCommon(k.ciphersS2C, gcmCiphers) != ""
 }
 
-func anyOf(list, want []string) bool {
-	for _, a := range list {
-		for _, b := range want {
+// firstCommon is SSH's negotiation: the first of the client's list that the
+// server offers.
+func firstCommon(client, server []string) string {
+	for _, a := range client {
+		for _, b := range server {
 			if a == b {
-				return true
+				return a
 			}
 		}
 	}
-	return false
+	return ""
 }
 
 // peekConn replays what the peek read to x/crypto and swallows x/crypto's
@@ -89,10 +105,11 @@ func (p *peekConn) Write(b []byte) (int, error) {
 }
 
 // peekClientKex sends our identification line, then reads the client's
-// and its KEXINIT. It returns the conn to hand x/crypto and what it
-// learned (nil when the client said nothing usable in time: x/crypto then
-// sees exactly the bytes that were read, and reports any protocol error
-// itself). A conn without deadlines is returned untouched.
+// and, if it is OpenSSH's, its KEXINIT. It returns the conn to hand
+// x/crypto and what it learned (nil when the client said nothing usable in
+// time: x/crypto then sees exactly the bytes that were read, and reports
+// any protocol error itself). A conn without deadlines is returned
+// untouched.
 func peekClientKex(nc net.Conn, ident string) (net.Conn, *clientKex) {
 	if nc.SetReadDeadline(time.Now().Add(kexPeekWait)) != nil {
 		return nc, nil
@@ -108,19 +125,24 @@ func peekClientKex(nc net.Conn, ident string) (net.Conn, *clientKex) {
 }
 
 // readClientKex reads identification lines up to the client's "SSH-" line
-// and then one binary packet, and parses it as a KEXINIT. (Whatever it
-// reads past the packet is replayed with the rest: the peek tees every
-// byte it takes from the connection.)
+// and, for an OpenSSH client, one binary packet, parsed as a KEXINIT.
+// (Whatever it reads past that is replayed with the rest: the peek tees
+// every byte it takes from the connection.)
 func readClientKex(r io.Reader) *clientKex {
 	br := bufio.NewReader(r)
+	var ident string
 	for i := 0; ; i++ {
 		l, err := br.ReadSlice('\n')
 		if err != nil || i >= maxPreLines {
 			return nil
 		}
 		if bytes.HasPrefix(l, []byte("SSH-")) {
+			ident = strings.TrimRight(string(l), "\r\n")
 			break
 		}
+	}
+	if !isOpenSSH(ident) {
+		return &clientKex{ident: ident}
 	}
 	var hdr [4]byte
 	if _, err := io.ReadFull(br, hdr[:]); err != nil {
@@ -134,7 +156,11 @@ func readClientKex(r io.Reader) *clientKex {
 	if _, err := io.ReadFull(br, pkt); err != nil {
 		return nil
 	}
-	return parseKexInit(pkt)
+	k := parseKexInit(pkt)
+	if k != nil {
+		k.ident = ident
+	}
+	return k
 }
 
 // parseKexInit reads the cipher lists of an unencrypted KEXINIT packet

@@ -1,6 +1,7 @@
 package sshd
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"io"
@@ -17,14 +18,16 @@ import (
 var cipherRe = regexp.MustCompile(`kex: server->client cipher: (\S+)`)
 
 // TestCipherChoice: an OpenSSH client whose list puts chacha20 first but
-// offers AES-GCM gets AES-GCM; one that insists on chacha20 or on aes-ctr
-// gets what it asked for (TestCiphers covers each cipher forced alone).
+// offers AES-GCM gets AES-GCM; one that insists on chacha20, or ranks
+// aes-ctr above AES-GCM, gets its own choice (TestCiphers covers each
+// cipher forced alone).
 func TestCipherChoice(t *testing.T) {
 	needTool(t, "ssh")
 	ts := startServer(t, nil)
 	for _, c := range []struct{ opt, want string }{
 		{"chacha20-poly1305@openssh.com,aes128-ctr,aes256-gcm@openssh.com", "aes256-gcm@openssh.com"},
 		{"chacha20-poly1305@openssh.com,aes128-ctr", "chacha20-poly1305@openssh.com"},
+		{"aes128-ctr,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com", "aes128-ctr"},
 	} {
 		args := []string{"-v"}
 		if c.opt != "" {
@@ -57,19 +60,54 @@ func kexPacket(c2s, s2c string) []byte {
 }
 
 func TestReadClientKex(t *testing.T) {
-	in := append([]byte("banner line\r\nSSH-2.0-OpenSSH_9.2p1 Debian\r\n"), kexPacket("chacha20-poly1305@openssh.com,aes128-gcm@openssh.com", "aes128-gcm@openssh.com")...)
+	in := append([]byte("banner line\r\nSSH-2.0-OpenSSH_9.2p1 Debian\r\n"), kexPacket("chacha20-poly1305@openssh.com,aes128-gcm@openssh.com", "chacha20-poly1305@openssh.com,aes128-gcm@openssh.com")...)
 	in = append(in, "trailing bytes of the next packet"...)
 	k := readClientKex(bytes.NewReader(in))
-	if !k.prefersGCM() || len(k.ciphersC2S) != 2 {
+	if !k.wantsGCM() || len(k.ciphersC2S) != 2 || k.ident != "SSH-2.0-OpenSSH_9.2p1 Debian" {
 		t.Fatalf("parsed %+v", k)
 	}
-	if k := readClientKex(bytes.NewReader(append([]byte("SSH-2.0-x\r\n"), kexPacket("chacha20-poly1305@openssh.com", "chacha20-poly1305@openssh.com")...))); k == nil || k.prefersGCM() {
-		t.Fatalf("chacha-only client: %+v", k)
+	for _, c := range []struct {
+		ident, ciphers string
+		gcm, parsed    bool
+	}{
+		{"SSH-2.0-OpenSSH_9.2", "chacha20-poly1305@openssh.com", false, true},
+		{"SSH-2.0-OpenSSH_9.2", "aes128-ctr,aes128-gcm@openssh.com", false, true}, // client's order picks aes128-ctr
+		{"SSH-2.0-OpenSSH_9.2", "3des-cbc,chacha20-poly1305@openssh.com,aes256-gcm@openssh.com", true, true},
+		{"SSH-2.0-PuTTY_Release_0.78", "chacha20-poly1305@openssh.com,aes128-gcm@openssh.com", false, false}, // not waited for
+	} {
+		k := readClientKex(bytes.NewReader(append([]byte(c.ident+"\r\n"), kexPacket(c.ciphers, c.ciphers)...)))
+		if k == nil || k.wantsGCM() != c.gcm || (k.ciphersC2S != nil) != c.parsed || k.ident != c.ident {
+			t.Errorf("%s %s: %+v", c.ident, c.ciphers, k)
+		}
 	}
-	for _, bad := range [][]byte{nil, []byte("SSH-2.0-x\r\n\x00\x00\x00\x01\x00"), []byte("SSH-2.0-x\r\n\xff\xff\xff\xff"), bytes.Repeat([]byte("x\n"), 100)} {
+	for _, bad := range [][]byte{nil, []byte("SSH-2.0-OpenSSH_9\r\n\x00\x00\x00\x01\x00"), []byte("SSH-2.0-OpenSSH_9\r\n\xff\xff\xff\xff"), bytes.Repeat([]byte("x\n"), 100)} {
 		if k := readClientKex(bytes.NewReader(bad)); k != nil {
 			t.Errorf("%q parsed as %+v", bad, k)
 		}
+	}
+}
+
+// TestNoWaitForClientKex: a client that is not OpenSSH gets the server's
+// KEXINIT right after its identification line, without sending its own
+// (the peek's wait is made long so that only a wait-free path passes).
+func TestNoWaitForClientKex(t *testing.T) {
+	defer func(w time.Duration) { kexPeekWait = w }(kexPeekWait)
+	kexPeekWait = 5 * time.Minute
+	ts := startServer(t, nil)
+	c, err := net.Dial("tcp", ts.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("SSH-2.0-WaitsForServerKexinit_1.0\r\n"))
+	c.SetReadDeadline(time.Now().Add(60 * time.Second))
+	br := bufio.NewReader(c)
+	if l, err := br.ReadString('\n'); err != nil || !strings.HasPrefix(l, "SSH-2.0-") {
+		t.Fatalf("identification %q %v", l, err)
+	}
+	var hdr [6]byte
+	if _, err := io.ReadFull(br, hdr[:]); err != nil || hdr[5] != 20 {
+		t.Fatalf("no KEXINIT from the server: % x %v", hdr, err)
 	}
 }
 
@@ -81,20 +119,20 @@ func TestPeekConnReplays(t *testing.T) {
 	defer b.Close()
 	go func() {
 		io.ReadFull(b, make([]byte, len("SSH-2.0-test\r\n")))
-		b.Write([]byte("SSH-2.0-client\r\n"))
-		b.Write(append(kexPacket("aes128-gcm@openssh.com", "aes128-gcm@openssh.com"), "rest"...))
+		b.Write([]byte("SSH-2.0-OpenSSH_9.2\r\n"))
+		b.Write(append(kexPacket("chacha20-poly1305@openssh.com,aes128-gcm@openssh.com", "chacha20-poly1305@openssh.com,aes128-gcm@openssh.com"), "rest"...))
 		buf := make([]byte, 5)
 		io.ReadFull(b, buf)
 		b.Write(buf) // echo what the server wrote after its identification
 	}()
 	pc, k := peekClientKex(a, "SSH-2.0-test")
-	if !k.prefersGCM() {
+	if !k.wantsGCM() {
 		t.Fatalf("kex %+v", k)
 	}
 	if _, err := pc.Write([]byte("SSH-2.0-test\r\nhello")); err != nil {
 		t.Fatal(err)
 	}
-	want := "SSH-2.0-client\r\n" + string(kexPacket("aes128-gcm@openssh.com", "aes128-gcm@openssh.com")) + "rest" + "hello"
+	want := "SSH-2.0-OpenSSH_9.2\r\n" + string(kexPacket("chacha20-poly1305@openssh.com,aes128-gcm@openssh.com", "chacha20-poly1305@openssh.com,aes128-gcm@openssh.com")) + "rest" + "hello"
 	got := make([]byte, len(want))
 	if _, err := io.ReadFull(pc, got); err != nil || string(got) != want {
 		t.Fatalf("replayed %q, %v", got, err)
@@ -102,11 +140,11 @@ func TestPeekConnReplays(t *testing.T) {
 }
 
 func FuzzReadClientKex(f *testing.F) {
-	f.Add(append([]byte("SSH-2.0-x\r\n"), kexPacket("aes128-gcm@openssh.com", "aes128-ctr")...))
-	f.Add([]byte("SSH-2.0-x\r\n\x00\x00\x00\x05\x04\x14abcd"))
+	f.Add(append([]byte("SSH-2.0-OpenSSH_9.2\r\n"), kexPacket("aes128-gcm@openssh.com", "aes128-ctr")...))
+	f.Add([]byte("SSH-2.0-OpenSSH_9.2\r\n\x00\x00\x00\x05\x04\x14abcd"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		k := readClientKex(bytes.NewReader(b))
-		_ = k.prefersGCM()
+		_ = k.wantsGCM()
 	})
 }
 

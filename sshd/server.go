@@ -40,8 +40,8 @@ type Config struct {
 // cipher of the CLIENT's list that the server also offers wins, so this
 // order only matters for clients that defer to the server. AES-GCM comes
 // first because it is the fastest in Go on AES-NI machines (x/crypto has no
-// amd64 assembly for ChaCha20). A client that offers AES-GCM is offered
-// only AES-GCM (kexpeek.go); paramiko 2.x, without it, picks aes128-ctr.
+// amd64 assembly for ChaCha20). An OpenSSH client that would pick chacha20
+// but offers AES-GCM is offered only AES-GCM (kexpeek.go).
 var serverCiphers = []string{
 	"aes128-gcm@openssh.com", "aes256-gcm@openssh.com",
 	"chacha20-poly1305@openssh.com",
@@ -170,7 +170,7 @@ func New(cfg Config) (*Server, error) {
 			// x/crypto's supported set leaves out ssh-rsa (SHA-1)
 			// signatures, as OpenSSH 9.2's PubkeyAcceptedAlgorithms does.
 			c.PublicKeyAuthAlgorithms = gossh.SupportedAlgorithms().PublicKeyAuths
-			if k, _ := ctx.Value(kexKey{}).(*clientKex); k.prefersGCM() {
+			if k, _ := ctx.Value(kexKey{}).(*clientKex); k.wantsGCM() {
 				c.Ciphers = gcmCiphers // see kexpeek.go
 			}
 			return c
