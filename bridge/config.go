@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -60,7 +61,7 @@ func firstError(diags hcl.Diagnostics) string {
 
 // planText renders what the whole file asks of the host, for approval
 // (approval is per file, so every sandbox block is shown).
-func planText(f *config.File) string { return config.BuildPlan(f).Text() }
+func planText(ctx context.Context, f *config.File) string { return PlanWithHistory(ctx, f).Text() }
 
 func orDefault(s, d string) string {
 	if s == "" {

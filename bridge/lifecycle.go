@@ -9,12 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/config"
-	"github.com/airlock-sandbox/airlock/internal/gitseed"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -244,8 +242,8 @@ func (d *Daemon) prepareSpec(ctx context.Context, sb *sandbox, sbc *config.Sandb
 	if err != nil {
 		return vm.Spec{}, err
 	}
-	if err := hiddenInHistory(ctx, spec.Workspace); err != nil {
-		return vm.Spec{}, err
+	if w := CommittedHiddenWarning(ctx, sbc.Workspace); w != "" {
+		Warn(ctx, w)
 	}
 	for _, ft := range d.features {
 		if ft.Prepare == nil {
@@ -300,7 +298,8 @@ func (d *Daemon) buildSpec(st *sandboxState, sbc *config.Sandbox, hostPEM []byte
 		User: st.User, Env: env,
 		Workspace: vm.Workspace{
 			HostPath: st.WorkspaceDir, Mode: vm.WorkspaceMode(st.Mode), Target: orDefault(ws.Target, "/workspace"),
-			Hide: append([]string(nil), ws.Hide...), Protect: append([]string(nil), ws.Protect...),
+			// Canonical globs: no leading "/" for code that splits them itself.
+			Hide: config.CanonicalGlobs(ws.Hide), Protect: config.CanonicalGlobs(ws.Protect),
 		},
 		HostKeyPEM:     hostPEM,
 		AuthorizedKeys: sshAuthorizedKey(d.userKey.PublicKey()),
@@ -314,28 +313,6 @@ func (d *Daemon) buildSpec(st *sandboxState, sbc *config.Sandbox, hostPEM []byte
 		spec.Mounts = append(spec.Mounts, vm.Mount{Name: m.Name, Source: src, Target: m.Target, ReadOnly: m.ReadOnly})
 	}
 	return spec, nil
-}
-
-// hiddenInHistory refuses a workspace whose hide globs match files git
-// holds (a commit of any ref, or the index): direct and clone mode give the
-// agent the repository's objects, so hiding the file would not hide its
-// content, and a sandbox that only looks safe is worse than none.
-func hiddenInHistory(ctx context.Context, w vm.Workspace) error {
-	if w.Mode != vm.ModeDirect && w.Mode != vm.ModeClone {
-		return nil
-	}
-	found, err := gitseed.HiddenInHistory(ctx, w.HostPath, w.Hide, 5)
-	if err != nil {
-		return failf(protocol.CodeFailed, err, "hide")
-	}
-	if len(found) == 0 {
-		return nil
-	}
-	return &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("hide: %s %s in this repository's git history (or index), "+
-		"and %s mode gives the agent the repository's objects: it could read %s with git. Remove %s from history "+
-		"(git filter-repo --invert-paths --path …), stop hiding %s, or use workspace mode \"mountless\"",
-		strings.Join(found, ", "), plural(len(found), "is", "are"), w.Mode, plural(len(found), "it", "them"),
-		plural(len(found), "it", "them"), plural(len(found), "it", "them"))}
 }
 
 func plural(n int, one, many string) string {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/airlock-sandbox/airlock/bridge"
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/mcpgw"
@@ -172,7 +174,7 @@ func runPlan(e *Env, args []string) error {
 		}
 		return err
 	}
-	p := config.BuildPlan(f)
+	p := bridge.PlanWithHistory(context.Background(), f)
 	if cf.json {
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")

@@ -9,10 +9,17 @@ import (
 // Hide and protect patterns are matched against slash-separated paths
 // relative to the workspace root, gitignore-style:
 //
-//   - a pattern without "/" matches the base name at any depth ("*.pem");
-//   - a pattern with "/" matches the whole relative path ("config/*.json");
-//     a "**" segment matches zero or more directories ("**/secrets/*");
-//   - a trailing "/" is ignored; a matching directory covers all below it.
+//   - a pattern without "/" (other than a trailing one) matches the base
+//     name at any depth ("*.pem", "secrets/");
+//   - a leading "/" anchors the pattern to the workspace root ("/secrets/"
+//     is only the top-level secrets, not internal/secrets);
+//   - a pattern with "/" in the middle matches the whole relative path
+//     ("config/*.json"); a "**" segment matches zero or more directories
+//     ("**/secrets/*");
+//   - a trailing "/" means a directory; a matching directory covers all
+//     below it. MatchGlob is told only a path, so a path's last component
+//     counts as a directory unless rel is known to be a file (MatchFile):
+//     a hide errs on the side of hiding.
 //
 // Segments use path.Match syntax (*, ?, [...], \).
 
@@ -21,12 +28,12 @@ func CheckGlob(pattern string) error {
 	switch {
 	case pattern == "" || strings.Trim(pattern, "/") == "":
 		return errors.New("it is empty")
-	case strings.HasPrefix(pattern, "/"):
-		return errors.New("it is absolute; patterns are relative to the workspace root")
+	case strings.HasPrefix(pattern, "//"):
+		return errors.New("it starts with \"//\"; a single leading \"/\" anchors a pattern to the workspace root")
 	case strings.ContainsRune(pattern, 0):
 		return errors.New("it contains a NUL byte")
 	}
-	for _, seg := range strings.Split(strings.TrimSuffix(pattern, "/"), "/") {
+	for _, seg := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(pattern, "/"), "/"), "/") {
 		switch seg {
 		case "":
 			return errors.New("it contains an empty path segment (\"//\")")
@@ -46,19 +53,38 @@ func CheckGlob(pattern string) error {
 
 // MatchGlob reports whether the workspace-relative path rel (slash
 // separated, no leading "/") is matched by pattern or lies below a
-// directory that is.
-func MatchGlob(pattern, rel string) bool {
+// directory that is. rel's last component may be a directory (a trailing
+// "/" on rel says it is one): use MatchFile when rel is known to be a file.
+func MatchGlob(pattern, rel string) bool { return match(pattern, rel, false) }
+
+// MatchFile is MatchGlob for a path known to be a regular file (or other
+// non-directory): a directory pattern ("build/") matches only what lies
+// below a directory of that name.
+func MatchFile(pattern, rel string) bool { return match(pattern, rel, true) }
+
+func match(pattern, rel string, file bool) bool {
 	if CheckGlob(pattern) != nil {
 		return false
 	}
-	pattern = strings.TrimSuffix(pattern, "/")
+	dirOnly := strings.HasSuffix(pattern, "/")
+	anchored := strings.HasPrefix(pattern, "/")
+	pattern = strings.TrimSuffix(strings.TrimPrefix(pattern, "/"), "/")
+	if strings.HasSuffix(rel, "/") {
+		file = false
+	}
 	rel = strings.Trim(rel, "/")
 	if rel == "" {
 		return false
 	}
 	parts := strings.Split(rel, "/")
-	if !strings.Contains(pattern, "/") {
-		for _, p := range parts {
+	// last: how many leading components may be the matched entry itself
+	// (a file's own name cannot match a directory pattern).
+	last := len(parts)
+	if dirOnly && file {
+		last--
+	}
+	if !anchored && !strings.Contains(pattern, "/") {
+		for _, p := range parts[:last] {
 			if ok, _ := path.Match(pattern, p); ok {
 				return true
 			}
@@ -67,12 +93,42 @@ func MatchGlob(pattern, rel string) bool {
 	}
 	segs := strings.Split(pattern, "/")
 	// A directory match covers everything below: try every prefix.
-	for n := 1; n <= len(parts); n++ {
+	for n := 1; n <= last; n++ {
 		if matchSegs(segs, parts[:n]) {
 			return true
 		}
 	}
 	return false
+}
+
+// CanonicalGlob rewrites pattern into an equivalent one without a leading
+// "/", for code that splits patterns into segments itself (the workspace
+// gate's symlink guard): "/NAME" becomes "NAME/**" (the top-level NAME and
+// all below it), "/a/b" becomes "a/b" (a pattern with an inner "/" is
+// anchored already). A trailing "/" is kept where it can be; "/NAME/" also
+// becomes "NAME/**", which a file named NAME matches too (hiding more,
+// never less). Other patterns are returned unchanged.
+func CanonicalGlob(pattern string) string {
+	if !strings.HasPrefix(pattern, "/") || CheckGlob(pattern) != nil {
+		return pattern
+	}
+	rest := strings.TrimPrefix(pattern, "/")
+	if rest == "**" || rest == "**/" {
+		return "**"
+	}
+	if strings.Contains(strings.TrimSuffix(rest, "/"), "/") {
+		return rest
+	}
+	return strings.TrimSuffix(rest, "/") + "/**"
+}
+
+// CanonicalGlobs is CanonicalGlob over a list (a new slice).
+func CanonicalGlobs(patterns []string) []string {
+	out := make([]string, len(patterns))
+	for i, p := range patterns {
+		out[i] = CanonicalGlob(p)
+	}
+	return out
 }
 
 // matchSegs reports whether the pattern segments match parts exactly. It is

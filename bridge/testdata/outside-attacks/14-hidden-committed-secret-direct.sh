@@ -1,7 +1,9 @@
 #!/bin/bash
-# Direct mode, hide-glob files (.env, config/.env.local, *.pem): committed once, `up` must refuse
-# (git objects would hand them over); never committed, every way to read them must fail: hard
-# links, renaming the parent dir, symlinks, .. paths, /proc/1/root, git objects.
+# Direct mode, hide-glob files (.env, config/.env.local, *.pem): committed once, hide cannot take
+# back what git already holds (its objects would hand them over): the plan must say so, naming the
+# files, for a glob the file wrote (built-in globs never refuse: test fixtures); never committed,
+# every way to read them must fail: hard links, renaming the parent dir, symlinks, .. paths,
+# /proc/1/root, git objects.
 # Exit 0 = product defended, 1 = attack succeeded, 2 = setup error.
 . "$(dirname "$0")/lib.sh"
 git init -q $T/repo && cd $T/repo && echo hi > README
@@ -20,14 +22,27 @@ cat /proc/1/root/workspace/.env 2>/dev/null
 AGENT
 cat $T/agent.out; grep -q TOPSECRET $T/agent.out && { echo "agent read hidden file"; R=1; }
 }
-# 1. Committed: up must refuse, naming git history.
+# 1. Committed: the plan warns, naming the files the file's own glob matches; up starts.
+cat > sandbox.hcl <<H
+sandbox "$N" {
+  backend = "namespace"
+  workspace {
+    mode = "direct"
+    hide = ["/config/"]
+  }
+  network { preset = "locked-down" }
+}
+H
 git add -A && git commit -qm init
-if airlock up --yes >$T/up.log 2>&1; then
-	echo "up accepted hidden files that are in git history"; read_secrets; R=1
-	airlock rm $N >/dev/null 2>&1
-elif ! grep -q "git history" $T/up.log; then
-	cat $T/up.log; exit 2
+airlock plan >$T/plan.log 2>&1 || { cat $T/plan.log; exit 2; }
+if ! grep -q "hide cannot take back what git already holds" $T/plan.log || ! grep -q "config/.env.local" $T/plan.log; then
+	echo "the plan did not name the committed hidden files"; cat $T/plan.log; R=1
 fi
+if ! airlock up --yes >$T/up.log 2>&1; then
+	echo "up refused a repository with committed files matching hide globs"; cat $T/up.log; R=1
+fi
+airlock rm --force $N >/dev/null 2>&1
+write_sandbox direct
 # 2. Never committed: up works, nothing can be read.
 rm -rf .git && git init -q . && git add README && git commit -qm init
 up_sandbox_nocommit() { for i in 1 2 3; do airlock up --yes >"$T/up.log" 2>&1 && return; sleep 1; done; cat "$T/up.log"; exit 2; }

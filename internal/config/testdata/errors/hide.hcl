@@ -2,7 +2,8 @@ sandbox "a" {
   workspace {
     hide = [
       "secrets/",
-      "/etc/shadow",   # ERROR: Invalid hide pattern
+      "/secrets/",
+      "//etc/shadow",  # ERROR: Invalid hide pattern
       "../outside",    # ERROR: Invalid hide pattern
       "config/[abc",   # ERROR: Invalid hide pattern
       "",              # ERROR: Invalid hide pattern

@@ -4,7 +4,8 @@ sandbox "a" {
     protect = [
       "Makefile",
       "../.ssh",         # ERROR: Invalid protect path
-      "/home/me/.bashrc", # ERROR: Invalid protect path
+      "/.vscode/",
+      "//home/me/.bashrc", # ERROR: Invalid protect path
     ]
     hide = "*.env" # ERROR: Incorrect attribute value type
   }

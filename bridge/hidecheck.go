@@ -1,0 +1,83 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/gitseed"
+)
+
+// Hide globs and git's history. In clone and direct mode the agent gets the
+// repository's objects, so hiding a file git already holds hides the file,
+// not its content. That is no reason to refuse a sandbox: the built-in
+// globs (*.pem, *.key, id_*, .env*) match committed test fixtures in most
+// real repositories and say nothing about them; a glob the user wrote that
+// matches committed files becomes a warning line in the plan, naming them,
+// approved with the plan like every other line.
+
+// historyLimit is how many committed paths a warning names at most.
+const historyLimit = 5
+
+// userHide is the hide globs the file itself wrote (the built-in ones left out).
+func userHide(ws config.Workspace) []string {
+	var out []string
+	for _, g := range ws.Hide {
+		if !slices.Contains(config.DefaultHide, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// CommittedHiddenWarning is the plan's warning for ws when a hide glob the
+// file wrote matches paths git holds (a commit of any ref, or the index);
+// "" when none does, in mountless mode, or for a folder that is no
+// repository. A failed scan is a warning too: the plan must not look
+// cleaner than it is.
+func CommittedHiddenWarning(ctx context.Context, ws config.Workspace) string {
+	if ws.Mode != "clone" && ws.Mode != "direct" {
+		return ""
+	}
+	globs := userHide(ws)
+	if len(globs) == 0 {
+		return ""
+	}
+	found, err := gitseed.HiddenInHistory(ctx, ws.AbsPath, globs, historyLimit)
+	if err != nil {
+		return fmt.Sprintf("workspace: could not check whether git already holds files your hide globs match: %v", err)
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	var which []string
+	for _, g := range globs {
+		for _, p := range found {
+			if config.MatchGlob(g, p) {
+				which = append(which, fmt.Sprintf("%q", g))
+				break
+			}
+		}
+	}
+	more := ""
+	if len(found) == historyLimit {
+		more = ", …"
+	}
+	return fmt.Sprintf("workspace: hide %s %s files git already holds (%s%s): hide cannot take back what git already holds; "+
+		"in %s mode the agent can read them with git (remove them from history, or use mode \"mountless\", to keep them out)",
+		strings.Join(which, ", "), plural(len(which), "matches", "match"), strings.Join(found, ", "), more, ws.Mode)
+}
+
+// PlanWithHistory is config.BuildPlan plus, per sandbox, the warning about
+// hide globs matching committed files.
+func PlanWithHistory(ctx context.Context, f *config.File) *config.Plan {
+	p := config.BuildPlan(f)
+	for i, sb := range f.Sandboxes {
+		if w := CommittedHiddenWarning(ctx, sb.Workspace); w != "" && i < len(p.Sandboxes) {
+			p.Sandboxes[i].Warnings = append(p.Sandboxes[i].Warnings, w)
+		}
+	}
+	return p
+}
