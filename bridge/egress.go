@@ -167,7 +167,7 @@ func buildEgress(env Env, sb SandboxRef, dlog *egress.DecisionLog, approvals *si
 func toDecision(e egress.Entry) protocol.EgressDecision {
 	return protocol.EgressDecision{Time: e.Time, Sandbox: e.Sandbox, Method: e.Method, Host: e.Host, Port: e.Port,
 		Addr: e.Addr, Rule: e.Rule, Verdict: e.Verdict, Reason: e.Reason, Bytes: e.Bytes,
-		Credential: e.Credential, Intercepted: e.Intercepted}
+		Credential: e.Credential, Intercepted: e.Intercepted, Approval: e.Approval, URL: e.URL, BodySHA256: e.BodySHA256}
 }
 
 // egressPrepare builds the proxy (so a bad rule fails `up` with a clear

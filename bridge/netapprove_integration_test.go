@@ -1,7 +1,9 @@
 package bridge_test
 
 import (
+	"crypto/sha256"
 	"crypto/tls"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -117,7 +119,8 @@ func TestNetworkApproveInSandbox(t *testing.T) {
 	res := curlAsync("PUT", "/repos/d/release", "deny-body")
 	a := waitHeld("/repos/d/release")
 	if a.Sandbox != name || a.Method != "PUT" || !strings.HasPrefix(a.Host, "pub.test:") || a.Size == nil || *a.Size != 9 ||
-		a.Rule != "pub.test PUT /repos/*/release" || !strings.Contains(a.Summary, "PUT https://pub.test:") {
+		a.Rule != "pub.test PUT /repos/*/release" || !strings.Contains(a.Summary, `PUT "https://pub.test:`) ||
+		a.BodyHead != "deny-body" || a.BodySHA256 != sha256Hex("deny-body") || a.Identical != 1 {
 		t.Errorf("held request shown as %+v", a)
 	}
 	txt, _, _ := h.Airlock(t, "approvals")
@@ -152,4 +155,61 @@ func TestNetworkApproveInSandbox(t *testing.T) {
 	if strings.Contains(up, "deny-body") || strings.Contains(up, "timeout-body") || !strings.Contains(up, "PUT /repos/a/release approved-body") {
 		t.Errorf("upstream received:\n%s", up)
 	}
+
+	// One decision, one request: two PUTs that differ only in their query
+	// wait side by side, each with its own prompt showing its query; the
+	// approval of one sends that one only.
+	r1 := curlAsync("PUT", "/repos/q/release?amount=1", "same")
+	r2 := curlAsync("PUT", "/repos/q/release?amount=1000", "same")
+	var small, large protocol.Approval
+	for deadline := time.Now().Add(6 * time.Second); time.Now().Before(deadline) && (small.ID == "" || large.ID == ""); {
+		out, _, _ := h.Airlock(t, "approvals", "--json")
+		var as []protocol.Approval
+		json.Unmarshal([]byte(out), &as)
+		for _, a := range as {
+			switch a.URL {
+			case base + "/repos/q/release?amount=1":
+				small = a
+			case base + "/repos/q/release?amount=1000":
+				large = a
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if small.ID == "" || large.ID == "" || small.ID == large.ID || small.Digest == large.Digest {
+		t.Fatalf("two requests differing in their query: prompts %+v and %+v", small, large)
+	}
+	txt, _, _ = h.Airlock(t, "approvals")
+	if !strings.Contains(txt, "request PUT "+base+"/repos/q/release?amount=1000") || !strings.Contains(txt, "body 4 bytes, sha256 "+sha256Hex("same")) {
+		t.Errorf("approvals text does not show the full request:\n%s", txt)
+	}
+	if o, e, code := h.Airlock(t, "approve", small.ID); code != 0 {
+		t.Fatalf("approve: %d %s %s", code, o, e)
+	}
+	if out := <-r1; !strings.Contains(out, " 200") {
+		t.Errorf("approved PUT answered:\n%s", out)
+	}
+	if o, e, code := h.Airlock(t, "deny", large.ID); code != 0 {
+		t.Fatalf("deny: %d %s %s", code, o, e)
+	}
+	if out := <-r2; !strings.Contains(out, " 403") {
+		t.Errorf("denied PUT answered:\n%s", out)
+	}
+	if up := upstream(); strings.Count(up, "PUT /repos/q/release same") != 1 {
+		t.Errorf("one approval sent %d requests:\n%s", strings.Count(up, "PUT /repos/q/release same"), up)
+	}
+	// Audited with the full identity, and `policy log` says held:approved.
+	audit, _ := os.ReadFile(filepath.Join(h.Home(), "audit", "signer.jsonl"))
+	if !strings.Contains(string(audit), `"event":"network"`) || !strings.Contains(string(audit), "/repos/q/release?amount=1 body=4 sha256="+sha256Hex("same")) {
+		t.Errorf("audit log:\n%s", audit)
+	}
+	plog, _, _ := h.Airlock(t, "policy", "log", name)
+	if !strings.Contains(plog, "held:approved "+base+"/repos/q/release?amount=1 ") || !strings.Contains(plog, "held:denied "+base+"/repos/q/release?amount=1000") {
+		t.Errorf("policy log:\n%s", plog)
+	}
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

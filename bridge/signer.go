@@ -274,10 +274,10 @@ func approvalWire(r signer.ApprovalRequest, held *heldRequests) protocol.Approva
 		a.Moves = append(a.Moves, protocol.Move{Kind: m.Kind, Token: m.Token, From: m.From, To: m.To, Amount: m.Amount,
 			AmountText: m.AmountText, TokenID: m.TokenID, Approved: m.Approved, Deadline: m.Deadline, Note: m.Note})
 	}
-	if h, ok := held.lookup(r.Digest); ok {
-		networkApprovalWire(&a, h)
+	if h, n, ok := held.lookup(r.Digest); ok {
+		networkApprovalWire(&a, h, n)
 	}
-	a.Summary = approvalSummary(a, held)
+	a.Summary = approvalSummary(a)
 	return a
 }
 
@@ -308,9 +308,9 @@ const (
 // controls, bidi and zero-width characters) and cut with the marker inside
 // the quotes, so padding cannot push the real fields out of view or fake a
 // field. TerminalSafe is the last guard.
-func approvalSummary(a protocol.Approval, held *heldRequests) string {
+func approvalSummary(a protocol.Approval) string {
 	if a.Operation == networkOperation {
-		return networkSummary(a, held)
+		return networkSummary(a)
 	}
 	q := func(s string) string { return signer.Quote(s, quoteShort, 0) }
 	s := a.Sandbox + ": " + a.Method + " key=" + a.Key

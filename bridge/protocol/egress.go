@@ -69,6 +69,12 @@ type EgressDecision struct {
 	Bytes       int64     `json:"bytes"`
 	Credential  string    `json:"credential,omitempty"` // credentials injected
 	Intercepted bool      `json:"intercepted,omitempty"`
+	// A request a network.approve rule held: Approval is "approved",
+	// "denied", "timeout" or "unavailable"; URL (with query) and BodySHA256
+	// are its identity.
+	Approval   string `json:"approval,omitempty"`
+	URL        string `json:"url,omitempty"`
+	BodySHA256 string `json:"bodySha256,omitempty"`
 }
 
 // PolicyLogResult is a page of decisions; pass Next as the next Offset.

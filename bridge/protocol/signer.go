@@ -46,11 +46,22 @@ type Approval struct {
 	Details  ApprovalDetails `json:"details"`
 
 	// Operation "network": an HTTP request held by a network.approve rule
-	// (Method is the HTTP method). Size is the body length, -1 when chunked.
-	Host string `json:"host,omitempty"` // host:port
-	Path string `json:"path,omitempty"`
-	Size *int64 `json:"size,omitempty"`
-	Rule string `json:"rule,omitempty"`
+	// (Method is the HTTP method). One approval sends this one request,
+	// once: URL with its query, exactly Size body bytes whose SHA-256 is
+	// BodySHA256. BodyHead is the body's first 4 KiB, escaped like every
+	// agent-supplied string (BodyHeadHex instead when it is not text).
+	// Identical counts the held requests with this very identity now
+	// waiting, each with its own approval.
+	Host        string   `json:"host,omitempty"` // host:port
+	Path        string   `json:"path,omitempty"`
+	Size        *int64   `json:"size,omitempty"`
+	Rule        string   `json:"rule,omitempty"`
+	URL         string   `json:"url,omitempty"`
+	Overrides   []string `json:"methodOverrides,omitempty"` // methods named by override headers or _method
+	BodySHA256  string   `json:"bodySha256,omitempty"`
+	BodyHead    string   `json:"bodyHead,omitempty"`
+	BodyHeadHex string   `json:"bodyHeadHex,omitempty"`
+	Identical   int      `json:"identical,omitempty"`
 }
 
 // TypedDomain is an EIP-712 domain as the signer decoded it.

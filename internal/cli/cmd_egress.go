@@ -113,6 +113,7 @@ func printDecision(w io.Writer, en protocol.EgressDecision) {
 	if en.Credential != "" {
 		extra += " credential=" + en.Credential
 	}
+	extra += heldDecisionText(en)
 	if en.Verdict == "deny" && en.Reason != "" {
 		extra += " (" + en.Reason + ")"
 	}

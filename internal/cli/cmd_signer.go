@@ -336,6 +336,9 @@ func printApproval(w io.Writer, a protocol.Approval) {
 	if a.Operation == "personal_sign" {
 		fmt.Fprintf(w, "  message %s\n", safe(signer.Quote(a.Details.Message, long, a.Details.MessageLen)))
 	}
+	if a.Operation == "network" {
+		printNetworkApproval(w, a)
+	}
 	for _, c := range a.Details.ClaimValues {
 		fmt.Fprintf(w, "  claim %s\n", safe(bridge.ClaimText(c, long)))
 	}

@@ -39,6 +39,7 @@ type AuditEntry struct {
 	Reason    string   `json:"reason,omitempty"`
 	Approval  string   `json:"approval,omitempty"` // "policy", "user", "" when none was needed
 	Decoded   *Decoded `json:"decoded,omitempty"`
+	Request   string   `json:"request,omitempty"`         // "network": the held request's identity, "METHOD URL body=N sha256=HEX"
 	Recovered int      `json:"recovered_bytes,omitempty"` // "recovered": bytes of a torn tail removed at open
 	Head      bool     `json:"head,omitempty"`            // "open": a head record is kept from here on
 }
@@ -50,6 +51,7 @@ const (
 	EventAllow     = "allow"     // written before the key is touched
 	EventRefuse    = "refuse"    // policy, validation, the user or a timeout said no
 	EventFailed    = "failed"    // allowed, but signing failed afterwards
+	EventNetwork   = "network"   // a held network request was decided (Decision, Approval, Request)
 )
 
 // ErrAuditUnavailable means the log cannot be written: nothing is signed.
