@@ -31,6 +31,12 @@ func Run(ctx context.Context, home string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A daemon keeps no directory busy: started on demand from the user's
+	// folder, it would otherwise pin that file system (no unmount) for as
+	// long as it runs. Every path it uses is absolute.
+	if err := os.Chdir("/"); err != nil {
+		return err
+	}
 	p := paths{home}
 	lock, err := lockHome(p)
 	if err != nil {

@@ -207,11 +207,15 @@ func (b *Backend) stop(ctx context.Context, id string) error {
 // Remove implements vm.Backend.
 func (b *Backend) Remove(ctx context.Context, id string) error {
 	defer b.lock(id)()
-	if _, err := b.load(id); err != nil {
+	r, err := b.load(id)
+	if err != nil {
 		return err
 	}
 	if err := b.stop(ctx, id); err != nil {
 		return err
+	}
+	if !b.ids.single && r.IDBase != 0 {
+		b.releaseUserns(r.IDBase + agentUID)
 	}
 	unix.Unmount(filepath.Join(b.dir(id), dataMount), unix.MNT_DETACH) // left by a crash mid-create
 	if err := removeAll(b.dir(id)); err != nil {

@@ -4,6 +4,7 @@ package namespace
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -89,4 +90,31 @@ func readStatus(t *testing.T, pid int) map[string]string {
 		m[k] = strings.TrimSpace(v)
 	}
 	return m
+}
+
+// TestRemoveReleasesIdmaps: the idmap user namespaces cached for a
+// sandbox's mounts are closed when it is removed (each is a kernel object
+// the bridge would otherwise hold until it exits).
+func TestRemoveReleasesIdmaps(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("idmapped mounts are made as root")
+	}
+	repo := hostRepo(t)
+	b, _, spec := up(t, "idmaps", func(s *vm.Spec) {
+		s.Workspace = vm.Workspace{HostPath: repo, Mode: vm.ModeDirect, Target: "/workspace"}
+	})
+	count := func() int {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.userns)
+	}
+	if count() == 0 {
+		t.Fatal("no idmap user namespace cached for a direct-mode sandbox")
+	}
+	if err := b.Remove(context.Background(), spec.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 0 {
+		t.Errorf("%d idmap user namespaces still held after rm", n)
+	}
 }

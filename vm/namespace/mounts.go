@@ -212,6 +212,19 @@ func (b *Backend) idmapUserns(ctx context.Context, l *launch, uid, gid int) (int
 	return fd, nil
 }
 
+// releaseUserns closes the cached idmap user namespaces that map to the
+// agent host uid of a removed sandbox (each holds a kernel object).
+func (b *Backend) releaseUserns(agentHostUID int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k, fd := range b.userns {
+		if k[2] == agentHostUID {
+			unix.Close(fd)
+			delete(b.userns, k)
+		}
+	}
+}
+
 // placeholder creates a missing protect path on the host (an empty
 // directory, or an empty file for names like "config" or "x.y") when its
 // parent exists, so that it can be mounted read-only: otherwise the agent
