@@ -1,6 +1,9 @@
 package sshd
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -26,18 +29,20 @@ type conn struct {
 	ctx ssh.Context
 	log *slog.Logger
 	id  uint64
+	nc  net.Conn // as accepted
 
-	// mu guards sc, forwards and closed. Never held while doing I/O on the
-	// SSH connection.
+	// mu guards sc, forwards, closed and reason. Never held while doing
+	// I/O on the SSH connection.
 	mu       sync.Mutex
 	sc       *gossh.ServerConn
 	forwards map[string]net.Listener // "tcp host:port" or "unix path"
 	closed   bool
+	reason   string // why the server closed it, if it did
 }
 
 // connCallback runs before the handshake for every accepted net.Conn.
 func (s *Server) connCallback(ctx ssh.Context, nc net.Conn) net.Conn {
-	c := &conn{s: s, ctx: ctx, id: connSeq.Add(1), forwards: map[string]net.Listener{}}
+	c := &conn{s: s, ctx: ctx, id: connSeq.Add(1), nc: nc, forwards: map[string]net.Listener{}}
 	c.log = s.log.With("conn", c.id)
 	s.mu.Lock()
 	if s.closed {
@@ -52,12 +57,25 @@ func (s *Server) connCallback(ctx ssh.Context, nc net.Conn) net.Conn {
 	s.preauth++
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
+	tcpKeepalive(nc)
 	go c.loginGrace(nc)
 	nc, kex := peekClientKex(nc, "SSH-2.0-"+serverVersion)
 	ctx.SetValue(kexKey{}, kex)
 	ctx.SetValue(connKey{}, c)
 	go c.supervise()
 	return nc
+}
+
+// tcpKeepalive turns on TCP keepalive with the system's timings, as
+// OpenSSH's TCPKeepAlive (default yes) does: a peer that is gone (host
+// down, network cut) is reaped, one that is merely silent is not. (Go's
+// listeners would otherwise probe after 15 s and give up after 150 s.)
+func tcpKeepalive(nc net.Conn) error {
+	tc, ok := nc.(*net.TCPConn)
+	if !ok {
+		return nil // unix socket, vsock, stdio: the other end's close is seen
+	}
+	return tc.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: -1, Interval: -1, Count: -1})
 }
 
 // Before authentication a connection costs the server a handshake's
@@ -90,7 +108,8 @@ func (c *conn) loginGrace(nc net.Conn) {
 		case <-c.ctx.Done():
 			return
 		case <-deadline.C:
-			c.log.Info("ssh connection closed: not authenticated in time", "grace", LoginGrace)
+			c.setReason("not authenticated within " + LoginGrace.String())
+			c.log.Info("ssh connection closed: not authenticated in time", "remote", nc.RemoteAddr().String(), "grace", LoginGrace)
 			nc.Close()
 			return
 		case <-tick.C:
@@ -101,8 +120,8 @@ func (c *conn) loginGrace(nc net.Conn) {
 	}
 }
 
-// supervise sends keepalives while the connection lives and tears down its
-// forwards when it ends.
+// supervise sends keepalives (if configured) while the connection lives,
+// logs why it ended, and tears down its forwards.
 func (c *conn) supervise() {
 	defer func() {
 		c.close()
@@ -110,11 +129,15 @@ func (c *conn) supervise() {
 		delete(c.s.conns, c)
 		c.s.mu.Unlock()
 	}()
-	iv := c.s.cfg.KeepaliveInterval
-	if iv < 0 {
-		<-c.ctx.Done()
-		return
+	if c.s.cfg.KeepaliveInterval > 0 {
+		go c.keepalive(c.s.cfg.KeepaliveInterval)
 	}
+	<-c.ctx.Done()
+	c.logClosed()
+}
+
+// keepalive is OpenSSH's ClientAliveInterval/ClientAliveCountMax.
+func (c *conn) keepalive(iv time.Duration) {
 	t := time.NewTicker(iv)
 	defer t.Stop()
 	for {
@@ -138,11 +161,56 @@ func (c *conn) supervise() {
 		case <-c.ctx.Done():
 			return
 		case <-time.After(iv * time.Duration(c.s.cfg.KeepaliveCountMax)):
-			c.log.Info("client keepalive timeout; closing connection")
+			c.setReason(fmt.Sprintf("no answer to %d keepalives", c.s.cfg.KeepaliveCountMax))
 			sc.Close()
 			return
 		}
 	}
+}
+
+// setReason records why the server is closing the connection (the first
+// reason wins).
+func (c *conn) setReason(r string) {
+	c.mu.Lock()
+	if c.reason == "" {
+		c.reason = r
+	}
+	c.mu.Unlock()
+}
+
+// logClosed logs, at Info, that an established connection ended and why:
+// the server's reason, or the error that ended the SSH transport (the
+// peer's close, a protocol error, a reset). Connections that fail before
+// the handshake completes are logged by ConnectionFailedCallback.
+func (c *conn) logClosed() {
+	sc := c.sshConn()
+	if sc == nil {
+		return
+	}
+	c.mu.Lock()
+	reason := c.reason
+	c.mu.Unlock()
+	if reason == "" {
+		done := make(chan error, 1)
+		go func() { done <- sc.Wait() }()
+		select {
+		case err := <-done:
+			reason = closeReason(err)
+		case <-time.After(5 * time.Second):
+			reason = "unknown (transport still open)"
+		}
+	}
+	c.log.Info("ssh connection closed", "remote", sc.RemoteAddr().String(), "user", sc.User(), "reason", reason)
+}
+
+func closeReason(err error) string {
+	switch {
+	case err == nil, errors.Is(err, io.EOF):
+		return "client closed the connection"
+	case errors.Is(err, net.ErrClosed):
+		return "closed by the server"
+	}
+	return err.Error()
 }
 
 func (c *conn) sshConn() *gossh.ServerConn {
@@ -156,11 +224,11 @@ func (c *conn) sshConn() *gossh.ServerConn {
 
 // close ends the connection and stops its remote-forward listeners.
 func (c *conn) close() {
+	sc := c.sshConn()
 	c.mu.Lock()
 	c.closed = true
 	fw := c.forwards
 	c.forwards = map[string]net.Listener{}
-	sc := c.sc
 	c.mu.Unlock()
 	for _, l := range fw {
 		l.Close()
@@ -168,6 +236,7 @@ func (c *conn) close() {
 	if sc != nil {
 		sc.Close()
 	}
+	c.nc.Close() // still in the handshake, or not yet known to be past it
 }
 
 func connFrom(ctx ssh.Context) *conn {

@@ -28,8 +28,11 @@ type Config struct {
 	ForwardPolicy   ForwardPolicy     // who may forward what; default DefaultForwardPolicy
 	Logger          *slog.Logger      // default: discard
 
-	// KeepaliveInterval is how often the server sends keepalive@openssh.com
-	// to an otherwise silent client; default 15s, negative disables.
+	// KeepaliveInterval, like OpenSSH's ClientAliveInterval, is how often
+	// the server sends keepalive@openssh.com to an otherwise silent client;
+	// 0 (the default, as in OpenSSH) or negative sends none, so a client
+	// that stops answering (a suspended ssh, a sleeping laptop) keeps its
+	// session. Dead TCP peers are reaped by TCP keepalive either way.
 	KeepaliveInterval time.Duration
 	// KeepaliveCountMax is how many unanswered keepalives close the
 	// connection; default 3.
@@ -138,9 +141,6 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ForwardPolicy == nil {
 		cfg.ForwardPolicy = DefaultForwardPolicy
 	}
-	if cfg.KeepaliveInterval == 0 {
-		cfg.KeepaliveInterval = 15 * time.Second
-	}
 	if cfg.KeepaliveCountMax <= 0 {
 		cfg.KeepaliveCountMax = 3
 	}
@@ -245,6 +245,7 @@ func (s *Server) Close() error {
 	s.closed = true
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
+		c.setReason("server shut down")
 		conns = append(conns, c)
 	}
 	s.mu.Unlock()
