@@ -1,7 +1,9 @@
 package sshd
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -183,9 +185,47 @@ func (s *session) start(req *gossh.Request, command string, login bool) {
 	}
 	if err != nil {
 		s.c.log.Info("session start failed", "err", err)
+		if s.execFailed(req, cmd.Path, err) {
+			return
+		}
 		req.Reply(false, nil)
 		s.ch.Close()
 	}
+}
+
+// execFailed does what OpenSSH's sshd does when the shell cannot be
+// executed (its child's execve fails, e.g. E2BIG for a command over
+// 128 KiB): the request succeeds, the client reads "SHELL: Strerror" (on
+// stderr, or on the terminal), and the exit status is 1. It reports
+// whether err was such a failure; others (no pipe, no pty) refuse the
+// request.
+func (s *session) execFailed(req *gossh.Request, shell string, err error) bool {
+	var pe *os.PathError
+	if !errors.As(err, &pe) || pe.Op != "fork/exec" {
+		return false
+	}
+	if req != nil && req.WantReply {
+		req.Reply(true, nil)
+	}
+	msg := shell + ": " + strerror(pe.Err)
+	if s.pty != nil {
+		io.WriteString(s.ch, msg+"\r\n")
+	} else {
+		io.WriteString(s.ch.Stderr(), msg+"\n")
+	}
+	s.ch.SendRequest("exit-status", false, gossh.Marshal(struct{ Status uint32 }{1}))
+	s.ch.CloseWrite()
+	s.ch.Close()
+	return true
+}
+
+// strerror is C's strerror for an errno (Go's texts are C's, lower-cased).
+func strerror(err error) string {
+	m := err.Error()
+	if m == "" {
+		return m
+	}
+	return strings.ToUpper(m[:1]) + m[1:]
 }
 
 // runPipes runs cmd without a terminal. stdin is a pipe fed from the
