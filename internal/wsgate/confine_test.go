@@ -364,3 +364,42 @@ func TestOpenDirectoriesBounded(t *testing.T) {
 		t.Errorf("listing: %d entries, %v", len(ents), err)
 	}
 }
+
+// TestGateOwnCgroup: with no sandbox cgroup to join (the microVM), the
+// gate gets a bounded group of its own, removed when it stops.
+func TestGateOwnCgroup(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	state, folder := t.TempDir(), t.TempDir()
+	if _, err := Start(context.Background(), state, Options{Folder: folder}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(state, cgroupsFile))
+	if err != nil {
+		Stop(context.Background(), state)
+		t.Skipf("no cgroups here: %v", err)
+	}
+	pidData, _ := os.ReadFile(filepath.Join(state, pidFile))
+	pid := strings.Fields(string(pidData))[0]
+	dirs := strings.Fields(string(data))
+	for _, d := range dirs {
+		procs, _ := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+		if !strings.Contains("\n"+string(procs), "\n"+pid+"\n") {
+			t.Errorf("gate %s not in its group %s", pid, d)
+		}
+		for _, f := range []string{"memory.max", "memory.limit_in_bytes"} {
+			if v, err := os.ReadFile(filepath.Join(d, f)); err == nil && strings.TrimSpace(string(v)) != strconv.Itoa(256<<20) {
+				t.Errorf("%s/%s = %s", d, f, v)
+			}
+		}
+	}
+	if err := Stop(context.Background(), state); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("group %s left behind", d)
+		}
+	}
+}

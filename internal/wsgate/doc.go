@@ -1,20 +1,103 @@
 // Package wsgate is the workspace gate: the FUSE file system through which
-// a direct-mode sandbox sees and changes the user's folder.
+// a direct-mode sandbox sees and changes the user's folder (the namespace
+// backend mounts it; the microVM's 9p share serves it).
 //
-// Trust boundary: it runs on the host, as the bridge's user, in a process
-// of its own (so it outlives a bridge restart), and every request it
-// serves comes from inside the sandbox and is untrusted. It decides by
-// path, deny by default for git: nothing named .git (any case) can be
-// created, renamed or linked into place anywhere, nothing below an
-// existing .git can change, and no directory can become a git directory
-// (a HEAD beside objects, refs or commondir), so no host-side git command run
-// in the folder can be made to read configuration or hooks the agent
-// wrote. Hidden paths (sandbox.hcl hide) do not exist inside; protected
-// paths are read-only, and no symlink can stand where such a path runs
-// through; set-id bits, device nodes, FIFOs and extended attributes are
-// refused. Host paths are only ever reached relative to the folder's
-// descriptor with openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, so a
-// symlink the agent swaps in mid-request cannot take the gate outside the
-// folder: symlinks are resolved by the sandbox's kernel in the sandbox's
-// view, never by the gate.
+// Trust boundary: it runs on the host, in a process of its own (so it
+// outlives a bridge restart), and every request it serves comes from inside
+// the sandbox and is untrusted. It decides by path, deny by default for
+// git: nothing named .git (any case) can be created, renamed or linked into
+// place anywhere, nothing below an existing .git can change, and no
+// directory can become a git directory (a HEAD beside objects, refs or
+// commondir), so no host-side git command run in the folder can be made to
+// read configuration or hooks the agent wrote. Hidden paths (sandbox.hcl
+// hide) do not exist inside; protected paths are read-only, and no symlink
+// can stand where such a path runs through; set-id bits, device nodes,
+// FIFOs and extended attributes are refused. Host paths are only ever
+// reached relative to the folder's descriptor with openat2
+// RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|RESOLVE_NO_XDEV, so a symlink the agent
+// swaps in mid-request cannot take the gate outside the folder: symlinks are
+// resolved by the sandbox's kernel in the sandbox's view, never by the gate.
+//
+// # The rule: nothing the agent could not do itself
+//
+// The gate does, on the sandbox's behalf, only file operations on the
+// folder that the folder's owner could do, and it does them as (at most)
+// the folder's owner. The process:
+//
+//	what          value
+//	------------  ------------------------------------------------------------
+//	uid, gid      the folder owner's (gid: the folder's group, or the owner's
+//	              primary group when that is root); for a root-owned folder
+//	              GateID (0x3ffffffe), through an idmapped detached copy of
+//	              the folder's mount in which root's files are GateID's: the
+//	              gate is never uid 0 (uid 0 owns every root-owned host file
+//	              even without capabilities). No supplementary groups.
+//	              Not root (bridge run by a user): that user, unchanged.
+//	capabilities  none: effective, permitted, inheritable, ambient and the
+//	              bounding set are empty once it has mounted
+//	no_new_privs  set; not dumpable (no ptrace or /proc/PID/mem by another
+//	              process of its uid, no core dumps of the sandbox's data)
+//	seccomp       its own filter (seccomp.go): no ioctl but FIONREAD, no
+//	              locks, mounts, namespaces, set*id, ptrace, exec, sockets,
+//	              keyrings, bpf, io_uring, modules; signals only to itself
+//	cgroup        the sandbox's own groups (namespace backend: joined before
+//	              it allocates anything, so its memory and threads count
+//	              against the sandbox's memory and pids limits). Where the
+//	              sandbox has none to join (the microVM, whose memory is
+//	              qemu's -m), a group of its own: 256 MiB, 1,024 tasks.
+//	              Run by a user who cannot make cgroups: none, and the
+//	              descriptor and soft memory (128 MiB GC target) limits
+//	descriptors   RLIMIT_NOFILE 8192: each file or directory the sandbox
+//	              holds open costs one; past it the sandbox gets EMFILE
+//	memory        open directories stream through a 4 KiB buffer (1,000
+//	              open listings of a 20,000-entry directory: under 64 MiB
+//	              RSS, tested); no per-handle copy of a listing
+//
+// The one privileged step is the mount itself (as root: mount(2) of
+// /dev/fuse with allow_other so the sandbox's ids and qemu can use it; as a
+// user: fusermount3), done before any request is served.
+//
+// # Every FUSE operation and the host system call it makes
+//
+// All host calls run with the ids above, on descriptors beneath the
+// folder's root descriptor (openat2 as described; "*at" calls on a parent
+// directory opened that way).
+//
+//	FUSE op            host system calls                      policy first
+//	-----------------  -------------------------------------  -----------------------------
+//	LOOKUP, GETATTR    openat2(O_PATH|O_NOFOLLOW), statx       hidden: ENOENT
+//	SETATTR            openat2(O_PATH), statx; fchmodat,        read-only: EROFS; no chown,
+//	                   truncate, utimensat on /proc/self/fd/N  set-id bits stripped
+//	OPEN               openat2 with only O_ACCMODE, O_TRUNC,   read-only: EROFS for write
+//	                   O_SYNC, O_DSYNC (+O_NOFOLLOW)
+//	CREATE             openat2(dir), openat(O_CREAT|O_NOFOLLOW) createErr, bareCheck
+//	MKDIR, MKNOD,      mkdirat; mknodat (regular, socket only); createErr, bareCheck, no
+//	SYMLINK, LINK      symlinkat; linkat                        symlink on a guarded path
+//	UNLINK, RMDIR      unlinkat                                hidden: ENOENT; RO: EROFS
+//	RENAME             renameat2 (no WHITEOUT); a bounded      movable, symlinkGuard,
+//	                   getdents walk of a moved directory      bareCheck
+//	READLINK           readlinkat                              -
+//	OPENDIR, READDIR,  openat2(O_DIRECTORY), getdents64,       hidden entries left out
+//	READDIRPLUS        lseek (seekdir), fsync; LOOKUP per
+//	                   entry for READDIRPLUS
+//	READ, WRITE        pread64, pwrite64 on the open file      -
+//	FSYNC, FLUSH       fsync / fdatasync; FLUSH does nothing   -
+//	FALLOCATE          fallocate (keep size, punch, zero only) collapse/insert/unshare:
+//	                                                           EOPNOTSUPP
+//	LSEEK              lseek SEEK_DATA / SEEK_HOLE             -
+//	STATFS             fstatfs on the root                     -
+//	RELEASE(DIR)       close                                   -
+//	IOCTL              none: ENOTTY                            -
+//	GETLK, SETLK(W),   none: FUSE locks are not enabled, so    -
+//	FLOCK              the sandbox's kernel keeps its locks
+//	                   local to the mount; no host lock
+//	XATTR ops          none: extended attributes disabled      -
+//	COPY_FILE_RANGE    none: ENOTSUP (the kernel copies by
+//	                   READ and WRITE)
+//	STATX, TMPFILE,    none (go-fuse defaults: GETATTR, or
+//	BMAP, POLL         EOPNOTSUPP/ENOSYS)
+//
+// Files the gate creates belong to its own ids, which are the folder
+// owner's (on disk, through the idmapped view, root's for a root folder),
+// as files the user makes there would.
 package wsgate

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/airlock-sandbox/airlock/internal/cgroups"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/procid"
 )
@@ -23,10 +24,15 @@ import (
 // In a sandbox's state directory: the mount point, the gate's pid (with its
 // start time, so a reused pid is never killed) and its log.
 const (
-	MountDir = "wsgate"
-	pidFile  = "wsgate.pid"
-	logFile  = "wsgate.log"
+	MountDir    = "wsgate"
+	pidFile     = "wsgate.pid"
+	logFile     = "wsgate.log"
+	cgroupsFile = "wsgate.cgroups"
 )
+
+// Limits of the gate's own cgroup, made when the caller has no sandbox
+// cgroup for it to join (the microVM, whose guest memory is qemu's -m).
+var soloLimits = cgroups.Limits{Memory: 256 << 20, Pids: 1024}
 
 // Start starts the gate for a sandbox whose state lives in stateDir (after
 // stopping a leftover one) and returns the mount point (o.Mountpoint is
@@ -40,6 +46,14 @@ func Start(ctx context.Context, stateDir string, o Options) (string, error) {
 		return "", err
 	}
 	o.Mountpoint = mp
+	if len(o.Cgroups) == 0 && os.Geteuid() == 0 {
+		cg, _ := cgroups.Setup(cgroups.Name("gate", stateDir), soloLimits)
+		if err := cg.Save(filepath.Join(stateDir, cgroupsFile)); err != nil {
+			cg.Remove()
+			return "", err
+		}
+		o.Cgroups = cg.Dirs
+	}
 	pid, err := Spawn(ctx, o, filepath.Join(stateDir, logFile))
 	if err != nil {
 		return "", fmt.Errorf("direct mode needs the workspace gate (FUSE, /dev/fuse): %w", err)
@@ -80,6 +94,7 @@ func Stop(ctx context.Context, stateDir string) error {
 		return fmt.Errorf("workspace gate: mount point still in use: %w", err)
 	}
 	os.Remove(filepath.Join(stateDir, pidFile))
+	cgroups.RemoveSaved(filepath.Join(stateDir, cgroupsFile))
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/airlock-sandbox/airlock/internal/cgroups"
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/guestspec"
@@ -200,7 +201,7 @@ func (b *Backend) stop(ctx context.Context, id string) error {
 	}
 	os.Remove(filepath.Join(dir, pidFile))
 	os.Remove(filepath.Join(dir, "ssh.sock"))
-	removeCgroup(dir)
+	cgroups.RemoveSaved(filepath.Join(dir, cgroups.File))
 	return nil
 }
 

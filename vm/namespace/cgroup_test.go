@@ -5,8 +5,10 @@ package namespace
 import (
 	"context"
 	"fmt"
+	"github.com/airlock-sandbox/airlock/internal/cgroups"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,7 +21,7 @@ import (
 // backend saved, checking that the init is really in each.
 func cgroupDirs(t *testing.T, spec vm.Spec, pid int) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(spec.StateDir, cgroupFile))
+	data, err := os.ReadFile(filepath.Join(spec.StateDir, cgroups.File))
 	if err != nil {
 		t.Fatalf("no cgroup list: %v", err)
 	}
@@ -29,7 +31,7 @@ func cgroupDirs(t *testing.T, spec vm.Spec, pid int) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !hasWord(string(procs), fmt.Sprint(pid)) {
+		if !slices.Contains(strings.Fields(string(procs)), fmt.Sprint(pid)) {
 			t.Errorf("init %d not in %s", pid, d)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/airlock-sandbox/airlock/internal/cgroups"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,7 +65,7 @@ printf 'int main(){return 42;}' > m.c && gcc -o m m.c && { ./m || echo "built:$?
 	if st["CapEff"] != "0000000000000000" || st["NoNewPrivs"] != "1" || st["Seccomp"] != "2" {
 		t.Errorf("gate CapEff %s NoNewPrivs %s Seccomp %s", st["CapEff"], st["NoNewPrivs"], st["Seccomp"])
 	}
-	cgs, err := os.ReadFile(filepath.Join(b.dir(spec.ID), cgroupFile))
+	cgs, err := os.ReadFile(filepath.Join(b.dir(spec.ID), cgroups.File))
 	if err != nil {
 		t.Skipf("no cgroups for this sandbox here: %v", err)
 	}

@@ -17,10 +17,14 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/airlock-sandbox/airlock/internal/cgroups"
 	"github.com/airlock-sandbox/airlock/internal/guestspec"
 	"github.com/airlock-sandbox/airlock/internal/wsgate"
 	"github.com/airlock-sandbox/airlock/vm"
 )
+
+// DefaultPids is the pids limit when vm.Spec.Pids is 0.
+const DefaultPids = 4096
 
 // DefaultStartTimeout bounds Start when ctx has no deadline.
 const DefaultStartTimeout = 30 * time.Second
@@ -47,7 +51,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	}
 	os.Remove(filepath.Join(dir, pidFile))
 	os.Remove(filepath.Join(dir, "ssh.sock"))
-	removeCgroup(dir)
+	cgroups.RemoveSaved(filepath.Join(dir, cgroups.File))
 
 	ids := b.ids
 	if !ids.single {
@@ -61,7 +65,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	p, note, err := l.run(ctx)
 	if err != nil {
 		wsgate.Stop(context.Background(), dir)
-		removeCgroup(dir)
+		cgroups.RemoveSaved(filepath.Join(dir, cgroups.File))
 		return fmt.Errorf("start sandbox %s: %w", id, err)
 	}
 	r.Started = true
@@ -86,7 +90,7 @@ type launch struct {
 
 	data    string   // dataDir: where home/, var/, workspace/ are
 	cgroups []string // the sandbox's cgroup directories (the gate joins them)
-	unmount func() // detaches the disk image's host mount
+	unmount func()   // detaches the disk image's host mount
 }
 
 // pass hands f to the init and returns its descriptor number there.
@@ -134,15 +138,15 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	if pids <= 0 {
 		pids = DefaultPids
 	}
-	cg, note := setupCgroup(cgroupName(spec.ID, l.dir), cgLimits{cpus: spec.CPUs, mem: spec.MemoryBytes, pids: pids})
+	cg, note := cgroups.Setup(cgroups.Name(spec.ID, l.dir), cgroups.Limits{CPUs: spec.CPUs, Memory: spec.MemoryBytes, Pids: pids})
 	if note != "" {
 		l.notes = append(l.notes, note)
 	}
-	if err := cg.save(l.dir); err != nil {
-		cg.remove()
+	if err := cg.Save(filepath.Join(l.dir, cgroups.File)); err != nil {
+		cg.Remove()
 		return proc{}, "", err
 	}
-	l.cgroups = cg.dirs
+	l.cgroups = cg.Dirs
 	if err := l.mountDisk(); err != nil {
 		return proc{}, "", err
 	}
@@ -214,7 +218,7 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	}
 	traceHost(logF, "host exec")
 	if err := cmd.Start(); err != nil {
-		cg.remove()
+		cg.Remove()
 		return proc{}, "", fmt.Errorf("exec init: %w", err)
 	}
 	traceHost(logF, "host exec returned")
@@ -224,7 +228,7 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	fail := func(err error) (proc, string, error) {
 		(proc{PID: cmd.Process.Pid, StartTime: p.StartTime}).kill(context.Background())
 		os.Remove(filepath.Join(l.dir, pidFile))
-		cg.remove()
+		cg.Remove()
 		return proc{}, "", err
 	}
 	if err == nil {
@@ -233,7 +237,7 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 			return fail(err)
 		}
 	}
-	if err := cg.place(p.PID); err != nil {
+	if err := cg.Place(p.PID); err != nil {
 		l.notes = append(l.notes, "cgroup limits not applied: "+err.Error())
 	}
 	syncW.Close()

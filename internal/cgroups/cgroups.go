@@ -1,6 +1,14 @@
 //go:build linux
 
-package namespace
+// Package cgroups makes the cgroups that bound a sandbox and the host
+// processes that serve it: limits for CPUs, memory and processes (the pids
+// controller, which counts threads too). Each controller goes where this host has it:
+// in the cgroup v2 hierarchy (one group /sys/fs/cgroup/airlock/ID for all
+// the v2 controllers) or, on hosts still on v1 for it (this machine: a
+// hybrid mount whose v2 part has none), in its own v1 group under
+// CONTROLLER/airlock/ID. A controller found in neither leaves that limit
+// unset and Status.Note says so.
+package cgroups
 
 import (
 	"bufio"
@@ -14,50 +22,40 @@ import (
 	"strings"
 )
 
-// cgroups: limits for CPUs, memory and processes (the pids controller,
-// which counts threads too). Each controller goes where this host has it:
-// in the cgroup v2 hierarchy (one group /sys/fs/cgroup/airlock/ID for all
-// the v2 controllers) or, on hosts still on v1 for it (this machine: a
-// hybrid mount whose v2 part has none), in its own v1 group under
-// CONTROLLER/airlock/ID. A controller found in neither leaves that limit
-// unset and Status.Note says so.
-
 const cgroupRoot = "/sys/fs/cgroup"
 
-// DefaultPids is the pids limit when vm.Spec.Pids is 0.
-const DefaultPids = 4096
-
-type cgroup struct {
-	dirs []string // groups the init joins (one for v2; one per controller for v1)
+// Group is one set of cgroups: one directory for v2, one per controller for v1.
+type Group struct {
+	Dirs []string // groups the init joins (one for v2; one per controller for v1)
 }
 
-// cgLimits are the limits of one sandbox; 0 = none.
-type cgLimits struct {
-	cpus int
-	mem  int64
-	pids int
+// Limits are the limits of one group; 0 = none.
+type Limits struct {
+	CPUs   int
+	Memory int64
+	Pids   int
 }
 
 // controllers lists the controllers lim needs, in a fixed order.
-func (lim cgLimits) controllers() []string {
+func (lim Limits) controllers() []string {
 	var cs []string
-	if lim.cpus > 0 {
+	if lim.CPUs > 0 {
 		cs = append(cs, "cpu")
 	}
-	if lim.mem > 0 {
+	if lim.Memory > 0 {
 		cs = append(cs, "memory")
 	}
-	if lim.pids > 0 {
+	if lim.Pids > 0 {
 		cs = append(cs, "pids")
 	}
 	return cs
 }
 
-// setupCgroup creates the groups for id with the limits set. It returns a
+// Setup creates the groups for id with the limits set. It returns a
 // group (possibly empty) and a note naming the limits it could not apply
 // and the controllers it found only in cgroup v1.
-func setupCgroup(id string, lim cgLimits) (*cgroup, string) {
-	cg := &cgroup{}
+func Setup(id string, lim Limits) (*Group, string) {
+	cg := &Group{}
 	want := lim.controllers()
 	if len(want) == 0 {
 		return cg, ""
@@ -81,8 +79,8 @@ func setupCgroup(id string, lim cgLimits) (*cgroup, string) {
 	}
 	if len(v2) > 0 {
 		if errV2 = cg.setupV2(root, id, v2, lim); errV2 != nil {
-			cg.remove()
-			cg.dirs = nil
+			cg.Remove()
+			cg.Dirs = nil
 			rest = want
 		}
 	}
@@ -113,7 +111,7 @@ func v2Mount() (string, error) {
 	return "", errors.New("no cgroup2 mount")
 }
 
-func (cg *cgroup) setupV2(root, id string, ctrls []string, lim cgLimits) error {
+func (cg *Group) setupV2(root, id string, ctrls []string, lim Limits) error {
 	enable := []byte("+" + strings.Join(ctrls, " +"))
 	parent := filepath.Join(root, "airlock")
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -129,19 +127,19 @@ func (cg *cgroup) setupV2(root, id string, ctrls []string, lim cgLimits) error {
 	if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
 		return err
 	}
-	cg.dirs = append(cg.dirs, dir)
+	cg.Dirs = append(cg.Dirs, dir)
 	for _, c := range ctrls {
 		var err error
 		switch c {
 		case "cpu":
-			err = os.WriteFile(filepath.Join(dir, "cpu.max"), fmt.Appendf(nil, "%d 100000", lim.cpus*100000), 0)
+			err = os.WriteFile(filepath.Join(dir, "cpu.max"), fmt.Appendf(nil, "%d 100000", lim.CPUs*100000), 0)
 		case "memory":
-			err = os.WriteFile(filepath.Join(dir, "memory.max"), []byte(strconv.FormatInt(lim.mem, 10)), 0)
+			err = os.WriteFile(filepath.Join(dir, "memory.max"), []byte(strconv.FormatInt(lim.Memory, 10)), 0)
 			if err == nil {
 				os.WriteFile(filepath.Join(dir, "memory.swap.max"), []byte("0"), 0)
 			}
 		case "pids":
-			err = os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(lim.pids)), 0)
+			err = os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(lim.Pids)), 0)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", c, err)
@@ -165,7 +163,7 @@ func v1Parent(controller string) string {
 	return filepath.Join(cgroupRoot, controller, "airlock")
 }
 
-func (cg *cgroup) setupV1(id, c string, lim cgLimits) error {
+func (cg *Group) setupV1(id, c string, lim Limits) error {
 	if _, err := os.Stat(filepath.Join(cgroupRoot, c, "cgroup.procs")); err != nil {
 		return fmt.Errorf("no %s hierarchy", c)
 	}
@@ -173,25 +171,25 @@ func (cg *cgroup) setupV1(id, c string, lim cgLimits) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	cg.dirs = append(cg.dirs, dir)
+	cg.Dirs = append(cg.Dirs, dir)
 	w := func(file, v string) error { return os.WriteFile(filepath.Join(dir, file), []byte(v), 0) }
 	switch c {
 	case "memory":
-		return w("memory.limit_in_bytes", strconv.FormatInt(lim.mem, 10))
+		return w("memory.limit_in_bytes", strconv.FormatInt(lim.Memory, 10))
 	case "cpu":
 		if err := w("cpu.cfs_period_us", "100000"); err != nil {
 			return err
 		}
-		return w("cpu.cfs_quota_us", strconv.Itoa(lim.cpus*100000))
+		return w("cpu.cfs_quota_us", strconv.Itoa(lim.CPUs*100000))
 	case "pids":
-		return w("pids.max", strconv.Itoa(lim.pids))
+		return w("pids.max", strconv.Itoa(lim.Pids))
 	}
 	return fmt.Errorf("unknown controller %s", c)
 }
 
-// place moves pid (the init, before it forks anything) into the groups.
-func (cg *cgroup) place(pid int) error {
-	for _, d := range cg.dirs {
+// Place moves pid (the init, before it forks anything) into the groups.
+func (cg *Group) Place(pid int) error {
+	for _, d := range cg.Dirs {
 		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
 			return err
 		}
@@ -199,34 +197,36 @@ func (cg *cgroup) place(pid int) error {
 	return nil
 }
 
-func (cg *cgroup) remove() {
-	for _, d := range cg.dirs {
+func (cg *Group) Remove() {
+	for _, d := range cg.Dirs {
 		os.Remove(d)
 	}
 }
 
-// cgroupName is unique per state dir: two $AIRLOCK_HOMEs may both have a
+// Name is unique per state dir: two $AIRLOCK_HOMEs may both have a
 // sandbox "demo".
-func cgroupName(id, stateDir string) string {
+func Name(id, stateDir string) string {
 	sum := sha256.Sum256([]byte(stateDir))
 	return id + "-" + hex.EncodeToString(sum[:4])
 }
 
-// cgroupFile in the state dir lists the groups of the running sandbox, so
-// that a restarted bridge (perhaps in another group) removes the right ones.
-const cgroupFile = "cgroups"
+// File is the usual name of the file (in a state dir) that lists the
+// groups of a running sandbox, so that a restarted bridge (perhaps in
+// another group) removes the right ones.
+const File = "cgroups"
 
-func (cg *cgroup) save(dir string) error {
-	if len(cg.dirs) == 0 {
+// Save writes the group's directories to file.
+func (cg *Group) Save(file string) error {
+	if len(cg.Dirs) == 0 {
 		return nil
 	}
-	return os.WriteFile(filepath.Join(dir, cgroupFile), []byte(strings.Join(cg.dirs, "\n")+"\n"), 0o600)
+	return os.WriteFile(file, []byte(strings.Join(cg.Dirs, "\n")+"\n"), 0o600)
 }
 
-// removeCgroup removes the groups a stopped sandbox had (they are empty
-// once its init is gone).
-func removeCgroup(dir string) {
-	data, err := os.ReadFile(filepath.Join(dir, cgroupFile))
+// RemoveSaved removes the groups listed in file by Save (they are empty
+// once their processes are gone) and the file.
+func RemoveSaved(file string) {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		return
 	}
@@ -235,7 +235,7 @@ func removeCgroup(dir string) {
 			os.Remove(d)
 		}
 	}
-	os.Remove(filepath.Join(dir, cgroupFile))
+	os.Remove(file)
 }
 
 func hasWord(s, w string) bool {
