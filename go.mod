@@ -58,3 +58,5 @@ require (
 	golang.org/x/tools v0.52.0 // indirect
 	gotest.tools/v3 v3.5.2 // indirect
 )
+
+replace golang.org/x/crypto v0.59.0 => ./third_party/golang.org/x/crypto
