@@ -33,3 +33,24 @@ func TestNetworkApproveInvalid(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanWarnsWhenAllowsWidenAroundApprove(t *testing.T) {
+	for allow, want := range map[string]bool{
+		`preset = "open"`:             true,
+		`allow = ["10.0.0.0/8"]`:      true,
+		`allow = ["192.0.2.7"]`:       true,
+		`allow = ["*.example.com"]`:   true,
+		`allow = ["api.example.com"]`: false,
+	} {
+		f := mustDecode(t, `sandbox "a" {
+  network {
+    `+allow+`
+    approve = ["api.example.com POST /pay"]
+  }
+}`, nil)
+		text := BuildPlan(f).Text()
+		if got := strings.Contains(text, "around approve rules"); got != want {
+			t.Errorf("%s: warning %v, want %v:\n%s", allow, got, want, text)
+		}
+	}
+}

@@ -232,6 +232,7 @@ func buildSandboxPlan(f *File, sb *Sandbox) SandboxPlan {
 	if n.Preset == "open" {
 		sp.Warnings = append(sp.Warnings, "network: preset \"open\" lets the agent reach any host on the internet")
 	}
+	sp.Warnings = append(sp.Warnings, approveWidening(n)...)
 	for _, c := range sb.Credentials {
 		sp.Credentials = append(sp.Credentials, CredentialPlan{
 			Name: c.Name, Secret: c.Secret, Hosts: nonNil(c.Hosts), Header: c.Header, Query: c.Query, Format: c.Format, Env: c.Env,

@@ -186,6 +186,7 @@ func FuzzParseApproveRule(f *testing.F) {
 			t.Fatal(err)
 		}
 		req.URL.Path = p
-		r.matches(tg, []string{method}, pathForms(req.URL))
+		r.coversHost(tg)
+		r.matches([]string{method}, pathForms(req.URL))
 	})
 }

@@ -33,15 +33,20 @@ func (p *Proxy) serveConnect(ctx context.Context, c net.Conn, br *bufio.Reader, 
 			return
 		}
 	}
-	intercept := p.approveHost(t)
+	allow, addrs, ok := p.admit(ctx, c, t, &e)
+	if !ok {
+		return
+	}
+	up, ok := p.dialAdmitted(ctx, c, t, allow, addrs, &e)
+	if !ok {
+		return
+	}
+	rules := p.approveRules(ctx, t, addrs)
+	intercept := len(rules) > 0
 	for _, cr := range p.creds {
 		if cr.boundTo(t) {
 			intercept = true
 		}
-	}
-	up, _, ok := p.open(ctx, c, t, &e)
-	if !ok {
-		return
 	}
 	defer up.Close()
 	if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
@@ -52,7 +57,7 @@ func (p *Proxy) serveConnect(ctx context.Context, c net.Conn, br *bufio.Reader, 
 		client = &bufConn{Conn: c, r: br}
 	}
 	if intercept {
-		p.intercept(ctx, client, up, t, e)
+		p.intercept(ctx, client, up, t, e, rules)
 		return
 	}
 	e.Verdict, e.Bytes = VerdictAllow, tunnel(client, up)

@@ -78,8 +78,8 @@ var ErrHeldTimeout = errors.New("no decision in time")
 // On a host with approve rules, a path that servers could read in ways the
 // rules cannot see (NUL, control characters) is refused. scrub maps
 // injected secrets to their placeholders, so the prompt never shows one.
-func (p *Proxy) hold(ctx context.Context, req *http.Request, t Target, tls bool, scrub map[string]string, e *Entry) *denial {
-	if !p.approveHost(t) {
+func (p *Proxy) hold(ctx context.Context, req *http.Request, t Target, tls bool, scrub map[string]string, e *Entry, rules []applied) *denial {
+	if len(rules) == 0 {
 		return nil
 	}
 	if d := refusedSpelling(req); d != nil {
@@ -90,10 +90,10 @@ func (p *Proxy) hold(ctx context.Context, req *http.Request, t Target, tls bool,
 		return d
 	}
 	forms := pathForms(req.URL)
-	var rule *ApproveRule
-	for _, r := range p.approve {
-		if r.matches(t, methods, forms) {
-			rule = r
+	var rule *applied
+	for i := range rules {
+		if rules[i].rule.matches(methods, forms) {
+			rule = &rules[i]
 			break
 		}
 	}
@@ -102,17 +102,17 @@ func (p *Proxy) hold(ctx context.Context, req *http.Request, t Target, tls bool,
 	}
 	if p.approver == nil {
 		e.Approval = ApprovalUnavailable
-		return &denial{rule: "approval-unavailable " + rule.Raw, reason: "this request needs your approval and no approver is running"}
+		return &denial{rule: "approval-unavailable " + rule.String(), reason: "this request needs your approval and no approver is running"}
 	}
 	body, d := readHeldBody(req)
 	if d != nil {
-		d.rule += " " + rule.Raw
+		d.rule += " " + rule.String()
 		return d
 	}
 	sum := sha256.Sum256(body)
 	h := Held{Sandbox: p.sandbox, Method: req.Method, Overrides: methods[1:], Host: t.Host(), Port: t.Port,
 		Path: req.URL.EscapedPath(), Query: scrubString(req.URL.RawQuery, scrub), TLS: tls, Size: int64(len(body)),
-		BodySHA256: hex.EncodeToString(sum[:]), BodyHead: body[:min(len(body), heldHeadLen)], Rule: rule.Raw}
+		BodySHA256: hex.EncodeToString(sum[:]), BodyHead: body[:min(len(body), heldHeadLen)], Rule: rule.String()}
 	e.URL, e.BodySHA256 = h.URL(), h.BodySHA256
 	p.logger.Info("egress: request held for approval", "sandbox", p.sandbox, "method", h.Method, "url", h.URL(),
 		"size", h.Size, "sha256", h.BodySHA256, "rule", h.Rule)
@@ -122,10 +122,10 @@ func (p *Proxy) hold(ctx context.Context, req *http.Request, t Target, tls bool,
 		return nil
 	case errors.Is(err, ErrHeldTimeout):
 		e.Approval = ApprovalTimeout
-		return &denial{rule: "approval-timeout " + rule.Raw, reason: "nobody approved this request in time"}
+		return &denial{rule: "approval-timeout " + rule.String(), reason: "nobody approved this request in time"}
 	default:
 		e.Approval = ApprovalDenied
-		return &denial{rule: "approval-denied " + rule.Raw, reason: "the request was not approved: " + err.Error()}
+		return &denial{rule: "approval-denied " + rule.String(), reason: "the request was not approved: " + err.Error()}
 	}
 }
 

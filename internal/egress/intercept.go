@@ -15,7 +15,7 @@ import (
 // opens TLS to the real server over the already vetted connection (normal
 // verification), and relays HTTP/1.1 requests one by one, injecting bound
 // credentials. Redials go to the same vetted address.
-func (p *Proxy) intercept(ctx context.Context, client net.Conn, up net.Conn, t Target, connEntry Entry) {
+func (p *Proxy) intercept(ctx context.Context, client net.Conn, up net.Conn, t Target, connEntry Entry, rules []applied) {
 	u := &upstream{p: p, ctx: ctx, addr: connEntry.Addr, host: t.Host(),
 		cfg: &tls.Config{ServerName: t.Host(), RootCAs: p.rootCAs, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}}
 	upErr := u.open(up)
@@ -41,10 +41,12 @@ func (p *Proxy) intercept(ctx context.Context, client net.Conn, up net.Conn, t T
 		_ = client.SetReadDeadline(time.Time{})
 		e := connEntry
 		e.Method, e.Intercepted = req.Method, true
-		scrub, d := p.admitIntercepted(ctx, req, h, t, &e)
-		if d == nil && upErr != nil {
+		var scrub map[string]string
+		if upErr != nil { // before any prompt: a request that cannot be sent is not shown
 			p.logger.Warn("egress: upstream TLS", "sandbox", p.sandbox, "host", t.Host(), "err", upErr)
 			d = &denial{status: http.StatusBadGateway, rule: e.Rule, reason: "could not open a verified TLS connection to the server"}
+		} else {
+			scrub, d = p.admitIntercepted(ctx, req, h, t, &e, rules)
 		}
 		if d != nil {
 			p.refuse(srv, e, d)
@@ -80,7 +82,7 @@ func (p *Proxy) clientTLS(ctx context.Context, client net.Conn, t Target) (*tls.
 // target, credentials inject cleanly (e.Credential names them) and any
 // approve rule lets it through. It returns the placeholders to scrub from
 // the response.
-func (p *Proxy) admitIntercepted(ctx context.Context, req *http.Request, h head, t Target, e *Entry) (map[string]string, *denial) {
+func (p *Proxy) admitIntercepted(ctx context.Context, req *http.Request, h head, t Target, e *Entry, rules []applied) (map[string]string, *denial) {
 	authority := req.Host
 	if req.URL.Host != "" {
 		authority = req.URL.Host
@@ -100,7 +102,7 @@ func (p *Proxy) admitIntercepted(ctx context.Context, req *http.Request, h head,
 		return nil, d
 	}
 	e.Credential = strings.Join(names, ",")
-	if d := p.hold(ctx, req, t, true, scrub, e); d != nil {
+	if d := p.hold(ctx, req, t, true, scrub, e, rules); d != nil {
 		return nil, d
 	}
 	return scrub, nil

@@ -52,25 +52,27 @@ type Config struct {
 // Proxy is one sandbox's egress proxy. It serves any number of connections
 // concurrently; each connection is one client inside the sandbox.
 type Proxy struct {
-	sandbox  string
-	policy   *Policy
-	resolver Resolver
-	dial     DialFunc
-	creds    []*Credential
-	secrets  SecretSource
-	ca       *CA
-	rootCAs  *x509.CertPool
-	log      *DecisionLog
-	logger   *slog.Logger
-	onDeny   func(Entry)
-	now      func() time.Time
-	idle     time.Duration
-	slots    chan struct{} // one per open client connection
-	approve  []*ApproveRule
-	approver Approver
-	denyMu   sync.Mutex // guards denyTok, denyAt
-	denyTok  float64    // OnDeny token bucket: a flood of refusals must not flood clients
-	denyAt   time.Time
+	sandbox   string
+	policy    *Policy
+	resolver  Resolver
+	dial      DialFunc
+	creds     []*Credential
+	secrets   SecretSource
+	ca        *CA
+	rootCAs   *x509.CertPool
+	log       *DecisionLog
+	logger    *slog.Logger
+	onDeny    func(Entry)
+	now       func() time.Time
+	idle      time.Duration
+	slots     chan struct{} // one per open client connection
+	approve   []*ApproveRule
+	approver  Approver
+	heldMu    sync.Mutex          // guards heldAddrs
+	heldAddrs map[string]heldAddr // addresses of approve rules' exact hosts
+	denyMu    sync.Mutex          // guards denyTok, denyAt
+	denyTok   float64             // OnDeny token bucket: a flood of refusals must not flood clients
+	denyAt    time.Time
 }
 
 // New checks cfg and returns a proxy.
@@ -268,6 +270,17 @@ func (p *Proxy) dialVetted(ctx context.Context, addrs []netip.AddrPort) (net.Con
 // open decides, vets and dials t; on failure it has already answered the
 // client and recorded the decision.
 func (p *Proxy) open(ctx context.Context, w io.Writer, t Target, e *Entry) (net.Conn, *Rule, bool) {
+	allow, addrs, ok := p.admit(ctx, w, t, e)
+	if !ok {
+		return nil, nil, false
+	}
+	up, ok := p.dialAdmitted(ctx, w, t, allow, addrs, e)
+	return up, allow, ok
+}
+
+// admit decides and vets t; on failure it has already answered the client
+// and recorded the decision.
+func (p *Proxy) admit(ctx context.Context, w io.Writer, t Target, e *Entry) (*Rule, []netip.AddrPort, bool) {
 	allow, d := p.decide(t)
 	if d != nil {
 		p.refuse(w, *e, d)
@@ -278,14 +291,19 @@ func (p *Proxy) open(ctx context.Context, w io.Writer, t Target, e *Entry) (net.
 		p.refuse(w, *e, d)
 		return nil, nil, false
 	}
+	return allow, addrs, true
+}
+
+// dialAdmitted dials the addresses admit vetted.
+func (p *Proxy) dialAdmitted(ctx context.Context, w io.Writer, t Target, allow *Rule, addrs []netip.AddrPort, e *Entry) (net.Conn, bool) {
 	up, addr, err := p.dialVetted(ctx, addrs)
 	if err != nil {
 		p.logger.Info("egress: dial", "sandbox", p.sandbox, "host", t.Host(), "err", err)
 		p.refuse(w, *e, &denial{status: http.StatusBadGateway, rule: allow.String(), reason: fmt.Sprintf("cannot connect to %s", t)})
-		return nil, nil, false
+		return nil, false
 	}
 	e.Addr, e.Rule = addr.String(), allow.String()
-	return up, allow, true
+	return up, true
 }
 
 // record logs one decision: a slog line, the decision log, the deny hook.
@@ -372,11 +390,17 @@ func (p *Proxy) servePlain(ctx context.Context, c net.Conn, req *http.Request, h
 		p.refuse(c, e, d)
 		return false
 	}
-	if d := p.hold(ctx, req, t, false, nil, &e); d != nil {
+	// Decided and vetted before the hold, dialled after it: the rules that
+	// apply by address see the addresses that will be dialled.
+	allow, addrs, ok := p.admit(ctx, c, t, &e)
+	if !ok {
+		return false
+	}
+	if d := p.hold(ctx, req, t, false, nil, &e, p.approveRules(ctx, t, addrs)); d != nil {
 		p.refuse(c, e, d)
 		return false
 	}
-	up, _, ok := p.open(ctx, c, t, &e)
+	up, ok := p.dialAdmitted(ctx, c, t, allow, addrs, &e)
 	if !ok {
 		return false
 	}
