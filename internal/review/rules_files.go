@@ -8,6 +8,7 @@ func Rules() []*Rule {
 	rs = append(rs, buildRules()...)
 	rs = append(rs, ciIDERules()...)
 	rs = append(rs, agentRules()...)
+	rs = append(rs, agentExecRules()...)
 	rs = append(rs, lockRules()...)
 	rs = append(rs, fsRules()...)
 	rs = append(rs, ecoRules()...)

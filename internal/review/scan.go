@@ -63,6 +63,7 @@ type scanCtx struct {
 	autorunChanged map[string]string
 	rules          []*Rule // the rule set of this scan (symlinkAtConfigPath reads it)
 	host           *hostMarks
+	normalized     bool // files are normalised (normalize.go): tree reads are too
 }
 
 // doc returns the parsed old or new version of a config file (nil when
@@ -101,6 +102,8 @@ func (s *scanCtx) read(p string) ([]byte, bool) {
 	b, ok := s.tree(p)
 	if !ok {
 		b = nil
+	} else if s.normalized && !isGitConfigPath(p) && s.host.configs[p] == "" {
+		b = normalizeText(b)
 	}
 	s.tcache[p] = b
 	return b, ok
@@ -143,6 +146,8 @@ func scanWith(rules []*Rule, files []*File, tree Tree, host *HostGit) []*Report 
 	}
 	markHostGit(s, host)
 	markGitConfigTargets(s)
+	normalizeFiles(s.files)
+	s.normalized = true
 	markAgentIncludes(s)
 	out := make([]*Report, 0, len(files))
 	for _, f := range files {
