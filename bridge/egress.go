@@ -49,8 +49,12 @@ func init() {
 type egressFeature struct {
 	signer *signerFeature // whose approval queue holds network approvals
 
-	mu    sync.Mutex // guards byBox and logs
+	mu    sync.Mutex // guards byBox, stale and logs
 	byBox map[string]*egressState
+	// stale names sandboxes the bridge let go of (stopped): their next
+	// guest connection rebuilds the proxy from the host settings as they
+	// are then, so egress.hcl changes apply at the next start or up.
+	stale map[string]bool
 	logs  map[string]*egress.DecisionLog // kept across rebuilds; closed on Removed
 }
 
@@ -63,7 +67,7 @@ type egressState struct {
 }
 
 func newEgressFeature(s *signerFeature) *egressFeature {
-	return &egressFeature{signer: s, byBox: map[string]*egressState{}, logs: map[string]*egress.DecisionLog{}}
+	return &egressFeature{signer: s, byBox: map[string]*egressState{}, stale: map[string]bool{}, logs: map[string]*egress.DecisionLog{}}
 }
 
 func (e *egressFeature) feature() *Feature {
@@ -73,20 +77,28 @@ func (e *egressFeature) feature() *Feature {
 			protocol.MethodPolicyList: e.policyList,
 			protocol.MethodPolicyLog:  egressPolicyLog,
 		},
-		Prepare: e.prepare,
-		Removed: e.removed,
-		Close:   e.close,
+		Prepare:  e.prepare,
+		Removed:  e.removed,
+		Detached: e.detached,
+		Close:    e.close,
 		GuestServices: []GuestService{{
 			Name: "egress proxy", Network: "tcp", Addr: egressProxyAddr, Serve: e.serve,
 		}},
 	}
 }
 
-// proxyFor returns the sandbox's proxy, building it on first use.
-func (e *egressFeature) proxyFor(env Env, sb SandboxRef) (*egressState, error) {
+// proxyFor returns the sandbox's proxy, building it on first use and,
+// for a guest connection (running), again after the sandbox was stopped.
+// A stopped sandbox's proxy (policy ls) is built fresh each time and not
+// kept: it shows what the next start will enforce.
+func (e *egressFeature) proxyFor(env Env, sb SandboxRef, running bool) (*egressState, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if st, ok := e.byBox[sb.Name()]; ok && st.cfg == sb.Config() {
+	if running && e.stale[sb.Name()] {
+		delete(e.byBox, sb.Name())
+		delete(e.stale, sb.Name())
+	}
+	if st, ok := e.byBox[sb.Name()]; ok && st.cfg == sb.Config() && !e.stale[sb.Name()] {
 		return st, nil
 	}
 	dlog, ok := e.logs[sb.Name()]
@@ -101,8 +113,19 @@ func (e *egressFeature) proxyFor(env Env, sb SandboxRef) (*egressState, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.byBox[sb.Name()] = st
+	if !e.stale[sb.Name()] {
+		e.byBox[sb.Name()] = st
+	}
 	return st, nil
+}
+
+// detached marks the sandbox's proxy stale: the bridge let go of it
+// (stop), and its next start reads the host settings again.
+func (e *egressFeature) detached(env Env, name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.byBox, name)
+	e.stale[name] = true
 }
 
 func buildEgress(env Env, sb SandboxRef, dlog *egress.DecisionLog, approvals *signerFeature) (*egressState, error) {
@@ -177,8 +200,9 @@ func toDecision(e egress.Entry) protocol.EgressDecision {
 func (e *egressFeature) prepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error {
 	e.mu.Lock()
 	delete(e.byBox, sb.Name()) // rebuild: host settings may have changed
+	delete(e.stale, sb.Name())
 	e.mu.Unlock()
-	st, err := e.proxyFor(env, sb)
+	st, err := e.proxyFor(env, sb, true)
 	if err != nil {
 		return &Error{Code: protocol.CodeFailed, Message: "egress: " + egressOneLine(err.Error())}
 	}
@@ -243,7 +267,7 @@ func systemBundle(env Env) []byte {
 
 // serve serves one connection from inside the sandbox.
 func (e *egressFeature) serve(ctx context.Context, env Env, sb SandboxRef, conn net.Conn) {
-	st, err := e.proxyFor(env, sb)
+	st, err := e.proxyFor(env, sb, true)
 	if err != nil {
 		env.Logger().Error("egress: proxy unavailable", "sandbox", sb.Name(), "err", err)
 		body := "airlock egress: the proxy for this sandbox is unavailable (see the bridge log on the host)\n"
@@ -258,6 +282,7 @@ func (e *egressFeature) removed(ctx context.Context, env Env, name string) error
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.byBox, name)
+	delete(e.stale, name)
 	if l, ok := e.logs[name]; ok {
 		l.Close()
 		delete(e.logs, name)
@@ -302,7 +327,7 @@ func (e *egressFeature) policyList(ctx context.Context, env Env, raw json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	st, err := e.proxyFor(env, sb)
+	st, err := e.proxyFor(env, sb, false)
 	if err != nil {
 		return nil, &Error{Code: protocol.CodeFailed, Message: "egress: " + egressOneLine(err.Error())}
 	}
