@@ -376,10 +376,16 @@ func (d *Daemon) rpcStop(ctx context.Context, _ Env, raw json.RawMessage) (any, 
 	return d.info(ctx, sb), nil
 }
 
-func (d *Daemon) rpcRemove(ctx context.Context, _ Env, raw json.RawMessage) (any, error) {
+func (d *Daemon) rpcRemove(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
 	sb, err := d.named(protocol.MethodRemove, raw)
 	if err != nil {
 		return nil, err
+	}
+	var p protocol.RemoveParams
+	if json.Unmarshal(raw, &p) == nil && p.Guard {
+		if err := d.guardRemove(ctx, env, sb); err != nil {
+			return nil, err
+		}
 	}
 	if err := d.remove(ctx, sb); err != nil {
 		return nil, err

@@ -47,6 +47,9 @@ type sandboxState struct {
 	Ports        []portState     `json:"ports,omitempty"`
 	Config       *config.Sandbox `json:"config"` // the approved block, as decoded
 	Created      time.Time       `json:"created"`
+	// Applied is the review snapshot the last `airlock apply` brought back
+	// ("" = none): rm refuses while the sandbox's work differs from it.
+	Applied string `json:"applied,omitempty"`
 }
 
 type portState struct {

@@ -83,6 +83,15 @@ type NameParams struct {
 	Name string `json:"name"`
 }
 
+// RemoveParams names the sandbox sandbox.remove deletes. With Guard the
+// bridge refuses (CodeInvalidState, saying what would be lost) while the
+// sandbox has work not applied to the host repository or commands still
+// running; the CLI sets it unless `rm --force`.
+type RemoveParams struct {
+	Name  string `json:"name"`
+	Guard bool   `json:"guard,omitempty"`
+}
+
 // ListResult lists every sandbox the bridge knows.
 type ListResult struct {
 	Sandboxes []Sandbox `json:"sandboxes"`

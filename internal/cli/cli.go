@@ -26,6 +26,10 @@ type Env struct {
 	Stderr io.Writer
 	Getenv func(string) string
 	Dir    string // working directory
+
+	// flagHelp, when set, is where a command's flag set prints its flags
+	// on -h (Run's help for `airlock CMD -h`); see newFlags.
+	flagHelp io.Writer
 }
 
 // Home returns $AIRLOCK_HOME, defaulting to ~/.airlock.
@@ -98,6 +102,7 @@ func Run(e *Env, args []string) int {
 	}
 	if wantsHelp(args[1:]) {
 		fmt.Fprintf(e.Stdout, "usage: airlock %s\n\n%s\n", c.Usage, c.Summary)
+		printFlags(e, c)
 		return ExitOK
 	}
 	err := c.Run(e, args[1:])
@@ -130,6 +135,25 @@ func wantsHelp(args []string) bool {
 		}
 	}
 	return false
+}
+
+// printFlags lists c's flags with their meaning: c runs with just "-h"
+// in an environment where nothing can happen (no stdin, output discarded,
+// an AIRLOCK_HOME that cannot exist), and its flag set, seeing -h, prints
+// its defaults to e.Stdout (newFlags) before any work.
+func printFlags(e *Env, c *Command) {
+	var b strings.Builder
+	he := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Dir: e.Dir, flagHelp: &b,
+		Getenv: func(k string) string {
+			if k == "AIRLOCK_HOME" || k == "HOME" {
+				return "/proc/airlock-help-has-no-home"
+			}
+			return ""
+		}}
+	_ = c.Run(he, []string{"-h"})
+	if b.Len() > 0 {
+		fmt.Fprintf(e.Stdout, "\nflags:\n%s", b.String())
+	}
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }

@@ -69,8 +69,7 @@ type cfgFlags struct {
 
 func cfgNewFlagSet(e *Env, name string) (*flag.FlagSet, *cfgFlags) {
 	cf := &cfgFlags{vars: cfgVarFlags{}}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
+	fs := newFlags(name, e)
 	fs.StringVar(&cf.file, "f", cfgDefaultFile, "the configuration `file`")
 	fs.BoolVar(&cf.json, "json", false, "print JSON")
 	fs.Var(cf.vars, "var", "set a variable (`NAME=VALUE`, repeatable)")
@@ -185,8 +184,7 @@ func runPlan(e *Env, args []string) error {
 }
 
 func runFmt(e *Env, args []string) error {
-	fs := flag.NewFlagSet("fmt", flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
+	fs := newFlags("fmt", e)
 	check := fs.Bool("check", false, "change nothing; exit 1 and name the file if it is not formatted")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -29,8 +28,7 @@ func runImage(e *Env, args []string) error {
 	defer stop()
 	switch args[0] {
 	case "build":
-		fs := flag.NewFlagSet("image build", flag.ContinueOnError)
-		fs.SetOutput(e.Stderr)
+		fs := newFlags("image build", e)
 		node := fs.Bool("node", false, "add nodejs and npm")
 		minimal := fs.Bool("minimal", false, "only minbase + git (small; what the tests use)")
 		docker := fs.Bool("docker", false, "add a private Docker engine (docker.io; for docker = true; the default name is "+microvm.DockerImage+")")

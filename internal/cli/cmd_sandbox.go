@@ -26,7 +26,7 @@ func init() {
 	Register(&Command{Name: "ls", Usage: "ls [--json]", Summary: "list sandboxes", Run: runLs})
 	Register(&Command{Name: "stop", Usage: "stop NAME", Summary: "stop a sandbox, keeping its state", Run: lifecycle("stop", protocol.MethodStop)})
 	Register(&Command{Name: "start", Usage: "start NAME", Summary: "start a stopped sandbox", Run: lifecycle("start", protocol.MethodStart)})
-	Register(&Command{Name: "rm", Usage: "rm NAME", Summary: "remove a sandbox and everything it owns", Run: lifecycle("rm", protocol.MethodRemove)})
+	Register(&Command{Name: "rm", Usage: "rm [--force] NAME", Summary: "remove a sandbox and everything it owns (refuses while it holds unapplied work or running commands)", Run: runRm})
 }
 
 // connectBridge connects to (and if needed starts) the bridge for e's home.
@@ -59,16 +59,26 @@ func call(e *Env, method string, params, result any) error {
 	return rpcErr(c.Call(context.Background(), method, params, result))
 }
 
+// newFlags is a command's flag set. The flag package's own messages are
+// discarded: a bad flag is one error line and the usage once (Run prints
+// them), and -h lists the flags only when Run asks for help (printFlags).
 func newFlags(name string, e *Env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		if e.flagHelp != nil {
+			fs.SetOutput(e.flagHelp)
+			fs.PrintDefaults()
+			fs.SetOutput(io.Discard)
+		}
+	}
 	return fs
 }
 
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return &ExitError{Code: ExitUsage}
+			return &ExitError{Code: ExitOK}
 		}
 		return Usagef("%v", err)
 	}
@@ -260,6 +270,19 @@ func lifecycle(cmd, method string) func(*Env, []string) error {
 		}
 		return call(e, method, protocol.NameParams{Name: name}, nil)
 	}
+}
+
+func runRm(e *Env, args []string) error {
+	fs := newFlags("rm", e)
+	force := fs.Bool("force", false, "remove even when the sandbox holds work not applied to your repository or runs commands")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return Usagef("want exactly one sandbox name")
+	}
+	return call(e, protocol.MethodRemove, protocol.RemoveParams{Name: pos[0], Guard: !*force}, nil)
 }
 
 var _ io.Reader = (*os.File)(nil)

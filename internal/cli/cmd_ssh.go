@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -151,6 +152,11 @@ func runSSHConfig(e *Env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.Stdout, "wrote %s (included from %s)\n", p, filepath.Join(uh, ".ssh", "config"))
+		// OpenSSH reads ~/.ssh of the passwd entry, not $HOME.
+		if u, err := user.Current(); err == nil && u.HomeDir != "" && filepath.Clean(u.HomeDir) != filepath.Clean(uh) {
+			fmt.Fprintf(e.Stderr, "note: ssh reads %s, the home of your passwd entry, not $HOME (%s): `ssh NAME.airlock` will not see this entry; use `airlock ssh NAME`, or ssh -F %s\n",
+				filepath.Join(u.HomeDir, ".ssh", "config"), uh, p)
+		}
 		return nil
 	}
 	b, err := os.ReadFile(filepath.Join(e.Home(), "ssh", "config"))

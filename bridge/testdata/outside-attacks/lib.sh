@@ -9,7 +9,7 @@ unset AIRLOCK_BIN # airlock itself reads AIRLOCK_BIN as its own binary's path
 T=$(mktemp -d /tmp/atk.XXXXXX); export AIRLOCK_HOME=$T/home; mkdir -p "$AIRLOCK_HOME"
 M=$T/pwned; N=s$$; R=0
 export GIT_AUTHOR_NAME=u GIT_AUTHOR_EMAIL=u@x GIT_COMMITTER_NAME=u GIT_COMMITTER_EMAIL=u@x
-cleanup() { cd /; airlock rm "$N" >/dev/null 2>&1; airlock bridge -stop >/dev/null 2>&1; rm -rf "$T"; }
+cleanup() { cd /; airlock rm --force "$N" >/dev/null 2>&1; airlock bridge -stop >/dev/null 2>&1; rm -rf "$T"; }
 trap cleanup EXIT
 
 # write_sandbox MODE [EXTRA]: a namespace sandbox.hcl in the current dir.

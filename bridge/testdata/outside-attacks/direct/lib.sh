@@ -14,7 +14,7 @@ PROTECT="${PROTECT:-\"protected\"}"
 setup_error() { echo "setup error: $*"; echo "RESULT: setup error"; exit 2; }
 defended() { echo "RESULT: defended"; exit 0; }
 succeeded() { echo "RESULT: attack SUCCEEDED"; exit 1; }
-cleanup() { cd /; timeout 90 airlock rm "$SB" >/dev/null 2>&1; timeout 30 airlock bridge -stop >/dev/null 2>&1; rm -rf "$TOP"; }
+cleanup() { cd /; timeout 90 airlock rm --force "$SB" >/dev/null 2>&1; timeout 30 airlock bridge -stop >/dev/null 2>&1; rm -rf "$TOP"; }
 trap cleanup EXIT
 ax() { timeout "${AXT:-90}" airlock exec "$SB" -- "$@"; }   # run inside the sandbox
 mkrepo() {

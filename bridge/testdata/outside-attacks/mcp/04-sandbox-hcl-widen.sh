@@ -21,7 +21,7 @@ for n in ['secret_tool','dump_env','Secret_Tool']:
     if rec_calls | grep -q -v -x "'echo'"; then echo "  !! non-allowed tool reached server"; got=1; fi
     if grep -q SANDBOX_MARK "$REC"; then echo "  !! sandbox env reached server"; got=1; fi
     [ -e /tmp/atk-mcp/pwned-$$ ] && { echo "  !! command ran"; got=1; }
-    timeout 30 airlock rm atk >/dev/null 2>&1; SB=""
+    timeout 30 airlock rm --force atk >/dev/null 2>&1; SB=""
   else
     echo "[$1] up refused: $(grep -v '^$' $T/up.out | tail -1)"
   fi

@@ -32,6 +32,6 @@ mkdir -p "$T/repo2"; cp "$T/repo/sandbox.hcl" "$T/repo2/"; ( cd "$T/repo2"; git 
 echo "--- b view:"
 timeout 30 airlock exec b -- sh -c "cat ~/.claude/skills/evil-file; ls ~/.claude/skills/demo/ ; ls ~/.claude/skills/evil-root/ | head; grep skills /proc/self/mountinfo" 2>&1 | head -20
 timeout 30 airlock exec b -- sh -c "cat ~/.claude/skills/evil-file ~/.claude/skills/demo/hostsecret.txt ~/.claude/skills/evil-root/$T/hostsecret.txt 2>/dev/null; ls ~/.claude/skills/evil-root/work 2>/dev/null" | grep -q -E 'HOSTSECRET|attack-mcp' && { echo "!! b read host file via a's symlink"; got=1; }
-timeout 30 airlock rm b >/dev/null 2>&1
+timeout 30 airlock rm --force b >/dev/null 2>&1
 [ $got = 1 ] && gotthrough
 defended

@@ -39,7 +39,7 @@ print('b own session', sid, post('/mcp/atk',{'jsonrpc':'2.0','id':11,'method':'t
 sleep 1
 echo "--- server starts:"; grep -c '"start"' "$REC"
 echo "--- a log:"; airlock mcp log a | tail -4; echo "--- b log:"; airlock mcp log b | tail -4
-timeout 30 airlock rm b >/dev/null 2>&1
+timeout 30 airlock rm --force b >/dev/null 2>&1
 grep -q '"from": "a"' "$REC" || die "positive control: a echo"
 got=0
 grep '"from": "b"' "$REC" | grep -q secret_tool && got=1

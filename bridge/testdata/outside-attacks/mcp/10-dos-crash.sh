@@ -81,7 +81,7 @@ cat "$T/a.out" | tail -15
 alive=1; kill -0 $BPID 2>/dev/null || alive=0
 starts=$(grep -c '"start"' "$REC")
 echo "bridge alive=$alive rss max ${rssmax}kB (start ${rss0}kB) server starts=$starts (2 sandboxes) stall=$stall"
-timeout 30 airlock rm b >/dev/null 2>&1
+timeout 30 airlock rm --force b >/dev/null 2>&1
 got=0
 [ $alive = 0 ] && got=1
 [ "$rssmax" -gt $((400*1024)) ] && got=1

@@ -26,7 +26,7 @@ ths=[threading.Thread(target=many,args=(1000,)) for i in range(8)]; [x.start() f
   [ $(( $(rss) - r0 )) -gt $((768*1024)) ] && break
 done
 r1=$(rss); grow=$(( (r1 - r0) / 1024 )); echo "bridge RSS grew by ${grow} MiB"
-timeout 30 airlock rm "$SB" >/dev/null 2>&1; SB=""; sleep 3
+timeout 30 airlock rm --force "$SB" >/dev/null 2>&1; SB=""; sleep 3
 echo "after rm: rss $(rss)kB"
 [ "$grow" -gt 768 ] && gotthrough
 defended

@@ -23,7 +23,7 @@ callloop 200 & L=$!; sleep 1
 timeout 30 airlock stop "$SB" >/dev/null 2>&1; wait $L 2>/dev/null; sleep 3
 p=$(procs); echo "after stop: [$p]"; [ -n "$p" ] && got=1
 timeout 30 airlock start "$SB" >/dev/null 2>&1; callloop 1; echo "after start: $(procs)"
-timeout 30 airlock rm "$SB" >/dev/null 2>&1; sleep 3; p=$(procs); echo "after rm: [$p]"; [ -n "$p" ] && got=1
+timeout 30 airlock rm --force "$SB" >/dev/null 2>&1; sleep 3; p=$(procs); echo "after rm: [$p]"; [ -n "$p" ] && got=1
 for p in $(procs); do kill -9 $p; done
 up || die "up2"; callloop 1; echo "running: $(procs)"
 BPID=$(tr -dc 0-9 < "$AIRLOCK_HOME/bridge.lock"); kill -9 "$BPID"; sleep 4

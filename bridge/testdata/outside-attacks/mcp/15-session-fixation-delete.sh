@@ -34,7 +34,7 @@ print('a after b games:', r[0], r[2][:100])
 " 2>&1
 sleep 1
 echo "--- b log:"; airlock mcp log b | cut -c1-120; echo "--- a log:"; airlock mcp log a | cut -c1-120
-timeout 30 airlock rm b >/dev/null 2>&1
+timeout 30 airlock rm --force b >/dev/null 2>&1
 [ -n "$SIDA" ] || die "no session for a"
 got=0
 grep '"from": "b"' "$REC" | grep -q secret_tool && { echo "!! b reached secret_tool"; got=1; }

@@ -34,8 +34,8 @@ cat "$T/b"; echo "probe took $(( $(date +%s)-t0 ))s"
 grep -q CALLED "$T/b" || stall=1
 wait; cat "$T"/h[0-9] | tail -3
 kill -0 $BPID 2>/dev/null || { echo "bridge died"; stall=1; }
-t0=$(date +%s); timeout 25 airlock rm b >/dev/null 2>&1 || { echo "!! rm b failed/hung"; stall=1; }
-timeout 25 airlock rm a >/dev/null 2>&1 || { echo "!! rm a failed/hung after the flood"; stall=1; }
+t0=$(date +%s); timeout 25 airlock rm --force b >/dev/null 2>&1 || { echo "!! rm b failed/hung"; stall=1; }
+timeout 25 airlock rm --force a >/dev/null 2>&1 || { echo "!! rm a failed/hung after the flood"; stall=1; }
 timeout 10 airlock ls >/dev/null 2>&1 || { echo "!! ls hung after the flood"; stall=1; }
 SB=""
 timeout 15 airlock bridge -stop >/dev/null 2>&1; sleep 2

@@ -15,7 +15,7 @@ cp "$LIBDIR/mcpserver.py" "$T/srv/server.py"; chmod 755 "$T/srv/server.py"
 SB=""
 cleanup() {
   set +e
-  [ -n "$SB" ] && timeout 30 airlock rm "$SB" >/dev/null 2>&1
+  [ -n "$SB" ] && timeout 30 airlock rm --force "$SB" >/dev/null 2>&1
   timeout 20 airlock bridge -stop >/dev/null 2>&1
   # kill only server processes we started (identified by our unique path)
   for p in $(pgrep -f "$T/srv/" 2>/dev/null); do kill "$p" 2>/dev/null; done

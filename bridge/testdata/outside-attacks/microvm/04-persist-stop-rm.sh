@@ -26,7 +26,7 @@ mount | grep -F "$AIRLOCK_HOME" >&2 && F+=("mount left after stop")
 airlock start pers1 >&2 || F+=("start failed")
 for i in $(seq 60); do c=$(cat $W/tick-container 2>/dev/null); [ "$c" != "$b" ] && break; sleep 2; done
 echo "after start the container ticks again (inside the VM, expected): $(cat $W/tick-container)" >&2
-airlock rm pers1 >&2 || F+=("rm failed")
+airlock rm --force pers1 >&2 || F+=("rm failed")
 sleep 2
 a=$(cat $W/tick-container $W/tick-root); sleep 5; b=$(cat $W/tick-container $W/tick-root)
 [ "$a" = "$b" ] || F+=("workspace still written after rm")

@@ -22,7 +22,7 @@ echo "stop rc=$rc in $((t1-t0)) s" >&2
 [ $rc -eq 124 ] && F+=("stop hung > 300 s")
 timeout 300 airlock start ctl1 >&2 || echo "start failed (rc=$?)" >&2
 timeout 120 airlock exec ctl1 -- true && echo "exec after start ok" >&2
-timeout 120 airlock rm ctl1 >&2 || F+=("rm failed")
+timeout 120 airlock rm --force ctl1 >&2 || F+=("rm failed")
 sleep 2
 ps -eo pid,args | grep -F "$AIRLOCK_HOME" | grep -v -e grep -e 'airlock bridge' >&2 && F+=("processes left after rm")
 timeout 30 airlock ls >&2 || F+=("bridge unresponsive after rm")

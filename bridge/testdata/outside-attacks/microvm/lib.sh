@@ -8,7 +8,7 @@ ln -s /root/.cache/airlock-microvm-test/cache/kernel "$AIRLOCK_HOME/cache/kernel
 SBX_NAMES=()
 HOST_PIDS=()
 atk_cleanup() {
-  for n in "${SBX_NAMES[@]}"; do airlock rm "$n" >/dev/null 2>&1; done
+  for n in "${SBX_NAMES[@]}"; do airlock rm --force "$n" >/dev/null 2>&1; done
   airlock bridge -stop >/dev/null 2>&1
   for p in "${HOST_PIDS[@]}"; do kill "$p" 2>/dev/null; done
 }

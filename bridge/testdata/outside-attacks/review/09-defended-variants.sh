@@ -34,7 +34,7 @@ printf "#!/bin/sh\nid\n" > gradlew
 judge e1/package.json e2/package.json e3/package.json t1/.vscode/tasks.json t2/.vscode/tasks.json t3/.vscode/tasks.json t4/.vscode/tasks.json t5/.vscode/tasks.json c1/.VSCode/tasks.json c2/Package.json c3/.Claude/settings.json w.code-workspace .claude/settings.json .yarn/releases/yarn-4.1.0.cjs gradlew
 [ "$H0" = "$(snap)" ] || { echo "  THROUGH host repo changed before apply"; GOT=1; }
 # TOCTOU: a clean review, then the agent plants; apply must use the reviewed snapshot
-airlock rm "$SBX" >/dev/null 2>&1; cd "$REPO"; airlock up --yes --name "$SBX" >/dev/null 2>&1 || exit 2
+airlock rm --force "$SBX" >/dev/null 2>&1; cd "$REPO"; airlock up --yes --name "$SBX" >/dev/null 2>&1 || exit 2
 ax 'cd /workspace && echo benign > a.txt'
 airlock review "$SBX" >/dev/null; echo "  clean review rc=$?"
 ax 'cd /workspace && mkdir -p .vscode && printf "{\"version\":\"2.0.0\",\"tasks\":[{\"label\":\"x\",\"command\":\"id\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}" > .vscode/tasks.json'

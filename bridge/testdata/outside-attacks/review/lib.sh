@@ -38,7 +38,7 @@ review() {
 }
 cleanup_quiet() {
   [ -d "$AIRLOCK_HOME" ] || return 0
-  airlock rm "$SBX" >/dev/null 2>&1
+  airlock rm --force "$SBX" >/dev/null 2>&1
   airlock bridge -stop >/dev/null 2>&1
 }
 finish() { # $1 = got|def

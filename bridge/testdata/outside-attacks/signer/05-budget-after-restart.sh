@@ -29,6 +29,6 @@ spend(){ for i in 1 2 3; do n=$((n+1)); mk $(printf 0x%x $n) | rpc atk | grep -q
 spend; echo "signed before restart: $N"
 airlock bridge -stop >/dev/null 2>&1; sleep 0.5; airlock ls >/dev/null 2>&1
 spend; echo "signed total after bridge restart: $N"
-airlock rm atk >/dev/null 2>&1; up "$HCL"
+airlock rm --force atk >/dev/null 2>&1; up "$HCL"
 spend; echo "signed total after rm + up with the same name: $N"
 [ $N -gt 2 ] && result got || result def

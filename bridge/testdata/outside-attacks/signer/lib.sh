@@ -26,7 +26,7 @@ cleanup() {
 try:
   d=json.load(sys.stdin)
   for x in (d if isinstance(d,list) else d.get("sandboxes",[])): print(x.get("name") or x.get("Name"))
-except Exception: pass' 2>/dev/null); do airlock rm "$s" >/dev/null 2>&1; done
+except Exception: pass' 2>/dev/null); do airlock rm --force "$s" >/dev/null 2>&1; done
   airlock bridge -stop >/dev/null 2>&1
   sleep 0.3
   CLEANED=yes

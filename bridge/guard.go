@@ -1,0 +1,191 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
+)
+
+// No command loses work: `airlock rm` (sandbox.remove with Guard) refuses
+// while the sandbox holds work not applied to the host repository or runs
+// commands that removing it would cut, and says what would be lost.
+// "Applied" is the snapshot review.apply brought back: the capture is
+// deterministic (fixed dates, parent HEAD), so an unchanged sandbox captures
+// the same snapshot commit again.
+
+// guardScript lists the sandbox's processes that are someone's work: not
+// airlock's own init and sshd, not the private Docker engine, not kernel
+// threads, not this script and its children.
+const guardScript = `me=$$
+for d in /proc/[0-9]*; do
+  p=${d#/proc/}
+  [ "$p" = "$me" ] && continue
+  pp=$(sed -n 's/^PPid:[[:space:]]*//p' "$d/status" 2>/dev/null) || continue
+  [ "$pp" = "$me" ] && continue
+  [ "$pp" = 2 ] && continue
+  c=$(tr '\0' ' ' < "$d/cmdline" 2>/dev/null) || continue
+  case "$c" in ""|airlock-agent*|*/airlock-agent*|/proc/self/exe*|dockerd*|*/dockerd*|containerd*|*/containerd*) continue;; esac
+  printf '%s %s\n' "$p" "$c"
+done
+`
+
+// guardRemove returns a CodeInvalidState error naming what removing sb
+// would lose, or nil.
+func (d *Daemon) guardRemove(ctx context.Context, env Env, sb *sandbox) error {
+	sb.settle()
+	name := sb.name
+	if !sb.running() {
+		st := sb.state()
+		if st.Mode == "direct" {
+			return nil // the agent's files are in your folder already
+		}
+		return &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf(
+			"sandbox %s is stopped, so airlock cannot tell whether it holds work you have not applied: "+
+				"`airlock start %s` and `airlock review %s`, or `airlock rm --force %s` to delete it anyway", name, name, name, name)}
+	}
+	var lost, advice []string
+	if procs, err := d.guestProcesses(ctx, sb); err != nil {
+		lost = append(lost, fmt.Sprintf("airlock could not list its commands (%v)", err))
+	} else if len(procs) > 0 {
+		more := ""
+		if len(procs) > 3 {
+			procs, more = procs[:3], fmt.Sprintf(" and %d more", len(procs)-3)
+		}
+		lost = append(lost, fmt.Sprintf("%s still running (%s%s)", plural(len(procs), "a command is", "commands are"), strings.Join(procs, "; "), more))
+		advice = append(advice, "let them finish")
+	}
+	if w, err := d.unapplied(ctx, env, sb); err != nil {
+		lost = append(lost, fmt.Sprintf("airlock could not check for unapplied work (%v)", err))
+	} else if w != "" {
+		lost = append(lost, w)
+		advice = append(advice, fmt.Sprintf("`airlock apply %s` brings its work back as a branch", name))
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	advice = append(advice, fmt.Sprintf("`airlock rm --force %s` deletes it anyway", name))
+	return &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("not removing sandbox %s: %s; %s",
+		name, strings.Join(lost, "; "), strings.Join(advice, "; "))}
+}
+
+// guestProcesses lists "PID COMMAND" of the sandbox's running commands.
+func (d *Daemon) guestProcesses(ctx context.Context, sb *sandbox) ([]string, error) {
+	c, err := sb.ssh(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.NewSession()
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	var out bytes.Buffer
+	s.Stdout = &out
+	if err := s.Run("/bin/sh -c " + shellQuote(guardScript)); err != nil {
+		return nil, err
+	}
+	var procs []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			pid, cmd, _ := strings.Cut(l, " ")
+			procs = append(procs, "pid "+pid+": "+safeLine(strings.TrimSpace(cmd), 60))
+		}
+	}
+	return procs, nil
+}
+
+// unapplied captures the sandbox's work (review.list) and describes what
+// is not applied yet ("" when nothing is). Direct mode's files are in the
+// user's folder already.
+func (d *Daemon) unapplied(ctx context.Context, env Env, sb *sandbox) (string, error) {
+	st := sb.state()
+	if st.Mode == "direct" {
+		return "", nil
+	}
+	res, err := d.capture(ctx, env, sb.name)
+	if err != nil {
+		return "", err
+	}
+	if len(res.Files) == 0 || res.Snapshot == st.Applied {
+		return "", nil
+	}
+	var names []string
+	for i, f := range res.Files {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("and %d more", len(res.Files)-3))
+			break
+		}
+		names = append(names, f.Path)
+	}
+	if st.Applied != "" {
+		return fmt.Sprintf("it changed since `airlock apply`: %d changed %s (%s)", len(res.Files), plural(len(res.Files), "file", "files"), strings.Join(names, ", ")), nil
+	}
+	return fmt.Sprintf("%d changed %s never applied (%s)", len(res.Files), plural(len(res.Files), "file", "files"), strings.Join(names, ", ")), nil
+}
+
+// capture runs review.list for name.
+func (d *Daemon) capture(ctx context.Context, env Env, name string) (*protocol.ReviewResult, error) {
+	h, ok := d.methods[protocol.MethodReviewList]
+	if !ok {
+		return nil, fmt.Errorf("no review in this bridge")
+	}
+	raw, _ := json.Marshal(protocol.ReviewParams{Name: name})
+	out, err := h(ctx, env, raw)
+	if err != nil {
+		return nil, err
+	}
+	res, ok := out.(*protocol.ReviewResult)
+	if !ok {
+		return nil, fmt.Errorf("review returned %T", out)
+	}
+	return res, nil
+}
+
+// recordApply wraps review.apply: the snapshot captured just before a
+// successful apply is recorded as applied (if the agent changed something
+// meanwhile, a later capture differs, and rm asks again: the safe side).
+func (d *Daemon) recordApply(apply Handler) Handler {
+	return func(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
+		var p protocol.NameParams
+		_ = json.Unmarshal(raw, &p)
+		sb, err := d.find(p.Name)
+		if err != nil {
+			return apply(ctx, env, raw)
+		}
+		var snap string
+		if sb.running() {
+			if res, err := d.capture(ctx, env, p.Name); err == nil {
+				snap = res.Snapshot
+			}
+		}
+		out, err := apply(ctx, env, raw)
+		if err == nil && snap != "" {
+			sb.mu.Lock()
+			sb.st.Applied = snap
+			st := *sb.st
+			sb.mu.Unlock()
+			if serr := saveState(d.p.stateFile(sb.name), &st); serr != nil {
+				d.log.Error("record apply", "sandbox", sb.name, "err", serr)
+			}
+		}
+		return out, err
+	}
+}
+
+// safeLine keeps a guest-provided line printable and at most n runes.
+func safeLine(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
