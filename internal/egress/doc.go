@@ -19,18 +19,21 @@
 // the configured place with the secret read from the host store at request
 // time, and re-encrypts to the real server with normal verification.
 //
-// Approve rules (approve.go): a request matching "HOST METHOD PATH-GLOB"
-// (sandbox.hcl network.approve plus the host settings' approve) is held
-// before anything is dialled or sent, and goes upstream only when the
-// Approver (the bridge's approval queue) says yes; a denial, a timeout or a
-// missing Approver is a 403. HTTPS hosts with approve rules are intercepted
-// like credential hosts so the method and path can be seen.
+// Approve rules (approve.go, held.go, endpoint.go): a request matching
+// "HOST METHOD PATH-GLOB" (sandbox.hcl network.approve plus the host
+// settings' approve) is held before it is sent, with its whole body read
+// and hashed, and goes upstream, once and byte for byte as shown, only when
+// the Approver (the bridge's approval queue) says yes; a denial, a timeout
+// or a missing Approver is a 403. Rules apply by destination (IP literals,
+// names sharing a held host's address) and to every spelling of a path and
+// method override a server may read. HTTPS destinations with approve rules
+// are intercepted like credential hosts so the method and path can be seen.
 //
 // Limits, on purpose: hosts without credentials are tunnelled, so a
 // placeholder sent inside such a tunnel cannot be seen (it is worthless
 // there: only this proxy turns it into a secret). Request bodies are never
-// scanned or rewritten, and only response headers are scrubbed of injected
-// values. Upgrades (WebSocket) are not relayed on intercepted hosts.
+// scanned or rewritten, and of a response only the reason phrase, headers
+// and trailers are scrubbed of injected values (scrub.go). Upgrades (WebSocket) are not relayed on intercepted hosts.
 //
 // Trust boundary: everything arriving on a proxy connection is untrusted
 // (the agent may be malicious), and so is sandbox.hcl (it can only request
