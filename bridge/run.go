@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"io"
 	"log/slog"
 	"net"
@@ -91,14 +92,19 @@ func lockHome(p paths) (*os.File, error) {
 }
 
 // openBridgeLog opens logs/bridge.log for appending.
-func openBridgeLog(p paths) (*os.File, *slog.Logger, error) {
-	logf, err := os.OpenFile(p.logFile(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+func openBridgeLog(p paths) (*fsx.RotatingFile, *slog.Logger, error) {
+	logf, err := fsx.OpenRotating(p.logFile(), maxBridgeLog)
 	if err != nil {
 		return nil, nil, err
 	}
 	log := slog.New(slog.NewTextHandler(logf, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	return logf, log, nil
 }
+
+// maxBridgeLog caps bridge.log (one older file, bridge.log.1, is kept): a
+// sandbox can make the bridge log (refusals, failed dials), so the log must
+// not be a way to fill the host's disk.
+const maxBridgeLog = 16 << 20
 
 // listenSocket listens on bridge.sock (0600) and returns what the orphan
 // watchdog compares it with. The listener is returned (for the caller to

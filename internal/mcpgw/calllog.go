@@ -2,8 +2,6 @@ package mcpgw
 
 import (
 	"encoding/json"
-	"os"
-	"sync"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/fsx"
@@ -30,15 +28,16 @@ type Entry struct {
 	Reason      string    `json:"reason,omitempty"`
 }
 
-// CallLog appends entries to one file (0600). Safe for concurrent use.
-type CallLog struct {
-	mu sync.Mutex // guards f
-	f  *os.File
-}
+// maxLogSize caps the call log (one older file, mcp.log.1, is kept): the
+// sandbox decides how many calls it makes.
+const maxLogSize = 16 << 20
+
+// CallLog appends entries to one capped file (0600). Safe for concurrent use.
+type CallLog struct{ f *fsx.RotatingFile }
 
 // OpenCallLog opens (creating) the log at path for appending.
 func OpenCallLog(path string) (*CallLog, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := fsx.OpenRotating(path, maxLogSize)
 	if err != nil {
 		return nil, err
 	}
@@ -51,26 +50,12 @@ func (l *CallLog) Append(e Entry) error {
 	if err != nil {
 		return err
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil {
-		return os.ErrClosed
-	}
 	_, err = l.f.Write(append(b, '\n'))
 	return err
 }
 
 // Close closes the file.
-func (l *CallLog) Close() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil {
-		return nil
-	}
-	err := l.f.Close()
-	l.f = nil
-	return err
-}
+func (l *CallLog) Close() error { return l.f.Close() }
 
 // ReadLog returns up to limit entries (all when limit <= 0) from byte
 // offset on, and the offset after the last complete line read. A missing
