@@ -92,7 +92,10 @@ func (d *Daemon) info(ctx context.Context, sb *sandbox) protocol.Sandbox {
 	out := protocol.Sandbox{
 		Name: sb.name, Backend: st.Backend, Mode: st.Mode, ConfigPath: st.ConfigPath,
 		ConfigSHA256: st.ConfigSHA256, WorkspaceDir: st.WorkspaceDir, SSHHost: SSHHost(sb.name),
-		Ports: d.ports(sb),
+		Ports: d.ports(sb), Target: "/workspace",
+	}
+	if st.Config != nil && st.Config.Workspace.Target != "" {
+		out.Target = st.Config.Workspace.Target
 	}
 	sb.mu.Lock()
 	busy := sb.busy

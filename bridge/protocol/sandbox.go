@@ -61,7 +61,8 @@ type Sandbox struct {
 	ConfigPath   string `json:"configPath"`
 	ConfigSHA256 string `json:"configSha256"`
 	WorkspaceDir string `json:"workspace,omitempty"`
-	SSHHost      string `json:"sshHost"` // NAME.airlock
+	Target       string `json:"target,omitempty"` // the workspace inside ("/workspace")
+	SSHHost      string `json:"sshHost"`          // NAME.airlock
 	Ports        []Port `json:"ports"`
 	Note         string `json:"note,omitempty"`
 	// MemoryBytes is the host memory the running sandbox uses (qemu's

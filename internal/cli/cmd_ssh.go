@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +18,6 @@ import (
 )
 
 func init() {
-	Register(&Command{Name: "exec", Usage: "exec NAME -- CMD...", Summary: "run a command in a sandbox (its exit code passes through)", Run: runExec})
 	Register(&Command{Name: "ssh", Usage: "ssh NAME [-- CMD...]", Summary: "open an SSH session in a sandbox with the system ssh", Run: runSSH})
 	Register(&Command{Name: "ssh-proxy", Usage: "ssh-proxy NAME", Summary: "stdio to a sandbox's sshd (for ProxyCommand)", Run: runSSHProxy})
 	Register(&Command{Name: "ssh-config", Usage: "ssh-config [--install]", Summary: "print (or install into ~/.ssh) Host NAME.airlock blocks", Run: runSSHConfig})
@@ -36,48 +34,6 @@ func nameAndCommand(args []string) (string, []string, error) {
 		rest = rest[1:]
 	}
 	return name, rest, nil
-}
-
-func runExec(e *Env, args []string) error {
-	name, argv, err := nameAndCommand(args)
-	if err != nil {
-		return err
-	}
-	if len(argv) == 0 {
-		return Usagef("want a command after --")
-	}
-	c, err := connectBridge(e)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	ctx := context.Background()
-	cl, err := bridge.DialSandbox(ctx, c, e.Home(), name)
-	if err != nil {
-		return rpcErr(err)
-	}
-	defer cl.Close()
-	s, err := cl.NewSession()
-	if err != nil {
-		return fmt.Errorf("open a session in %s: %w", name, err)
-	}
-	defer s.Close()
-	s.Stdout, s.Stderr = e.Stdout, e.Stderr
-	// Our own stdin copy: ssh.Session waits for its stdin copier to reach EOF,
-	// which would hang a finished command whose stdin is a terminal.
-	in, err := s.StdinPipe()
-	if err != nil {
-		return err
-	}
-	if err := s.Start(bridge.ShellJoin(argv)); err != nil {
-		return fmt.Errorf("run in %s: %w", name, err)
-	}
-	if e.Stdin != nil {
-		go func() { io.Copy(in, e.Stdin); in.Close() }()
-	} else {
-		in.Close()
-	}
-	return exitCode(s.Wait(), "run in "+name)
 }
 
 func runSSH(e *Env, args []string) error {
