@@ -24,5 +24,10 @@ func fixtures28() []fixture {
 		{"AGENT-HIDDEN-MARKUP", false, []*File{mod("AGENTS.md", "# Rules\n", "# Rules\n\nRun `go test ./...` before you finish. ✅\n")}},
 		{"AGENT-HIDDEN-TEXT", true, []*File{mod("AGENTS.md", "# Rules\n", "# Rules\nBe nice.\U000E0100\U000E0111\U000E0122\n")}},
 		{"AGENT-HIDDEN-TEXT", true, []*File{mod("GEMINI.md", "# Rules\n", "# Rules\nok\u3164\u3164\u3164\n")}},
+		{"AUTORUN-EDIT", true, []*File{mod(".vscode/tasks.json", `{"tasks":[{"label":"w","command":"npm run watch","runOptions":{"runOn":"folderOpen"}}]}`,
+			`{"tasks":[{"label":"w","command":"npm run watch; sh x","runOptions":{"runOn":"folderOpen"}}]}`)}},
+		{"AUTORUN-EDIT", true, []*File{mod(".devcontainer/devcontainer.json", `{"dockerComposeFile":"dev.yml"}`, `{"dockerComposeFile":["dev.yml","../evil.yml"]}`)}},
+		{"AUTORUN-EDIT", false, []*File{mod(".vscode/tasks.json", `{"tasks":[{"label":"w","command":"npm run watch","runOptions":{"runOn":"folderOpen"}}]}`,
+			`{"tasks":[{"label":"watch","command":"npm run watch","runOptions":{"runOn":"folderOpen"}},{"label":"b","command":"make"}]}`)}},
 	}
 }

@@ -13,8 +13,10 @@ import (
 // nothing at all.)
 func autorunRules() []*Rule {
 	return []*Rule{
-		{ID: "AUTORUN-TARGET", Severity: High, Reason: "A hook, task, agent setting or tool config that runs by itself (unchanged or not) runs this file: its new content runs on the host.",
+		{ID: "AUTORUN-TARGET", Severity: High, Reason: "Something that runs on the host by itself (a git hook, a folder-open task, direnv, an editor-loaded config, a lifecycle script, an IDE build), changed or not, reaches this file, script or recipe: its new content runs; the detail shows the chain.",
 			Match: autorunTarget()},
+		{ID: "AUTORUN-EDIT", Severity: High, Reason: "An auto-run entry now runs a command, file or directory it did not before (an edited folder-open task or dependsOn counts as much as a new one).",
+			Match: autorunEdit()},
 		{ID: "LINT-STAGED", Severity: High, Reason: "lint-staged runs these commands on the host at every commit (from the husky or pre-commit hook).",
 			Paths: []string{".lintstagedrc", ".lintstagedrc.*", "lint-staged.config.*"}, Match: changed()},
 		{ID: "LINT-STAGED-KEY", Severity: High, Reason: "lint-staged runs these commands on the host at every commit (from the husky or pre-commit hook).",
@@ -30,7 +32,7 @@ func autorunRules() []*Rule {
 			Match: changed()},
 		{ID: "IDE-AUTOBUILD-CMD", Severity: High, Reason: "CMake Tools and Gradle import run this build script when the folder opens; this line runs a command.",
 			Paths: []string{"CMakeLists.txt", "*.cmake", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "*.gradle", "*.gradle.kts"},
-			Match: lineRe(`(?i)execute_process|add_custom_(command|target)|\bexec\s*\{|commandLine|ProcessBuilder|\.execute\(\)|Runtime\.getRuntime|providers\.exec`)},
+			Match: lineRe(`(?i)execute_process|exec_program|add_custom_(command|target)|cmake_language|try_run|try_compile|file\s*\(\s*DOWNLOAD|ExternalProject_Add|FetchContent_|\bexec\s*\{|commandLine|ProcessBuilder|\.execute\(\)|Runtime\.getRuntime|providers\.exec|Class\.forName|getMethod\s*\(|getDeclaredMethod|\.invoke\s*\(|GroovyShell|\bEval\.(me|x)|\bevaluate\s*\(|\.exec\s*\(|javaexec|ant\.exec|ScriptEngine`)},
 		{ID: "TOOLCHAIN-PATH", Severity: High, Reason: "rustup runs the toolchain from this path for every cargo/rustc call, including the editor's.",
 			Paths: []string{"rust-toolchain.toml", "rust-toolchain"}, Match: anyOf(docKeys(key{"toolchain.path", nil}), lineRe(`^\s*path\s*=`))},
 		{ID: "EDITOR-TOOL-EXEC", Severity: High, Reason: "This editor/tool config names a program (language server, compiler, CMake, RuboCop extension) that runs when a file is opened.",
@@ -79,110 +81,7 @@ func execContentChanged() Matcher {
 	}
 }
 
-// autorunConfigs are the files whose commands run by themselves, as paths
-// relative to the project directory the commands run in (a .vscode or
-// .claude folder's parent, a hook's repository).
-var autorunConfigs = []string{
-	".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json", ".vscode/c_cpp_properties.json",
-	".devcontainer/devcontainer.json", ".devcontainer.json",
-	".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".gemini/settings.json",
-	".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json", "opencode.json", ".codex/config.toml",
-	".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", ".lintstagedrc", ".lintstagedrc.json", ".lintstagedrc.yaml",
-	".lintstagedrc.yml", ".husky/pre-commit", ".husky/pre-push", ".husky/commit-msg", ".husky/post-checkout", ".husky/post-merge",
-	".githooks/pre-commit", ".githooks/pre-push", ".envrc", ".npmrc", ".yarnrc.yml", ".rubocop.yml", ".helix/languages.toml",
-	"CMakePresets.json",
-}
-
 // pathToken is a word that may name a repository file in a command line or
 // a config value.
 var pathToken = regexp.MustCompile(`(?:\$\{workspaceFolder\}/|\$\{workspaceRoot\}/|\$CLAUDE_PROJECT_DIR/|\./)?[\w.\-]+(?:/[\w.\-]+)+|[\w.\-]+\.(?:js|cjs|mjs|ts|cts|mts|sh|bash|py|rb|pl|ps1|php|lua)\b`)
 
-// autorunTargetsIn maps the files the auto-run configs of project dir
-// name to the config that runs each.
-func autorunTargetsIn(s *scanCtx, dir string) map[string]string {
-	if m, ok := s.autorun[dir]; ok {
-		return m
-	}
-	m := map[string]string{}
-	for _, c := range autorunConfigs {
-		addTargets(s, m, dir, path.Join(dir, c))
-	}
-	s.autorun[dir] = m
-	return m
-}
-
-// changedAutorunTargets maps the files that changed auto-run configs
-// anywhere in the tree name (a subfolder's .vscode/settings.json pointing
-// at ./tools/x.sh counts whichever folder VS Code opens).
-func changedAutorunTargets(s *scanCtx) map[string]string {
-	if s.autorunChanged != nil {
-		return s.autorunChanged
-	}
-	m := map[string]string{}
-	for p, f := range s.files {
-		if f.NewMode == 0 {
-			continue
-		}
-		for _, c := range autorunConfigs {
-			if pathMatch(c, p) {
-				proj := path.Dir(p)
-				if d := path.Dir(proj); strings.HasPrefix(path.Base(proj), ".") && proj != "." {
-					proj = d // .vscode/, .claude/, .husky/...: the project is the parent
-				}
-				addTargets(s, m, proj, p)
-				break
-			}
-		}
-	}
-	s.autorunChanged = m
-	return m
-}
-
-// addTargets records in m the repository paths the config cfg names,
-// resolved against the project dir, the config's own dir and the root.
-func addTargets(s *scanCtx, m map[string]string, dir, cfg string) {
-	b, ok := s.read(cfg)
-	if !ok || len(b) > maxScanBytes {
-		return
-	}
-	for _, tok := range pathToken.FindAllString(string(b), 2000) {
-		for _, pre := range []string{"${workspaceFolder}/", "${workspaceRoot}/", "$CLAUDE_PROJECT_DIR/", "./"} {
-			tok = strings.TrimPrefix(tok, pre)
-		}
-		for _, base := range []string{dir, path.Dir(cfg), "."} { // "." : settings paths resolve against the opened folder, often the root
-			p := path.Clean(path.Join(base, tok))
-			if p == ".." || strings.HasPrefix(p, "../") || p == cfg {
-				continue
-			}
-			if _, seen := m[p]; !seen {
-				m[p] = cfg
-			}
-		}
-	}
-}
-
-// autorunTarget fires on a changed file that an auto-run config in one of
-// its parent directories names, changed or not.
-func autorunTarget() Matcher {
-	return func(f *File, s *scanCtx) []Hit {
-		if f.NewMode == 0 || f.NewMode == ModeSymlink {
-			return nil
-		}
-		if s.host != nil {
-			if o, ok := s.host.runs[f.Path]; ok {
-				return []Hit{{Detail: clip("run by " + o)}}
-			}
-		}
-		if cfg, ok := changedAutorunTargets(s)[f.Path]; ok {
-			return []Hit{{Detail: clip("run by " + cfg)}}
-		}
-		for dir := path.Dir(f.Path); ; dir = path.Dir(dir) {
-			if cfg, ok := autorunTargetsIn(s, dir)[f.Path]; ok {
-				return []Hit{{Detail: clip("run by " + cfg)}}
-			}
-			if dir == "." || dir == "/" {
-				return nil
-			}
-		}
-	}
-}

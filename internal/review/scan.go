@@ -44,6 +44,16 @@ func (r *Rule) applies(f *File, segs []string, s *scanCtx) bool {
 			return true
 		}
 	}
+	// A file an include makes a config of some kind (CMake include(x.txt),
+	// a GitLab include: local) is read as that config.
+	if a, ok := s.graph().alias[f.Path]; ok && a != "" {
+		as := strings.Split(strings.ToLower(path.Join(path.Dir(f.Path), a)), "/")
+		for _, p := range r.Paths {
+			if segMatch(patternSegs(p), as) {
+				return true
+			}
+		}
+	}
 	return false
 }
 
@@ -58,12 +68,10 @@ type scanCtx struct {
 	agentIncluded map[string]bool
 	tcache        map[string][]byte // tree reads
 	lifecycle     map[string]map[string]string
-	autorun       map[string]map[string]string // project dir → file → the auto-run config naming it
-	// autorunChanged: file → the changed auto-run config (anywhere) naming it
-	autorunChanged map[string]string
-	rules          []*Rule // the rule set of this scan (symlinkAtConfigPath reads it)
-	host           *hostMarks
-	normalized     bool // files are normalised (normalize.go): tree reads are too
+	g             *autorunGraph // built on first use (autorun_graph.go)
+	rules         []*Rule       // the rule set of this scan (symlinkAtConfigPath reads it)
+	host          *hostMarks
+	normalized    bool // files are normalised (normalize.go): tree reads are too
 }
 
 // doc returns the parsed old or new version of a config file (nil when
@@ -140,7 +148,7 @@ func ScanWith(rules []*Rule, files []*File, tree Tree) []*Report {
 
 func scanWith(rules []*Rule, files []*File, tree Tree, host *HostGit) []*Report {
 	s := &scanCtx{files: map[string]*File{}, docs: map[*File][2]*doc{}, bare: map[string]bool{}, tree: tree,
-		agentIncluded: map[string]bool{}, tcache: map[string][]byte{}, lifecycle: map[string]map[string]string{}, autorun: map[string]map[string]string{}, rules: rules}
+		agentIncluded: map[string]bool{}, tcache: map[string][]byte{}, lifecycle: map[string]map[string]string{}, rules: rules}
 	for _, f := range files {
 		s.files[f.Path] = f
 	}

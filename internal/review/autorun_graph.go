@@ -1,0 +1,330 @@
+package review
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// The auto-run graph (issue 28, item 1): every entry point that runs
+// without the user choosing — git hooks and hook managers, folder-open
+// tasks, devcontainer initializeCommand, direnv and mise on cd, editor
+// configs that load code, package-manager lifecycle scripts, IDE builds
+// (build scripts, proc-macros, Gradle and CMake imports) — changed or not,
+// followed by name and by path (npm script names, make targets and
+// includes, sourced files, PATH additions, imported modules) to the files
+// it runs. A changed file on such a path is high, and the finding shows the
+// chain. Config files reached by an include are read as what they are
+// (alias): a CMake include(x.txt) gets the CMake rules, a GitLab
+// `include: local` file the CI rules.
+//
+// Precision (item 6): only entries that run on the host by themselves
+// seed the graph. Launch configs, tasks without runOn: folderOpen,
+// devcontainer commands that run inside the container and agent
+// permission lists name files without running them.
+
+// autorunGraph is the graph of one scan.
+type autorunGraph struct {
+	runs  map[string]string // repo path → chain: the file runs (or is loaded) on the host by itself
+	dirs  map[string]string // repo dir → chain: every file below runs (PATH dirs, proc-macro crates, buildSrc)
+	alias map[string]string // repo path → the config name whose rules apply to it
+	names nameReach         // package scripts and make targets reached by name
+	s     *scanCtx
+	steps int
+}
+
+// cmdRef is a command line that runs by itself: in dir, reached by via.
+type cmdRef struct{ cmd, dir, via string }
+
+const (
+	maxGraphSteps = 20000
+	maxChain      = 10
+)
+
+// graph builds the auto-run graph once per scan.
+func (s *scanCtx) graph() *autorunGraph {
+	if s.g != nil {
+		return s.g
+	}
+	g := &autorunGraph{runs: map[string]string{}, dirs: map[string]string{}, alias: map[string]string{}, names: nameReach{}, s: s}
+	s.g = g
+	for _, d := range s.projectDirs() {
+		for _, name := range entryNames {
+			p := path.Join(d, name)
+			b, ok := s.read(p)
+			if !ok || len(b) > maxScanBytes {
+				continue
+			}
+			g.seed(p, entryOf(p, b))
+		}
+	}
+	if s.host != nil {
+		for d, o := range s.host.hooks {
+			g.addDir(d, o)
+		}
+	}
+	return g
+}
+
+// projectDirs are the root and every directory holding a changed file, up
+// to the root: where tools look for their config.
+func (s *scanCtx) projectDirs() []string {
+	seen := map[string]bool{".": true}
+	out := []string{"."}
+	for p := range s.files {
+		if strings.HasPrefix(p, ".git/") {
+			continue
+		}
+		for d := path.Dir(p); d != "." && d != "/" && !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (g *autorunGraph) seed(p string, e entryOut) {
+	for _, c := range e.cmds {
+		g.runCmd(c, 0)
+	}
+	for _, f := range e.files {
+		g.addRun(f.cmd, f.via, f.dir, 0)
+	}
+	for _, d := range e.dirs {
+		g.addDir(d.cmd, d.via)
+	}
+	for _, a := range e.alias {
+		g.addAlias(a[0], a[1], p)
+	}
+}
+
+func (g *autorunGraph) budget() bool {
+	g.steps++
+	return g.steps < maxGraphSteps
+}
+
+func inRepo(p string) bool {
+	return p != "" && p != "." && p != ".." && !strings.HasPrefix(p, "../") && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, ".git/")
+}
+
+func (g *autorunGraph) addDir(d, via string) {
+	d = path.Clean(d)
+	if !inRepo(d) {
+		return
+	}
+	if _, ok := g.dirs[d]; !ok {
+		g.dirs[d] = via + " → " + d + "/"
+	}
+}
+
+// addAlias makes p read as a config named like kind, and follows what
+// that config runs in turn.
+func (g *autorunGraph) addAlias(p, kind, from string) {
+	p = path.Clean(p)
+	if !inRepo(p) || !g.budget() {
+		return
+	}
+	if _, ok := g.alias[p]; ok {
+		return
+	}
+	g.alias[p] = kind
+	if b, ok := g.s.read(p); ok && len(b) <= maxScanBytes {
+		g.seed(p, entryOf(path.Join(path.Dir(p), kind), b))
+	}
+	_ = from
+}
+
+// runCmd follows one command line: files it names, npm/composer scripts,
+// make and just targets, python -m modules, compose files.
+func (g *autorunGraph) runCmd(c cmdRef, depth int) {
+	if depth > maxChain || !g.budget() || strings.TrimSpace(c.cmd) == "" {
+		return
+	}
+	files, scripts := scriptTargets(c.dir, c.cmd)
+	for _, f := range files {
+		g.addRun(f, c.via, c.dir, depth+1)
+	}
+	for _, m := range npmBare.FindAllStringSubmatch(c.cmd, -1) {
+		scripts = append(scripts, m[1])
+	}
+	for _, name := range scripts {
+		g.npmScript(c.dir, name, c.via, depth+1)
+	}
+	for _, seg := range cmdSegments(c.cmd) {
+		g.toolCall(seg, c, depth+1)
+	}
+}
+
+var npmBare = regexp.MustCompile(`\bnpm\s+(test|start|stop|restart|t)\b`)
+
+// cmdSegments splits a command line at ; & | and newlines into fields.
+func cmdSegments(cmd string) [][]string {
+	var out [][]string
+	for _, seg := range regexp.MustCompile(`[;&|\n]+`).Split(cmd, 50) {
+		if f := strings.Fields(seg); len(f) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// toolCall follows make/just targets, python -m, composer scripts and
+// compose files in one command segment.
+func (g *autorunGraph) toolCall(f []string, c cmdRef, depth int) {
+	for i := 0; i < len(f); i++ {
+		tool := path.Base(strings.Trim(f[i], `"'`))
+		switch tool {
+		case "make", "gmake", "just":
+			dir, file := c.dir, ""
+			var targets []string
+			for j := i + 1; j < len(f); j++ {
+				a := strings.Trim(f[j], `"'`)
+				switch {
+				case (a == "-C" || a == "--directory") && j+1 < len(f):
+					dir = path.Join(c.dir, f[j+1])
+					j++
+				case (a == "-f" || a == "--file" || a == "--justfile") && j+1 < len(f):
+					file = f[j+1]
+					j++
+				case strings.HasPrefix(a, "-") || strings.Contains(a, "="):
+				default:
+					targets = append(targets, a)
+				}
+			}
+			g.makeTargets(tool, dir, file, targets, c.via, depth)
+			return
+		case "python", "python3", "uv", "poetry":
+			for j := i + 1; j+1 < len(f); j++ {
+				if f[j] == "-m" {
+					g.pyModule(c.dir, f[j+1], c.via, depth)
+				}
+			}
+		case "composer":
+			if i+1 < len(f) {
+				n := f[i+1]
+				if n == "run" || n == "run-script" {
+					if i+2 < len(f) {
+						g.composerScript(c.dir, f[i+2], c.via, depth)
+					}
+				} else {
+					g.composerScript(c.dir, n, c.via, depth)
+				}
+			}
+		case "docker-compose", "compose":
+			for j := i + 1; j+1 < len(f); j++ {
+				if f[j] == "-f" || f[j] == "--file" {
+					p := path.Join(c.dir, strings.Trim(f[j+1], `"'`))
+					g.addRun(p, c.via, c.dir, depth)
+					g.addAlias(p, "docker-compose.yml", "")
+				}
+			}
+		}
+	}
+}
+
+// addRun records that p runs, then follows what p runs or loads.
+func (g *autorunGraph) addRun(p, via, dir string, depth int) {
+	p = path.Clean(p)
+	if !inRepo(p) || depth > maxChain || !g.budget() {
+		return
+	}
+	if _, ok := g.runs[p]; ok {
+		return
+	}
+	b, ok := g.s.read(p)
+	if !ok {
+		// Not a file: the path may still be a directory of scripts, or
+		// resolve with an extension (node x → x.js).
+		for _, ext := range []string{".js", ".cjs", ".mjs", ".ts", "/index.js", "/index.ts", ".py", "/__main__.py", ".sh"} {
+			if _, ok := g.s.read(p + ext); ok {
+				g.addRun(p+ext, via, dir, depth)
+				return
+			}
+		}
+		if _, changed := g.s.files[p]; !changed {
+			return
+		}
+	}
+	chain := via + " → " + p
+	g.runs[p] = chain
+	if len(b) > maxScanBytes || isBinary(b) {
+		return
+	}
+	g.follow(p, b, chain, dir, depth+1)
+}
+
+var (
+	pyImport   = regexp.MustCompile(`(?m)^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))`)
+	rsMod      = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*;|include(?:_str|_bytes)?!\s*\(\s*(?:concat!\s*\(\s*env!\s*\(\s*"CARGO_MANIFEST_DIR"\s*\)\s*,\s*)?"([^"]+)"|#\[path\s*=\s*"([^"]+)"\]`)
+	nixPath    = regexp.MustCompile(`(?:^|[\s(\[=])(\.{1,2}/[\w.\-/]+)`)
+	relLiteral = regexp.MustCompile(`['"](\.{1,2}/[^'"\s]+)['"]`)
+)
+
+// follow reads a file that runs and follows what it runs or loads.
+func (g *autorunGraph) follow(p string, b []byte, chain, dir string, depth int) {
+	src := string(b)
+	ext := strings.ToLower(path.Ext(p))
+	here := path.Dir(p)
+	switch {
+	case ext == ".js" || ext == ".cjs" || ext == ".mjs" || ext == ".ts" || ext == ".cts" || ext == ".mts" || ext == ".jsx" || ext == ".tsx":
+		for _, m := range jsImport.FindAllStringSubmatch(src, 100) {
+			g.addRun(path.Join(here, m[1]+m[2]), chain, dir, depth)
+		}
+	case ext == ".py":
+		for _, m := range pyImport.FindAllStringSubmatch(src, 100) {
+			g.pyModule(dir, m[1]+m[2], chain, depth)
+		}
+	case ext == ".rs":
+		for _, m := range rsMod.FindAllStringSubmatch(src, 100) {
+			switch {
+			case m[1] != "":
+				base := here
+				if b := path.Base(p); b != "mod.rs" && b != "lib.rs" && b != "main.rs" && b != "build.rs" {
+					base = path.Join(here, strings.TrimSuffix(path.Base(p), ".rs"))
+				}
+				g.addRun(path.Join(base, m[1]+".rs"), chain, dir, depth)
+				g.addRun(path.Join(base, m[1], "mod.rs"), chain, dir, depth)
+			case m[2] != "":
+				g.addRun(path.Join(here, m[2]), chain, dir, depth)
+			case m[3] != "":
+				g.addRun(path.Join(here, m[3]), chain, dir, depth)
+			}
+		}
+	case ext == ".nix":
+		for _, m := range nixPath.FindAllStringSubmatch(src, 100) {
+			g.addRun(path.Join(here, m[1]), chain, dir, depth)
+		}
+	case isMakefile(p):
+		// Reached as a whole (make with no target): included makefiles.
+		g.makeTargets("make", path.Dir(p), path.Base(p), nil, chain, depth)
+	default:
+		// Shell scripts and hooks: each line is a command.
+		if ext == ".sh" || ext == ".bash" || ext == ".zsh" || ext == "" || strings.HasPrefix(src, "#!") {
+			g.runCmd(cmdRef{cmd: src, dir: dir, via: chain}, depth)
+		}
+	}
+}
+
+func isMakefile(p string) bool {
+	b := strings.ToLower(path.Base(p))
+	return b == "makefile" || b == "gnumakefile" || strings.HasSuffix(b, ".mk") || b == "justfile" || b == ".justfile"
+}
+
+// pyModule follows a dotted module name to its file, relative to dir or
+// to the repository root.
+func (g *autorunGraph) pyModule(dir, mod, via string, depth int) {
+	mod = strings.Trim(mod, `"'`)
+	if mod == "" || strings.HasPrefix(mod, ".") {
+		return
+	}
+	rel := strings.ReplaceAll(mod, ".", "/")
+	for _, base := range []string{dir, "."} {
+		for _, c := range []string{rel + ".py", rel + "/__init__.py", rel + "/__main__.py"} {
+			p := path.Join(base, c)
+			if _, ok := g.s.read(p); ok {
+				g.addRun(p, via, dir, depth)
+				return
+			}
+		}
+	}
+}
