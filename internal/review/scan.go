@@ -187,6 +187,7 @@ func scanWith(rules []*Rule, files []*File, tree Tree, host *HostGit) []*Report 
 		})
 		out = append(out, rep)
 	}
+	lookAtUnknown(out)
 	sort.Slice(out, func(i, j int) bool { return out[i].File.Path < out[j].File.Path })
 	return out
 }
