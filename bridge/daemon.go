@@ -109,9 +109,7 @@ func New(opt Options) (*Daemon, error) {
 			d.methods[m] = h
 		}
 	}
-	if h, ok := d.methods[protocol.MethodReviewApply]; ok {
-		d.methods[protocol.MethodReviewApply] = d.recordApply(h) // rm knows what was applied (guard.go)
-	}
+	d.wrapReview() // apply applies what was reviewed; rm knows what was applied (guard.go)
 	return d, nil
 }
 

@@ -127,6 +127,10 @@ func (d *Daemon) unapplied(ctx context.Context, env Env, sb *sandbox) (string, e
 	return fmt.Sprintf("%d changed %s never applied (%s)", len(res.Files), plural(len(res.Files), "file", "files"), strings.Join(names, ", ")), nil
 }
 
+// internalCapture marks a review.list the bridge runs itself (rm's and
+// apply's checks): it is not the user's review.
+type internalCapture struct{}
+
 // capture runs review.list for name.
 func (d *Daemon) capture(ctx context.Context, env Env, name string) (*protocol.ReviewResult, error) {
 	h, ok := d.methods[protocol.MethodReviewList]
@@ -134,7 +138,7 @@ func (d *Daemon) capture(ctx context.Context, env Env, name string) (*protocol.R
 		return nil, fmt.Errorf("no review in this bridge")
 	}
 	raw, _ := json.Marshal(protocol.ReviewParams{Name: name})
-	out, err := h(ctx, env, raw)
+	out, err := h(context.WithValue(ctx, internalCapture{}, true), env, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -145,34 +149,116 @@ func (d *Daemon) capture(ctx context.Context, env Env, name string) (*protocol.R
 	return res, nil
 }
 
-// recordApply wraps review.apply: the snapshot captured just before a
-// successful apply is recorded as applied (if the agent changed something
-// meanwhile, a later capture differs, and rm asks again: the safe side).
-func (d *Daemon) recordApply(apply Handler) Handler {
+// wrapReview makes review.list remember the snapshot the user last
+// reviewed, and review.apply apply only what was reviewed: apply captures
+// the sandbox now; a capture that is incomplete (a full disk, paths git
+// refused) is never applied, whatever --accept says; a sandbox that changed
+// since the user's last review is refused with the new findings; what is
+// applied is recorded for rm.
+func (d *Daemon) wrapReview() {
+	if h, ok := d.methods[protocol.MethodReviewList]; ok {
+		d.methods[protocol.MethodReviewList] = func(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
+			out, err := h(ctx, env, raw)
+			if res, ok := out.(*protocol.ReviewResult); ok && err == nil && ctx.Value(internalCapture{}) == nil {
+				d.updateState(res.Sandbox, func(st *sandboxState) { st.Reviewed = res.Snapshot })
+			}
+			return out, err
+		}
+	}
+	if h, ok := d.methods[protocol.MethodReviewApply]; ok {
+		d.methods[protocol.MethodReviewApply] = d.guardApply(h)
+	}
+}
+
+func (d *Daemon) guardApply(apply Handler) Handler {
 	return func(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
 		var p protocol.NameParams
 		_ = json.Unmarshal(raw, &p)
 		sb, err := d.find(p.Name)
-		if err != nil {
+		if err != nil || !sb.running() {
 			return apply(ctx, env, raw)
 		}
-		var snap string
-		if sb.running() {
-			if res, err := d.capture(ctx, env, p.Name); err == nil {
-				snap = res.Snapshot
-			}
+		res, err := d.capture(ctx, env, p.Name)
+		if err != nil {
+			return nil, err
+		}
+		if why := incomplete(res); why != "" {
+			return nil, &Error{Code: protocol.CodeDenied, Message: fmt.Sprintf("not applying %s: %s, so a branch would miss files; "+
+				"fix that in the sandbox, `airlock review %s` again, then apply", p.Name, why, p.Name)}
+		}
+		if st := sb.state(); st.Reviewed != "" && res.Snapshot != st.Reviewed {
+			return nil, &Error{Code: protocol.CodeDenied, Message: fmt.Sprintf("not applying %s: it changed since your last review (%s); "+
+				"`airlock review %s` shows it, then apply", p.Name, findingsLine(res), p.Name)}
 		}
 		out, err := apply(ctx, env, raw)
-		if err == nil && snap != "" {
-			sb.mu.Lock()
-			sb.st.Applied = snap
-			st := *sb.st
-			sb.mu.Unlock()
-			if serr := saveState(d.p.stateFile(sb.name), &st); serr != nil {
-				d.log.Error("record apply", "sandbox", sb.name, "err", serr)
-			}
+		if err == nil && res.Snapshot != "" {
+			d.updateState(p.Name, func(st *sandboxState) { st.Applied, st.Reviewed = res.Snapshot, res.Snapshot })
 		}
 		return out, err
+	}
+}
+
+// incomplete says in words why a capture is not the sandbox's whole work,
+// or "".
+func incomplete(res *protocol.ReviewResult) string {
+	var msgs []string
+	for _, n := range res.Notes {
+		if strings.Contains(n, "capture incomplete") {
+			msgs = append(msgs, n)
+		}
+	}
+	for _, f := range res.Files {
+		for _, fl := range f.Flags {
+			if fl.Rule == "GIT-REJECTED" {
+				msgs = append(msgs, f.Path+": "+fl.Reason+" "+fl.Detail)
+			}
+		}
+	}
+	if len(msgs) == 0 && res.Snapshot == "" && res.Mode != "direct" {
+		msgs = append(msgs, "the snapshot of the working tree failed")
+	}
+	if len(msgs) == 0 {
+		return ""
+	}
+	all := strings.Join(msgs, "; ")
+	switch {
+	case strings.Contains(all, "No space left on device") || strings.Contains(all, "ENOSPC"):
+		return "the sandbox's disk is full, so its work could not be captured whole"
+	case len(msgs) == 1:
+		return "the capture is incomplete (" + safeLine(msgs[0], 200) + ")"
+	}
+	return fmt.Sprintf("the capture is incomplete (%s, and %d more)", safeLine(msgs[0], 200), len(msgs)-1)
+}
+
+// findingsLine summarizes a review: files, findings by severity, the first
+// flagged paths.
+func findingsLine(res *protocol.ReviewResult) string {
+	var flagged []string
+	for _, f := range res.Files {
+		if len(f.Flags) > 0 && len(flagged) < 3 {
+			flagged = append(flagged, fmt.Sprintf("%s %s %s", f.Path, f.Flags[0].Severity, f.Flags[0].Rule))
+		}
+	}
+	s := fmt.Sprintf("now %d changed %s, %d high, %d medium findings", len(res.Files), plural(len(res.Files), "file", "files"), res.Summary.High, res.Summary.Medium)
+	if len(flagged) > 0 {
+		s += ": " + strings.Join(flagged, ", ")
+	}
+	return s
+}
+
+// updateState changes a sandbox's saved state.
+func (d *Daemon) updateState(name string, change func(*sandboxState)) {
+	sb, err := d.find(name)
+	if err != nil {
+		return
+	}
+	sb.mu.Lock()
+	st := *sb.st
+	change(&st)
+	sb.st = &st
+	sb.mu.Unlock()
+	if err := saveState(d.p.stateFile(name), &st); err != nil {
+		d.log.Error("save state", "sandbox", name, "err", err)
 	}
 }
 

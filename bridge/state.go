@@ -50,6 +50,9 @@ type sandboxState struct {
 	// Applied is the review snapshot the last `airlock apply` brought back
 	// ("" = none): rm refuses while the sandbox's work differs from it.
 	Applied string `json:"applied,omitempty"`
+	// Reviewed is the snapshot of the user's last `airlock review` ("" =
+	// none): apply refuses a sandbox that changed since.
+	Reviewed string `json:"reviewed,omitempty"`
 }
 
 type portState struct {

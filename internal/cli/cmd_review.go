@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/hostgit"
 	"github.com/airlock-sandbox/airlock/internal/review"
 )
 
@@ -22,7 +24,7 @@ func init() {
 	Register(&Command{Name: "diff", Usage: "diff NAME [PATH]",
 		Summary: "unified diff of the agent's work, .git internals included", Run: runDiff})
 	Register(&Command{Name: "apply", Usage: "apply NAME [--branch B] [--accept RULE-ID]...",
-		Summary: "create branch airlock/NAME from the reviewed snapshot (no checkout, no hooks)", Run: runApply})
+		Summary: "create branch airlock/NAME from the sandbox's work as last reviewed (no checkout, no hooks)", Run: runApply})
 	Register(&Command{Name: "revert", Usage: "revert NAME PATH...",
 		Summary: "direct mode: restore paths from the baseline (e.g. remove a planted hook)", Run: runRevert})
 }
@@ -221,12 +223,56 @@ func runApply(e *Env, args []string) error {
 	if len(pos) != 1 {
 		return Usagef("need exactly one sandbox name")
 	}
+	repo := applyRepo(e, pos[0])
+	want := *branch
+	if want == "" {
+		want = "airlock/" + pos[0]
+	}
+	before := branchAt(repo, want)
 	var res protocol.ReviewApplyResult
 	if err := call(e, protocol.MethodReviewApply, protocol.ReviewApplyParams{Name: pos[0], Branch: *branch, Accept: accept}, &res); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stdout, "created branch %s at %s (not checked out)\n", res.Branch, short(res.Commit))
+	switch {
+	case before == "" || res.Branch != want:
+		fmt.Fprintf(e.Stdout, "created branch %s at %s (not checked out)\n", res.Branch, short(res.Commit))
+	case before == res.Commit:
+		fmt.Fprintf(e.Stdout, "branch %s already existed at %s: nothing new to apply (not checked out)\n", res.Branch, short(res.Commit))
+	default:
+		fmt.Fprintf(e.Stdout, "branch %s already existed (at %s); it is now at %s (not checked out)\n", res.Branch, short(before), short(res.Commit))
+	}
 	return nil
+}
+
+// applyRepo is the host repository apply writes to: the workspace folder
+// (clone, direct) or the folder of sandbox.hcl (mountless); "" if unknown.
+func applyRepo(e *Env, name string) string {
+	var list protocol.ListResult
+	if call(e, protocol.MethodList, struct{}{}, &list) != nil {
+		return ""
+	}
+	for _, s := range list.Sandboxes {
+		if s.Name == name {
+			if s.Mode == "mountless" {
+				return filepath.Dir(s.ConfigPath)
+			}
+			return s.WorkspaceDir
+		}
+	}
+	return ""
+}
+
+// branchAt is the commit branch points to in repo ("" when it does not
+// exist), read with hardened host git.
+func branchAt(repo, branch string) string {
+	if repo == "" {
+		return ""
+	}
+	out, err := hostgit.Cmd{Dir: repo, Config: []string{"safe.directory=*"}}.Run(context.Background(), "rev-parse", "-q", "--verify", "refs/heads/"+branch+"^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func runRevert(e *Env, args []string) error {
