@@ -129,6 +129,12 @@ type handshakeTransport struct {
 	// strictMode indicates if the other side of the handshake indicated
 	// that we should be following the strict KEX protocol restrictions.
 	strictMode bool
+
+	// airlock: connection-layer messages the peer sent during a
+	// re-exchange, delivered by readOnePacket after it (see rekeyConn).
+	// Written by kexLoop during the exchange, read by readLoop after
+	// kex.done; the channel orders the two.
+	deferred [][]byte
 }
 
 type pendingKex struct {
@@ -420,6 +426,12 @@ func (t *handshakeTransport) resetReadThresholds() {
 }
 
 func (t *handshakeTransport) readOnePacket(first bool) ([]byte, error) {
+	if len(t.deferred) > 0 { // airlock: see rekeyConn
+		p := t.deferred[0]
+		t.deferred[0] = nil
+		t.deferred = t.deferred[1:]
+		return p, nil
+	}
 	p, err := t.conn.readPacket()
 	if err != nil {
 		return nil, err
@@ -649,9 +661,48 @@ func (t *handshakeTransport) Close() error {
 	return err
 }
 
+// airlock: rekeyConn is the connection a re-exchange reads the peer's key
+// exchange messages from. RFC 4253 section 7.1 says that after its KEXINIT
+// a party sends nothing but transport, algorithm negotiation and key
+// exchange messages (1 to 49) until its NEWKEYS, but some peers (asyncssh
+// 2.10) keep sending channel data, and OpenSSH processes such messages.
+// rekeyConn sets messages numbered 50 and up aside, at most
+// maxDeferredBytes of them, for readOnePacket to deliver in order once the
+// exchange is over; everything else reaches the key exchange as before.
+// It is used for re-exchanges only: the first exchange, and strict KEX,
+// are unchanged.
+type rekeyConn struct {
+	packetConn
+	t     *handshakeTransport
+	bytes int
+}
+
+// maxDeferredBytes bounds what a peer can make us hold during a
+// re-exchange.
+const maxDeferredBytes = 64 << 20
+
+func (c *rekeyConn) readPacket() ([]byte, error) {
+	for {
+		p, err := c.packetConn.readPacket()
+		if err != nil || len(p) == 0 || p[0] < msgUserAuthRequest {
+			return p, err
+		}
+		c.bytes += len(p)
+		if c.bytes > maxDeferredBytes {
+			return nil, fmt.Errorf("ssh: peer sent over %d bytes of messages during key re-exchange", maxDeferredBytes)
+		}
+		c.t.deferred = append(c.t.deferred, p)
+	}
+}
+
 func (t *handshakeTransport) enterKeyExchange(otherInitPacket []byte) error {
 	if debugHandshake {
 		log.Printf("%s entered key exchange", t.id())
+	}
+	// airlock: the peer's messages are read through conn.
+	var conn packetConn = t.conn
+	if t.sessionID != nil {
+		conn = &rekeyConn{packetConn: t.conn, t: t}
 	}
 
 	otherInit := &kexInitMsg{}
@@ -701,7 +752,7 @@ func (t *handshakeTransport) enterKeyExchange(otherInitPacket []byte) error {
 	if otherInit.FirstKexFollows && (clientInit.KexAlgos[0] != serverInit.KexAlgos[0] || clientInit.ServerHostKeyAlgos[0] != serverInit.ServerHostKeyAlgos[0]) {
 		// other side sent a kex message for the wrong algorithm,
 		// which we have to ignore.
-		if _, err := t.conn.readPacket(); err != nil {
+		if _, err := conn.readPacket(); err != nil {
 			return err
 		}
 	}
@@ -713,9 +764,9 @@ func (t *handshakeTransport) enterKeyExchange(otherInitPacket []byte) error {
 
 	var result *kexResult
 	if len(t.hostKeys) > 0 {
-		result, err = t.server(kex, algs.HostKey, &magics)
+		result, err = t.server(conn, kex, algs.HostKey, &magics)
 	} else {
-		result, err = t.client(kex, algs.HostKey, &magics)
+		result, err = t.client(conn, kex, algs.HostKey, &magics)
 	}
 
 	if err != nil {
@@ -757,7 +808,7 @@ func (t *handshakeTransport) enterKeyExchange(otherInitPacket []byte) error {
 		}
 	}
 
-	if packet, err := t.conn.readPacket(); err != nil {
+	if packet, err := conn.readPacket(); err != nil {
 		return err
 	} else if packet[0] != msgNewKeys {
 		return unexpectedMessageError(msgNewKeys, packet[0])
@@ -816,18 +867,18 @@ func pickHostKey(hostKeys []Signer, algo string) AlgorithmSigner {
 	return nil
 }
 
-func (t *handshakeTransport) server(kex kexAlgorithm, hostKeyAlgo string, magics *handshakeMagics) (*kexResult, error) {
+func (t *handshakeTransport) server(conn packetConn, kex kexAlgorithm, hostKeyAlgo string, magics *handshakeMagics) (*kexResult, error) {
 	hostKey := pickHostKey(t.hostKeys, hostKeyAlgo)
 	if hostKey == nil {
 		return nil, errors.New("ssh: internal error: negotiated unsupported signature type")
 	}
 
-	r, err := kex.Server(t.conn, t.config.Rand, magics, hostKey, hostKeyAlgo)
+	r, err := kex.Server(conn, t.config.Rand, magics, hostKey, hostKeyAlgo)
 	return r, err
 }
 
-func (t *handshakeTransport) client(kex kexAlgorithm, hostKeyAlgo string, magics *handshakeMagics) (*kexResult, error) {
-	result, err := kex.Client(t.conn, t.config.Rand, magics)
+func (t *handshakeTransport) client(conn packetConn, kex kexAlgorithm, hostKeyAlgo string, magics *handshakeMagics) (*kexResult, error) {
+	result, err := kex.Client(conn, t.config.Rand, magics)
 	if err != nil {
 		return nil, err
 	}
