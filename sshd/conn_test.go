@@ -114,3 +114,19 @@ func TestClosedConnectionsLogged(t *testing.T) {
 	ts.Close()
 	l.waitFor(t, `msg="ssh connection closed"`, `reason="server shut down"`)
 }
+
+// TestRekeyKeepsExitStatus: OpenSSH's client re-keying every MiB (in both
+// directions: 3 MiB in, 3 MiB out) still gets all the data and the exit
+// status.
+func TestRekeyKeepsExitStatus(t *testing.T) {
+	needTool(t, "ssh")
+	ts := startServer(t, nil)
+	src := t.TempDir() + "/src"
+	randomFile(t, src, 3<<20)
+	out, errs, code := ts.run(t, readFile(t, src), "ssh", "-F", ts.Config, "-o", "RekeyLimit=1M", "test",
+		"sha256sum; head -c 3145728 /dev/zero | wc -c; exit 7")
+	f := strings.Fields(out)
+	if code != 7 || len(f) < 3 || f[0] != sha256Hex(t, src) || f[2] != "3145728" {
+		t.Errorf("exit %d, out %q, err %q", code, out, errs)
+	}
+}
