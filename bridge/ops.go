@@ -94,9 +94,20 @@ func (d *Daemon) info(ctx context.Context, sb *sandbox) protocol.Sandbox {
 		ConfigSHA256: st.ConfigSHA256, WorkspaceDir: st.WorkspaceDir, SSHHost: SSHHost(sb.name),
 		Ports: d.ports(sb), Target: "/workspace",
 	}
-	if st.Config != nil && st.Config.Workspace.Target != "" {
-		out.Target = st.Config.Workspace.Target
+	if c := st.Config; c != nil {
+		if c.Workspace.Target != "" {
+			out.Target = c.Workspace.Target
+		}
+		out.Limits = &protocol.Limits{CPUs: c.CPUs, Memory: c.Memory, Disk: c.Disk, Pids: c.Pids}
+		out.Preset = c.Network.Preset
+		if c.Signer != nil {
+			out.Signer = len(c.Signer.Keys)
+		}
 	}
+	if !st.Created.IsZero() {
+		out.Created = st.Created.UTC().Format(time.RFC3339)
+	}
+	out.Reviewed, out.Applied = st.Reviewed, st.Applied
 	sb.mu.Lock()
 	busy := sb.busy
 	sb.mu.Unlock()

@@ -68,6 +68,21 @@ type Sandbox struct {
 	// MemoryBytes is the host memory the running sandbox uses (qemu's
 	// resident set for a microVM); 0 when unknown or not running.
 	MemoryBytes int64 `json:"memoryBytes,omitempty"`
+	// What the approved file asked for (airlock status).
+	Limits   *Limits `json:"limits,omitempty"`
+	Preset   string  `json:"preset,omitempty"`     // network preset
+	Signer   int     `json:"signerKeys,omitempty"` // signer keys the file declares
+	Created  string  `json:"created,omitempty"`    // RFC 3339 UTC
+	Reviewed string  `json:"reviewed,omitempty"`   // snapshot of the last `airlock review`
+	Applied  string  `json:"applied,omitempty"`    // snapshot of the last `airlock apply`
+}
+
+// Limits are the resources a sandbox's file asked for.
+type Limits struct {
+	CPUs   int   `json:"cpus"`
+	Memory int64 `json:"memory"`
+	Disk   int64 `json:"disk"`
+	Pids   int   `json:"pids"`
 }
 
 // Port is one forwarded port: host Bind:Host → guest 127.0.0.1:Guest.

@@ -132,6 +132,9 @@ func runUp(e *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if l := unenforcedLine(res.Sandbox); l != "" && !*quiet {
+		fmt.Fprintln(e.Stderr, l)
+	}
 	if !*quiet && isTerminal(e.Stderr) && strings.HasPrefix(res.Sandbox.Note, "TCG") {
 		fmt.Fprintf(e.Stderr, "airlock: %s runs under software emulation (TCG, no usable KVM here): boots take seconds, code inside runs 20-40x slower; `airlock stop`/`start` keep it running from saved memory\n", res.Sandbox.Name)
 	}
