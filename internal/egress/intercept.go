@@ -17,9 +17,13 @@ import (
 // credentials. Redials go to the same vetted address.
 func (p *Proxy) intercept(ctx context.Context, client net.Conn, up net.Conn, t Target, connEntry Entry, rules []applied) {
 	u := &upstream{p: p, ctx: ctx, addr: connEntry.Addr, host: t.Host(),
-		cfg: &tls.Config{ServerName: t.Host(), RootCAs: p.rootCAs, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}}
-	upErr := u.open(up)
+		cfg: &tls.Config{ServerName: t.Host(), RootCAs: p.rootCAs, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12,
+			ClientSessionCache: p.sessions}}
+	// Both handshakes at once: the client's does not wait for the server's.
+	upDone := make(chan error, 1)
+	go func() { upDone <- u.open(up) }()
 	srv, err := p.clientTLS(ctx, client, t)
+	upErr := <-upDone
 	if err != nil {
 		connEntry.Verdict, connEntry.Reason, connEntry.Intercepted = VerdictDeny, "TLS handshake with the client failed (SNI mismatch or untrusted CA)", true
 		connEntry.Rule = "tls-handshake"

@@ -3,6 +3,7 @@ package egress
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -73,6 +74,9 @@ type Proxy struct {
 	denyMu    sync.Mutex          // guards denyTok, denyAt
 	denyTok   float64             // OnDeny token bucket: a flood of refusals must not flood clients
 	denyAt    time.Time
+	// sessions resumes upstream TLS sessions of intercepted hosts: a new
+	// client connection costs the server one abbreviated handshake.
+	sessions tls.ClientSessionCache
 }
 
 // New checks cfg and returns a proxy.
@@ -82,7 +86,8 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p := &Proxy{sandbox: cfg.Sandbox, policy: cfg.Policy, resolver: cfg.Resolver, dial: cfg.Dial,
 		secrets: cfg.Secrets, ca: cfg.CA, rootCAs: cfg.RootCAs, log: cfg.Log, logger: cfg.Logger,
-		onDeny: cfg.OnDeny, now: cfg.Now, idle: cfg.IdleTimeout, approve: cfg.Approve, approver: cfg.Approver}
+		onDeny: cfg.OnDeny, now: cfg.Now, idle: cfg.IdleTimeout, approve: cfg.Approve, approver: cfg.Approver,
+		sessions: tls.NewLRUClientSessionCache(64)}
 	if p.resolver == nil {
 		p.resolver = net.DefaultResolver
 	}
@@ -471,10 +476,40 @@ func writeResponse(w io.Writer, resp *http.Response, clientClose bool, scrub map
 	scrubResponse(resp, scrub)
 	keep := !clientClose && (resp.ContentLength >= 0 || len(resp.TransferEncoding) > 0)
 	resp.Close = !keep
-	if err := resp.Write(w); err != nil {
+	// Response.Write writes the status line, each header's parts and each
+	// chunk's size line separately: on a TLS connection to the client each
+	// would be a record of its own (a few bytes), and on the guest's SSH
+	// channel a packet of its own. Coalesce them, and flush before every
+	// read of the body so nothing waits in the buffer while the server is
+	// slow (streamed responses stay streamed).
+	bw := bufio.NewWriterSize(w, 32<<10)
+	if resp.Body != nil && resp.Body != http.NoBody {
+		resp.Body = &flushBeforeRead{ReadCloser: resp.Body, w: bw}
+	}
+	if err := resp.Write(writeOnly{bw}); err != nil {
 		return false
 	}
-	return keep
+	return bw.Flush() == nil && keep
+}
+
+// writeOnly hides bufio.Writer's ReadFrom: the flush in flushBeforeRead
+// must happen between two Writes, never inside ReadFrom (which reads into
+// the buffer in place).
+type writeOnly struct{ w io.Writer }
+
+func (o writeOnly) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+// flushBeforeRead flushes w before each read of the body it wraps.
+type flushBeforeRead struct {
+	io.ReadCloser
+	w *bufio.Writer
+}
+
+func (f *flushBeforeRead) Read(p []byte) (int, error) {
+	if err := f.w.Flush(); err != nil {
+		return 0, err
+	}
+	return f.ReadCloser.Read(p)
 }
 
 // CA is the sandbox CA used for interception (nil when none was configured).
