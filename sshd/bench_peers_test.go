@@ -78,8 +78,12 @@ func benchPeerClients(b *testing.B) {
 	}
 	clients := []client{
 		{"openssh scp", "scp", // SFTP protocol
-			func(h string, p int, dst string) []string { return []string{"scp", "-q", "-F", ts.Config, src, h + ":" + dst} },
-			func(h string, p int, dst string) []string { return []string{"scp", "-q", "-F", ts.Config, h + ":" + src, dst} }},
+			func(h string, p int, dst string) []string {
+				return []string{"scp", "-q", "-F", ts.Config, src, h + ":" + dst}
+			},
+			func(h string, p int, dst string) []string {
+				return []string{"scp", "-q", "-F", ts.Config, h + ":" + src, dst}
+			}},
 		{"pscp", "pscp",
 			func(h string, p int, dst string) []string {
 				return append(append([]string{"pscp", "-P", fmt.Sprint(p)}, putty...), src, target+":"+dst)
