@@ -34,11 +34,35 @@ func patternSegs(pattern string) []string {
 		p = "**/" + p
 	}
 	segs := strings.Split(p, "/")
+	for i, sg := range segs {
+		segs[i] = compileSeg(sg)
+	}
 	patCache.Store(pattern, segs)
 	return segs
 }
 
+// compileSeg tags a pattern segment with how segOK matches it: "=" a
+// literal, ">" a "*suffix" glob, "~" any other glob; "**" and "*" stay.
+func compileSeg(sg string) string {
+	switch {
+	case sg == "**" || sg == "*":
+		return sg
+	case !strings.ContainsAny(sg, "*?[\\"):
+		return "=" + sg
+	case sg[0] == '*' && !strings.ContainsAny(sg[1:], "*?[\\"):
+		return ">" + sg[1:]
+	}
+	return "~" + sg
+}
+
 func segMatch(pat, segs []string) bool {
+	// The last pattern segment, unless "**", must match the last path
+	// segment: most rules fail here at once.
+	if n := len(pat); n > 0 && pat[n-1] != "**" {
+		if len(segs) == 0 || !segOK(pat[n-1], segs[len(segs)-1]) {
+			return false
+		}
+	}
 	for len(pat) > 0 {
 		if pat[0] == "**" {
 			for i := 0; i <= len(segs); i++ {
@@ -51,12 +75,26 @@ func segMatch(pat, segs []string) bool {
 		if len(segs) == 0 {
 			return false
 		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
+		if !segOK(pat[0], segs[0]) {
 			return false
 		}
 		pat, segs = pat[1:], segs[1:]
 	}
 	return len(segs) == 0
+}
+
+// segOK matches one path segment against a compiled pattern segment.
+func segOK(pat, seg string) bool {
+	switch pat[0] {
+	case '=':
+		return pat[1:] == seg
+	case '>':
+		return strings.HasSuffix(seg, pat[1:])
+	case '~':
+		ok, _ := path.Match(pat[1:], seg)
+		return ok
+	}
+	return pat == "*" || pat == "**"
 }
 
 // keyMatch matches a dotted key against a pattern where '*' matches any run

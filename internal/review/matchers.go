@@ -141,7 +141,7 @@ func segPrefix(pat, segs []string) bool {
 		}
 		return false
 	}
-	if ok, _ := path.Match(pat[0], segs[0]); !ok {
+	if !segOK(pat[0], segs[0]) {
 		return false
 	}
 	return segPrefix(pat[1:], segs[1:])

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -262,8 +263,19 @@ done
 func newTreeReader(ctx context.Context, g gitCmd, rev string) (Tree, func()) {
 	var br *blobReader
 	failed := false
+	// The auto-run graph probes many paths that do not exist: one listing
+	// of the tree answers those without a round trip to git.
+	var names map[string]bool
+	listed := false
 	read := func(p string) ([]byte, bool) {
 		if failed || p == "" || strings.ContainsAny(p, "\n\x00") {
+			return nil, false
+		}
+		if !listed {
+			listed = true
+			names = listTree(ctx, g, rev)
+		}
+		if names != nil && !names[p] {
 			return nil, false
 		}
 		if br == nil {
@@ -285,6 +297,29 @@ func newTreeReader(ctx context.Context, g gitCmd, rev string) (Tree, func()) {
 			br.close()
 		}
 	}
+}
+
+// maxListed bounds the tree listing newTreeReader keeps (past it, every
+// read asks git).
+const maxListed = 500000
+
+// listTree returns every blob and gitlink path of rev, or nil.
+func listTree(ctx context.Context, g gitCmd, rev string) map[string]bool {
+	out, err := g.run(ctx, "ls-tree", "-r", "-z", "--name-only", "--full-tree", rev)
+	if err != nil {
+		return nil
+	}
+	n := bytes.Count(out, []byte{0})
+	if n > maxListed {
+		return nil
+	}
+	names := make(map[string]bool, n)
+	for _, p := range bytes.Split(out, []byte{0}) {
+		if len(p) > 0 {
+			names[string(p)] = true
+		}
+	}
+	return names
 }
 
 // maxNested bounds how many nested repositories a walk reports.

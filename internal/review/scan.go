@@ -25,22 +25,39 @@ type Rule struct {
 	// host's core.hooksPath names.
 	Hooks bool
 	Match Matcher
+
+	once       sync.Once
+	paths, not [][]string
+}
+
+// compiled returns the rule's globs split once.
+func (r *Rule) compiled() (paths, not [][]string) {
+	r.once.Do(func() {
+		for _, p := range r.Paths {
+			r.paths = append(r.paths, patternSegs(p))
+		}
+		for _, p := range r.Not {
+			r.not = append(r.not, patternSegs(p))
+		}
+	})
+	return r.paths, r.not
 }
 
 func (r *Rule) applies(f *File, segs []string, s *scanCtx) bool {
-	for _, n := range r.Not {
-		if segMatch(patternSegs(n), segs) {
+	paths, not := r.compiled()
+	for _, n := range not {
+		if segMatch(n, segs) {
 			return false
 		}
 	}
 	if r.GitConfig && f.gitConfig || r.AgentText && s.agentIncluded[f.Path] || r.Hooks && s.host.hookOrigin(f.Path) != "" {
 		return true
 	}
-	if len(r.Paths) == 0 {
+	if len(paths) == 0 {
 		return true
 	}
-	for _, p := range r.Paths {
-		if segMatch(patternSegs(p), segs) {
+	for _, p := range paths {
+		if segMatch(p, segs) {
 			return true
 		}
 	}
@@ -48,8 +65,8 @@ func (r *Rule) applies(f *File, segs []string, s *scanCtx) bool {
 	// a GitLab include: local) is read as that config.
 	if a, ok := s.graph().alias[f.Path]; ok && a != "" {
 		as := strings.Split(strings.ToLower(path.Join(path.Dir(f.Path), a)), "/")
-		for _, p := range r.Paths {
-			if segMatch(patternSegs(p), as) {
+		for _, p := range paths {
+			if segMatch(p, as) {
 				return true
 			}
 		}
