@@ -58,9 +58,11 @@ func (t *Target) writeTreeProblems(ctx context.Context, index string, since time
 		}
 	}()
 	g := t.privGit(index)
-	if big, err = t.findBig(ctx, g); err != nil {
+	sv, err := t.survey(ctx, g)
+	if err != nil {
 		return "", nil, nil, err
 	}
+	big = sv.big
 	excl, problems, err := bigExcludes(big)
 	if err != nil {
 		return "", nil, nil, err
@@ -69,12 +71,20 @@ func (t *Target) writeTreeProblems(ctx context.Context, index string, since time
 		return "", nil, nil, err
 	}
 	var specs strings.Builder
-	for _, p := range append(append([]string{"."}, hidePathspecs(t.Hide)...), excl...) {
-		specs.WriteString(p + "\x00")
+	if sv.full {
+		for _, p := range append(append([]string{"."}, hidePathspecs(t.Hide)...), excl...) {
+			specs.WriteString(p + "\x00")
+		}
+	} else {
+		for _, p := range sv.changed {
+			specs.WriteString(":(literal)" + p + "\x00")
+		}
 	}
 	args := append(append([]string{}, privFlags...), "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
 	var stderr boundedBuf
-	if _, err := (hostgit.Cmd{Dir: g.dir, Env: g.env, Stdin: strings.NewReader(specs.String()), Stderr: &stderr}).Run(ctx, args...); err != nil {
+	if specs.Len() == 0 {
+		// Nothing changed since the last review: nothing to stage.
+	} else if _, err := (hostgit.Cmd{Dir: g.dir, Env: g.env, Stdin: strings.NewReader(specs.String()), Stderr: &stderr}).Run(ctx, args...); err != nil {
 		var lines []string
 		for _, l := range strings.Split(stderr.String(), "\n") {
 			if strings.HasPrefix(l, "error: ") {
@@ -90,7 +100,7 @@ func (t *Target) writeTreeProblems(ctx context.Context, index string, since time
 		}
 		problems = append(problems, addProblems(lines)...)
 	}
-	ignored, err := t.stageIgnored(ctx, g, since, big)
+	ignored, err := t.stageIgnored(ctx, g, since, sv.ignored, big)
 	if err != nil {
 		return "", nil, nil, err
 	}

@@ -86,28 +86,6 @@ func removeLocks(dir string, depth int) {
 	}
 }
 
-// findBig lists the files git would stage (tracked and untracked, not
-// ignored; hide globs excluded) and returns those above maxLiveBytes. It
-// reads the index and walks the folder without reading any file.
-func (t *Target) findBig(ctx context.Context, g gitCmd) (map[string]bigStat, error) {
-	args := append(append([]string{}, privFlags...), "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
-	args = append(args, hidePathspecs(t.Hide)...)
-	out, err := g.run(ctx, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list the folder: %w", err)
-	}
-	big := map[string]bigStat{}
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p == "" || strings.HasSuffix(p, "/") {
-			continue
-		}
-		if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(p))); err == nil && fi.Mode().IsRegular() && fi.Size() > maxLiveBytes {
-			big[p] = statBig(fi)
-		}
-	}
-	return big, nil
-}
-
 // bigExcludes returns the pathspecs that keep big files out of git add:
 // one per file, or, when there are more than maxBigPathspecs, one per
 // directory holding them (those directories are returned as problems: the

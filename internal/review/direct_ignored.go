@@ -44,10 +44,12 @@ const ignoredSlack = 20 * time.Millisecond
 // stageIgnored force-stages the ignored files review must see and returns
 // what it could not stage as problems (high findings).
 // Files above maxLiveBytes are not staged; they are added to big.
-func (t *Target) stageIgnored(ctx context.Context, g gitCmd, since time.Time, big map[string]bigStat) ([]Problem, error) {
-	risky, err := t.listIgnored(ctx, g, riskyIgnored, true)
-	if err != nil {
-		return nil, err
+func (t *Target) stageIgnored(ctx context.Context, g gitCmd, since time.Time, all []string, big map[string]bigStat) ([]Problem, error) {
+	var risky []string
+	for _, p := range all {
+		if isRiskyIgnored(p) {
+			risky = append(risky, p)
+		}
 	}
 	var list []string
 	for _, p := range risky {
@@ -58,10 +60,6 @@ func (t *Target) stageIgnored(ctx context.Context, g gitCmd, since time.Time, bi
 		list = append(list, p)
 	}
 	if !since.IsZero() {
-		all, err := t.listIgnored(ctx, g, nil, false)
-		if err != nil {
-			return nil, err
-		}
 		seen := map[string]bool{}
 		for _, p := range risky {
 			seen[p] = true
@@ -112,25 +110,19 @@ func (t *Target) stageIgnored(ctx context.Context, g gitCmd, since time.Time, bi
 	return problems, nil
 }
 
-// listIgnored lists ignored untracked files, limited to globs when given
-// (and then outside node_modules and vendor).
-func (t *Target) listIgnored(ctx context.Context, g gitCmd, globs []string, skipDeps bool) ([]string, error) {
-	args := append(append([]string{}, privFlags...), "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--")
-	for _, p := range globs {
-		args = append(args, ":(glob)"+p)
+// isRiskyIgnored: an ignored path in a risky place (riskyIgnored), not
+// inside node_modules or vendor.
+func isRiskyIgnored(p string) bool {
+	lp := "/" + strings.ToLower(p)
+	if strings.Contains(lp, "/node_modules/") || strings.Contains(lp, "/vendor/") {
+		return false
 	}
-	if skipDeps {
-		args = append(args, ":(exclude,glob)**/node_modules/**", ":(exclude,glob)**/vendor/**")
+	for _, g := range riskyIgnored {
+		if pathMatch(strings.TrimPrefix(g, "**/"), p) {
+			return true
+		}
 	}
-	args = append(args, hidePathspecs(t.Hide)...)
-	out, err := g.run(ctx, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list ignored files: %w", err)
-	}
-	if len(out) == 0 {
-		return nil, nil
-	}
-	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"), nil
+	return false
 }
 
 // changedSince reports whether p's inode changed (ctime) at or after t,
