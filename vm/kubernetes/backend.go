@@ -1,0 +1,435 @@
+package kubernetes
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8s "k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/fsx"
+	"github.com/airlock-sandbox/airlock/vm"
+)
+
+func init() {
+	vm.Register("kubernetes", func(root string) (vm.Backend, error) {
+		return &Backend{root: root, home: homeOf(root)}, nil
+	})
+}
+
+var _ vm.Backend = (*Backend)(nil)
+
+// Defaults when the Spec leaves a size at zero.
+const (
+	DefaultCPUs      = 1
+	DefaultMemoryMiB = 1024
+	DefaultDiskBytes = 8 << 30
+	// StartTimeout is what Start waits for by default when its context has
+	// no deadline (image pulls on a cold node take a while).
+	StartTimeout = 3 * time.Minute
+)
+
+// Backend runs each sandbox as a Pod in the namespace kubernetes.hcl names.
+type Backend struct {
+	root string
+	home string // $AIRLOCK_HOME, where kubernetes.hcl is read from
+
+	once     sync.Once
+	err      error
+	set      *config.KubernetesSettings
+	cfg      *rest.Config
+	cs       k8s.Interface
+	progress io.Writer
+}
+
+// New returns a backend rooted at root using the given settings and
+// REST config (tests; the registry's factory reads kubernetes.hcl).
+func New(root string, set *config.KubernetesSettings, cfg *rest.Config) (*Backend, error) {
+	b := &Backend{root: root, set: set, cfg: cfg}
+	b.once.Do(func() { b.err = b.connect() })
+	return b, b.err
+}
+
+// homeOf: the bridge roots each backend at $AIRLOCK_HOME/vm/NAME.
+func homeOf(root string) string {
+	parent := filepath.Dir(root)
+	if filepath.Base(parent) == "vm" {
+		return filepath.Dir(parent)
+	}
+	return parent
+}
+
+// SetProgress sends progress lines (pod events while starting) to w.
+func (b *Backend) SetProgress(w io.Writer) { b.progress = w }
+
+func (b *Backend) init() error {
+	b.once.Do(func() {
+		if b.set == nil {
+			set, diags := config.LoadKubernetes(b.home)
+			if diags.HasErrors() {
+				b.err = fmt.Errorf("%s: %w", diags.Error(), vm.ErrUnavailable)
+				return
+			}
+			b.set = set
+		}
+		b.err = b.connect()
+	})
+	return b.err
+}
+
+func (b *Backend) connect() error {
+	if b.cfg == nil {
+		rules := clientcmd.NewDefaultClientConfigLoadingRules()
+		if b.set.Kubeconfig != "" {
+			rules.ExplicitPath = b.set.Kubeconfig
+		}
+		cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
+			&clientcmd.ConfigOverrides{CurrentContext: b.set.Context}).ClientConfig()
+		if err != nil {
+			return fmt.Errorf("kubeconfig: %v: %w", err, vm.ErrUnavailable)
+		}
+		b.cfg = cfg
+	}
+	b.cfg.UserAgent = "airlock"
+	cs, err := k8s.NewForConfig(b.cfg)
+	if err != nil {
+		return fmt.Errorf("kubernetes client: %v: %w", err, vm.ErrUnavailable)
+	}
+	b.cs = cs
+	return nil
+}
+
+// Name is the registry name.
+func (b *Backend) Name() string { return "kubernetes" }
+
+// Available checks the settings and that the namespace is reachable.
+func (b *Backend) Available(ctx context.Context) error {
+	if err := b.init(); err != nil {
+		return err
+	}
+	if _, err := b.cs.CoreV1().Pods(b.set.Namespace).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+		return fmt.Errorf("cluster %s, namespace %s: %v: %w", b.cfg.Host, b.set.Namespace, err, vm.ErrUnavailable)
+	}
+	return nil
+}
+
+// Plan is what `airlock plan` shows about where sandboxes go.
+func (b *Backend) Plan() (cluster, namespace, runtimeClass string, err error) {
+	if err := b.init(); err != nil {
+		return "", "", "", err
+	}
+	return b.cfg.Host, b.set.Namespace, b.set.RuntimeClass, nil
+}
+
+// state is what the backend keeps on the host per sandbox (state.json in
+// its state dir): enough for a restarted bridge to find the sandbox.
+type state struct {
+	ID              string
+	Namespace       string
+	Image           string
+	CPUs            int
+	MemoryBytes     int64
+	DiskBytes       int64
+	Env             map[string]string
+	WorkspaceTarget string
+	WorkspaceMode   vm.WorkspaceMode
+	WorkspaceSource string               // host folder pushed at first start (clone mode)
+	Hide            []string             // globs left out of the push
+	HostPub         string               // the guest sshd's public key (authorized_keys line), pinned by pushes
+	Pushed          bool                 // the workspace is on the claim
+	Started         bool                 // started at least once (created vs stopped)
+	Mounts          []corev1.VolumeMount // read-only mounts and /etc files (from the Secret)
+	Volumes         []corev1.Volume
+}
+
+var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+
+func (b *Backend) dir(id string) string { return filepath.Join(b.root, id) }
+
+func (b *Backend) load(id string) (*state, error) {
+	if !idRE.MatchString(id) {
+		return nil, fmt.Errorf("sandbox %q: %w", id, vm.ErrNotFound)
+	}
+	data, err := os.ReadFile(filepath.Join(b.dir(id), "state.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("sandbox %s: %w", id, vm.ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st state
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, fmt.Errorf("sandbox %s: state: %w", id, err)
+	}
+	return &st, nil
+}
+
+func (b *Backend) save(st *state) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return fsx.WriteFileAtomic(filepath.Join(b.dir(st.ID), "state.json"), data, 0o600)
+}
+
+// Create makes the sandbox's Secret, claim and NetworkPolicy; the pod is
+// made by Start.
+func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
+	if err := b.init(); err != nil {
+		return err
+	}
+	if !idRE.MatchString(spec.ID) {
+		return fmt.Errorf("sandbox id %q: %w", spec.ID, vm.ErrInvalidSpec)
+	}
+	if spec.StateDir != "" && filepath.Clean(spec.StateDir) != b.dir(spec.ID) {
+		return fmt.Errorf("state dir %s: want %s: %w", spec.StateDir, b.dir(spec.ID), vm.ErrInvalidSpec)
+	}
+	switch spec.Workspace.Mode {
+	case vm.ModeDirect:
+		return fmt.Errorf("workspace mode direct: a pod runs on a cluster node, which cannot share this machine's folder live; use clone (pushed over SSH at first start) or mountless: %w", vm.ErrInvalidSpec)
+	case vm.ModeClone, vm.ModeMountless, "":
+	default:
+		return fmt.Errorf("workspace mode %q: %w", spec.Workspace.Mode, vm.ErrInvalidSpec)
+	}
+	if spec.Docker {
+		return fmt.Errorf("docker: the kubernetes backend runs no Docker engine inside a pod: %w", vm.ErrInvalidSpec)
+	}
+	if _, err := os.Stat(filepath.Join(b.dir(spec.ID), "state.json")); err == nil {
+		return fmt.Errorf("sandbox %s: %w", spec.ID, vm.ErrExists)
+	}
+	ns := b.set.Namespace
+	if _, err := b.cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, objName(spec.ID), metav1.GetOptions{}); err == nil {
+		return fmt.Errorf("sandbox %s: claim %s/%s exists: %w", spec.ID, ns, objName(spec.ID), vm.ErrExists)
+	}
+	st := &state{
+		ID: spec.ID, Namespace: ns, Image: b.set.Image,
+		CPUs: spec.CPUs, MemoryBytes: spec.MemoryBytes, DiskBytes: spec.DiskBytes,
+		Env: spec.Env, WorkspaceTarget: spec.Workspace.Target, WorkspaceMode: spec.Workspace.Mode,
+		Hide: spec.Workspace.Hide,
+	}
+	if st.CPUs == 0 {
+		st.CPUs = DefaultCPUs
+	}
+	if st.MemoryBytes == 0 {
+		st.MemoryBytes = DefaultMemoryMiB << 20
+	}
+	if st.DiskBytes == 0 {
+		st.DiskBytes = DefaultDiskBytes
+	}
+	if st.WorkspaceTarget == "" {
+		st.WorkspaceTarget = "/workspace"
+	}
+	if spec.Workspace.Mode == vm.ModeClone {
+		st.WorkspaceSource = spec.Workspace.HostPath
+	}
+	hostSigner, err := ssh.ParsePrivateKey(spec.HostKeyPEM)
+	if err != nil {
+		return fmt.Errorf("host key: %v: %w", err, vm.ErrInvalidSpec)
+	}
+	st.HostPub = string(ssh.MarshalAuthorizedKey(hostSigner.PublicKey()))
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return err
+	}
+	sshPub, _ := ssh.NewPublicKey(pub)
+	blk, err := ssh.MarshalPrivateKey(priv, "airlock kubernetes provisioning")
+	if err != nil {
+		return err
+	}
+	data, mounts, vols, err := secretData(spec, ssh.MarshalAuthorizedKey(sshPub))
+	if err != nil {
+		return err
+	}
+	st.Mounts, st.Volumes = mounts, vols
+	dir := b.dir(spec.ID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			b.deleteObjects(context.WithoutCancel(ctx), spec.ID, ns)
+			os.RemoveAll(dir)
+		}
+	}()
+	if err := os.WriteFile(filepath.Join(dir, "provision_key"), pem.EncodeToMemory(blk), 0o600); err != nil {
+		return err
+	}
+	meta := metav1.ObjectMeta{Name: objName(spec.ID), Namespace: ns, Labels: labels(spec.ID)}
+	if _, err := b.cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: meta, Data: data}, metav1.CreateOptions{}); err != nil {
+		return b.apiErr("create secret", err)
+	}
+	if _, err := b.cs.CoreV1().PersistentVolumeClaims(ns).Create(ctx, b.claim(ns, st), metav1.CreateOptions{}); err != nil {
+		return b.apiErr("create claim", err)
+	}
+	if _, err := b.cs.NetworkingV1().NetworkPolicies(ns).Create(ctx, networkPolicy(ns, spec.ID), metav1.CreateOptions{}); err != nil {
+		return b.apiErr("create network policy", err)
+	}
+	return b.save(st)
+}
+
+func (b *Backend) apiErr(what string, err error) error {
+	if apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("%s: %v: %w", what, err, vm.ErrExists)
+	}
+	return fmt.Errorf("%s in namespace %s: %w", what, b.set.Namespace, err)
+}
+
+// Stop deletes the pod; the claim keeps home and workspace.
+func (b *Backend) Stop(ctx context.Context, id string) error {
+	if err := b.init(); err != nil {
+		return err
+	}
+	st, err := b.load(id)
+	if err != nil {
+		return err
+	}
+	return b.deletePod(ctx, st.Namespace, id)
+}
+
+// Remove deletes pod, claim, Secret and NetworkPolicy, and the state dir.
+func (b *Backend) Remove(ctx context.Context, id string) error {
+	if err := b.init(); err != nil {
+		return err
+	}
+	st, err := b.load(id)
+	if err != nil {
+		return err
+	}
+	if err := b.deleteObjects(ctx, id, st.Namespace); err != nil {
+		return err
+	}
+	return os.RemoveAll(b.dir(id))
+}
+
+// deleteObjects deletes everything the sandbox owns in the namespace and
+// waits until the pod and claim are gone.
+func (b *Backend) deleteObjects(ctx context.Context, id, ns string) error {
+	if err := b.deletePod(ctx, ns, id); err != nil {
+		return err
+	}
+	name := objName(id)
+	var errs []error
+	ignore := func(err error) {
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+	}
+	ignore(b.cs.NetworkingV1().NetworkPolicies(ns).Delete(ctx, name, metav1.DeleteOptions{}))
+	ignore(b.cs.CoreV1().Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{}))
+	ignore(b.cs.CoreV1().PersistentVolumeClaims(ns).Delete(ctx, name, metav1.DeleteOptions{}))
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return waitGone(ctx, func() error {
+		_, err := b.cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
+		return err
+	})
+}
+
+// deletePod deletes the sandbox's pod (if any) and waits until it is gone.
+func (b *Backend) deletePod(ctx context.Context, ns, id string) error {
+	err := b.cs.CoreV1().Pods(ns).Delete(ctx, objName(id), metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return waitGone(ctx, func() error {
+		_, err := b.cs.CoreV1().Pods(ns).Get(ctx, objName(id), metav1.GetOptions{})
+		return err
+	})
+}
+
+// waitGone polls get until it reports NotFound.
+func waitGone(ctx context.Context, get func() error) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+	}
+	for {
+		err := get()
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for deletion: %w (last: %v)", ctx.Err(), err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Status reads the pod. The pid is the agent's host pid when the pod runs
+// on this machine (a local test cluster), else 0.
+func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
+	if err := b.init(); err != nil {
+		return vm.Status{}, err
+	}
+	st, err := b.load(id)
+	if err != nil {
+		return vm.Status{}, err
+	}
+	pod, err := b.cs.CoreV1().Pods(st.Namespace).Get(ctx, objName(id), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		if st.Started {
+			return vm.Status{State: vm.StateStopped}, nil
+		}
+		return vm.Status{State: vm.StateCreated}, nil
+	}
+	if err != nil {
+		return vm.Status{}, err
+	}
+	cid, running := agentRunning(pod)
+	if !running || pod.DeletionTimestamp != nil {
+		return vm.Status{State: vm.StateStopped, Note: podNote(pod)}, nil
+	}
+	s := vm.Status{State: vm.StateRunning, Note: fmt.Sprintf("pod %s/%s on node %s", st.Namespace, pod.Name, pod.Spec.NodeName)}
+	if pid := localPID(cid); pid > 0 {
+		s.PID = pid
+		s.MemoryBytes = rssBytes(pid)
+	}
+	return s, nil
+}
+
+// Dial opens a byte stream to the sandbox's sshd through the API server's
+// port-forward.
+func (b *Backend) Dial(ctx context.Context, id string) (net.Conn, error) {
+	if err := b.init(); err != nil {
+		return nil, err
+	}
+	st, err := b.load(id)
+	if err != nil {
+		return nil, err
+	}
+	pod, err := b.cs.CoreV1().Pods(st.Namespace).Get(ctx, objName(id), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("sandbox %s: %w", id, vm.ErrNotRunning)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, running := agentRunning(pod); !running {
+		return nil, fmt.Errorf("sandbox %s: %w", id, vm.ErrNotRunning)
+	}
+	return b.portForward(ctx, st.Namespace, pod.Name, sshPort)
+}

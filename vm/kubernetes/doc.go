@@ -1,0 +1,35 @@
+// Package kubernetes is the vm.Backend that runs each sandbox as a Pod on
+// a cluster the host settings name ($AIRLOCK_HOME/kubernetes.hcl: the
+// repository's sandbox.hcl can only ask for backend = "kubernetes").
+//
+// Per sandbox, in the settings' namespace, all named airlock-ID and
+// labelled airlock.dev/sandbox=ID:
+//
+//   - a Secret: the guest sshd's host key and authorized keys, the spec's
+//     files, the contents of read-only mounts (under 1 MiB in all);
+//   - a PersistentVolumeClaim (DiskBytes): home and workspace, kept by
+//     Stop, deleted by Remove;
+//   - a NetworkPolicy selecting the pod with no rule: no traffic in or
+//     out, on clusters whose network plugin enforces policies;
+//   - the Pod, made by Start and deleted by Stop: an init container
+//     prepares the claim, then airlock-agent's sshd listens on the pod's
+//     loopback only. Both run as uid 1000 with no capabilities, no
+//     privilege escalation, a read-only root, the runtime's default
+//     seccomp profile, no service account token, no host namespaces and
+//     the settings' runtimeClassName; CPU and memory limits come from the
+//     spec.
+//
+// Nothing is exposed by a Service: Dial is the API server's port-forward
+// (a WebSocket tunnel, SPDY as fallback, like kubectl), and everything
+// else (egress through the host proxy, signer, MCP, review) rides the SSH
+// connection on top of it as with the other backends.
+//
+// Workspace: clone mode pushes the host folder over SSH at the first
+// start (a tar stream, hidden paths and .git/hooks left out); mountless
+// starts empty; direct mode is refused (a live share cannot reach another
+// machine), and so are read-write mounts and Docker.
+//
+// Trust boundary: this package runs on the host with the user's cluster
+// credentials. It trusts the settings and the Spec, not the pod: the only
+// thing read back from the guest is the SSH stream (host key pinned).
+package kubernetes
