@@ -4,7 +4,7 @@ BIN     := bin
 GOFLAGS ?=
 export CGO_ENABLED ?= 0
 
-.PHONY: all build test test-short bench lint vsix clean testdeps
+.PHONY: all build test test-k8s test-short bench lint vsix clean testdeps
 
 # npm packages the Go tests drive as independent clients and checkers
 # (ssh2; ethers, viem, jose; vscode-jsonrpc; jsonc-parser, js-yaml, smol-toml
@@ -34,6 +34,14 @@ test: build testdeps
 	timeout --foreground $(EDITOR_TEST_BUDGET) $(MAKE) -C editor-ext test e2e || status=1; \
 	t2=$$(date +%s); echo "make test: editor suites took $$((t2-t1)) s (budget $(EDITOR_TEST_BUDGET))"; \
 	exit $$status
+
+# The kubernetes backend against a real one-node cluster on loopback
+# (internal/k8stest: etcd, kube-apiserver, kube-controller-manager,
+# containerd, kubelet; as root). Not part of `test`: the first run builds
+# the Kubernetes binaries (see README, Tests), cached by version under
+# /var/cache/airlock-k8s (AIRLOCK_K8S_CACHE).
+test-k8s: build
+	AIRLOCK_K8S_TEST=1 $(GO) test -count=1 -timeout 120m -v ./vm/kubernetes/... ./internal/k8stest/...
 
 # Quick loop: skips the long integration tests (microVM boot, code-server).
 test-short: build testdeps

@@ -171,7 +171,6 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 		"--secure-port", "0", "--leader-elect=false",
 		"--service-account-private-key-file", pk("sa.key"), "--root-ca-file", pk("ca.crt"),
 		"--use-service-account-credentials=false",
-		"--controllers", "*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle-controller,-route-controller",
 		"--profiling=false", "--v=1"); err != nil {
 		return nil, err
 	}
