@@ -263,6 +263,9 @@ func approvalWire(r signer.ApprovalRequest, held *heldRequests) protocol.Approva
 			Audience: d.Audience, Subject: d.Subject, Claims: d.Claims, Lifetime: d.Lifetime, GitType: d.GitType,
 			GitRef: d.GitRef, GitWho: d.GitWho, PayloadHash: d.Payload},
 	}
+	if r.Message != nil {
+		a.Details.MessageLines, a.Details.MessageHex = r.Message.Lines, r.Message.Hex
+	}
 	if d.Domain != nil {
 		a.Domain = &protocol.TypedDomain{Name: d.Domain.Name, Version: d.Domain.Version, ChainID: d.Domain.ChainID,
 			VerifyingContract: d.Domain.VerifyingContract, Salt: d.Domain.Salt}
@@ -272,7 +275,8 @@ func approvalWire(r signer.ApprovalRequest, held *heldRequests) protocol.Approva
 	}
 	for _, m := range d.Moves {
 		a.Moves = append(a.Moves, protocol.Move{Kind: m.Kind, Token: m.Token, From: m.From, To: m.To, Amount: m.Amount,
-			AmountText: m.AmountText, TokenID: m.TokenID, Approved: m.Approved, Deadline: m.Deadline, Note: m.Note})
+			AmountText: m.AmountText, TokenID: m.TokenID, Approved: m.Approved, Deadline: m.Deadline, Note: m.Note,
+			Risk: m.Risk, Index: m.Index})
 	}
 	if h, n, ok := held.lookup(r.Digest); ok {
 		networkApprovalWire(&a, h, n)
@@ -369,10 +373,17 @@ func ClaimText(c protocol.ClaimValue, max int) string {
 
 // MoveText is one decoded move in words.
 func MoveText(m protocol.Move) string {
-	if m.Kind == "unknown" {
-		return "UNKNOWN CALLDATA: " + m.Note
+	pre := ""
+	if m.Index > 0 {
+		pre = fmt.Sprintf("#%d ", m.Index)
 	}
-	s := m.Kind
+	if m.Risk == signer.RiskHigh && m.Kind != "unknown" {
+		pre += "HIGH RISK "
+	}
+	if m.Kind == "unknown" {
+		return pre + "UNKNOWN CALLDATA: " + m.Note
+	}
+	s := pre + m.Kind
 	amt := m.Amount
 	if m.AmountText != "" {
 		amt = m.AmountText + " (" + m.Amount + " base units)"

@@ -87,6 +87,8 @@ type Move struct {
 	Approved   *bool  `json:"approved,omitempty"`
 	Deadline   string `json:"deadline,omitempty"` // unix seconds
 	Note       string `json:"note,omitempty"`
+	Risk       string `json:"risk,omitempty"`  // "high": an unlimited amount, an operator approval, a delegatecall or undecoded calldata (listed first)
+	Index      int    `json:"index,omitempty"` // 1-based position in the request as signed, when it has several moves
 }
 
 // TypedField is one node of an EIP-712 message as signed.
@@ -106,27 +108,32 @@ type ApprovalDetails struct {
 	// or MaxFeePerGas and MaxPriorityFeePerGas (0x2); MaxFee is the most
 	// the transaction can pay in fees (Gas × fee cap), MaxFeeETH the same
 	// in ETH.
-	Gas                  uint64       `json:"gas,omitempty"`
-	GasPrice             string       `json:"gasPrice,omitempty"`
-	MaxFeePerGas         string       `json:"maxFeePerGas,omitempty"`
-	MaxPriorityFeePerGas string       `json:"maxPriorityFeePerGas,omitempty"`
-	MaxFee               string       `json:"maxFee,omitempty"`
-	MaxFeeETH            string       `json:"maxFeeEth,omitempty"`
-	Message              string       `json:"message,omitempty"`    // EIP-191 text (hex if not printable), its first 256 bytes
-	MessageLen           int          `json:"messageLen,omitempty"` // the whole message's bytes when Message is cut
-	PrimaryType          string       `json:"primaryType,omitempty"`
-	Message712           []TypedField `json:"typedMessage,omitempty"` // the whole EIP-712 message
-	Purpose              string       `json:"purpose,omitempty"`
-	Issuer               string       `json:"issuer,omitempty"`
-	Audience             string       `json:"audience,omitempty"`
-	Subject              string       `json:"subject,omitempty"`
-	Claims               []string     `json:"claims,omitempty"`
-	ClaimValues          []ClaimValue `json:"claimValues,omitempty"` // the values of Claims, same order
-	Lifetime             string       `json:"lifetime,omitempty"`
-	GitType              string       `json:"gitType,omitempty"`
-	GitRef               string       `json:"gitRef,omitempty"`
-	GitWho               string       `json:"gitWho,omitempty"`
-	PayloadHash          string       `json:"payloadSha256,omitempty"`
+	Gas                  uint64 `json:"gas,omitempty"`
+	GasPrice             string `json:"gasPrice,omitempty"`
+	MaxFeePerGas         string `json:"maxFeePerGas,omitempty"`
+	MaxPriorityFeePerGas string `json:"maxPriorityFeePerGas,omitempty"`
+	MaxFee               string `json:"maxFee,omitempty"`
+	MaxFeeETH            string `json:"maxFeeEth,omitempty"`
+	Message              string `json:"message,omitempty"`    // EIP-191 text (hex if not printable), its first 256 bytes
+	MessageLen           int    `json:"messageLen,omitempty"` // the whole message's bytes when Message is cut
+	// MessageLines is the whole EIP-191 message while it waits for a
+	// decision, split at newlines, each line escaped; MessageHex: it is not
+	// UTF-8 and the lines are its hex, 32 bytes each.
+	MessageLines []string     `json:"messageLines,omitempty"`
+	MessageHex   bool         `json:"messageHex,omitempty"`
+	PrimaryType  string       `json:"primaryType,omitempty"`
+	Message712   []TypedField `json:"typedMessage,omitempty"` // the whole EIP-712 message
+	Purpose      string       `json:"purpose,omitempty"`
+	Issuer       string       `json:"issuer,omitempty"`
+	Audience     string       `json:"audience,omitempty"`
+	Subject      string       `json:"subject,omitempty"`
+	Claims       []string     `json:"claims,omitempty"`
+	ClaimValues  []ClaimValue `json:"claimValues,omitempty"` // the values of Claims, same order
+	Lifetime     string       `json:"lifetime,omitempty"`
+	GitType      string       `json:"gitType,omitempty"`
+	GitRef       string       `json:"gitRef,omitempty"`
+	GitWho       string       `json:"gitWho,omitempty"`
+	PayloadHash  string       `json:"payloadSha256,omitempty"`
 }
 
 // ClaimValue is one JWT claim the agent set: Value is a string claim itself

@@ -17,8 +17,10 @@ export function safeText(s: string): string {
 
 /** One decoded move in words (the same wording as `airlock approvals`). */
 export function moveText(m: Move): string {
-  if (m.kind === 'unknown') return `UNKNOWN CALLDATA: ${m.note ?? ''}`;
-  let s = m.kind;
+  let pre = m.index ? `#${m.index} ` : '';
+  if (m.risk === 'high' && m.kind !== 'unknown') pre += 'HIGH RISK ';
+  if (m.kind === 'unknown') return safeText(`${pre}UNKNOWN CALLDATA: ${m.note ?? ''}`);
+  let s = pre + m.kind;
   const amt = m.amountText ? `${m.amountText} (${m.amount} base units)` : m.amount;
   if (amt) s += ` amount ${amt}`;
   if (m.tokenId) s += ` token id ${m.tokenId}`;
@@ -50,7 +52,8 @@ export function describeApproval(a: Approval, now: number = Date.now()): { title
   const add = (k: string, v: unknown) => {
     if (v !== undefined && v !== null && v !== '') lines.push(`${k}: ${safeText(typeof v === 'string' ? v : JSON.stringify(v))}`);
   };
-  for (const m of a.moves ?? []) lines.push(m.kind === 'unknown' ? `⚠ ${moveText(m)}` : `Moves: ${moveText(m)}`);
+  // The signer lists high-risk moves first (unlimited, operator, delegatecall, unknown).
+  for (const m of a.moves ?? []) lines.push(m.kind === 'unknown' || m.risk === 'high' ? `⚠ ${moveText(m)}` : `Moves: ${moveText(m)}`);
   add('Sandbox', a.sandbox);
   add('Operation', a.operation === a.method ? a.operation : `${a.operation} (${a.method})`);
   add('Policy', a.policy);
@@ -62,7 +65,14 @@ export function describeApproval(a: Approval, now: number = Date.now()): { title
   add('Selector', a.selector);
   add('Typed-data domain', a.domain);
   const d = a.details ?? {};
-  add('Message', d.message);
+  if (d.messageLines?.length) {
+    // The whole message, to its last line (the dialog scrolls).
+    lines.push(`Message (${d.messageLines.length} lines${d.messageHex ? ', not UTF-8: hex, 32 bytes a line' : ''}):`);
+    d.messageLines.forEach((l, i) => lines.push(`  ${i + 1}| ${safeText(l)}`));
+    lines.push('End of message');
+  } else {
+    add('Message', d.message);
+  }
   add('Primary type', d.primaryType);
   if (d.typedMessage?.length) {
     lines.push('Typed-data message:');

@@ -62,6 +62,9 @@ export interface EgressDecision {
   bytes: number;
   credential?: string; // credentials injected
   intercepted?: boolean;
+  approval?: string;
+  url?: string;
+  bodySha256?: string;
 }
 // PolicyLogResult is a page of decisions; pass Next as the next Offset.
 export interface PolicyLogResult {
@@ -232,10 +235,24 @@ export interface Sandbox {
   configPath: string;
   configSha256: string;
   workspace?: string;
+  target?: string; // the workspace inside ("/workspace")
   sshHost: string; // NAME.airlock
   ports: Port[];
   note?: string;
   memoryBytes?: number;
+  limits?: Limits;
+  preset?: string; // network preset
+  signerKeys?: number; // signer keys the file declares
+  created?: string; // RFC 3339 UTC
+  reviewed?: string; // snapshot of the last `airlock review`
+  applied?: string; // snapshot of the last `airlock apply`
+}
+// Limits are the resources a sandbox's file asked for.
+export interface Limits {
+  cpus: number;
+  memory: number;
+  disk: number;
+  pids: number;
 }
 // Port is one forwarded port: host Bind:Host → guest 127.0.0.1:Guest.
 export interface Port {
@@ -248,6 +265,14 @@ export interface Port {
 // NameParams names one sandbox.
 export interface NameParams {
   name: string;
+}
+// RemoveParams names the sandbox sandbox.remove deletes. With Guard the
+// bridge refuses (CodeInvalidState, saying what would be lost) while the
+// sandbox has work not applied to the host repository or commands still
+// running; the CLI sets it unless `rm --force`.
+export interface RemoveParams {
+  name: string;
+  guard?: boolean;
 }
 // ListResult lists every sandbox the bridge knows.
 export interface ListResult {
@@ -340,6 +365,12 @@ export interface Approval {
   path?: string;
   size?: number;
   rule?: string;
+  url?: string;
+  methodOverrides?: string[]; // methods named by override headers or _method
+  bodySha256?: string;
+  bodyHead?: string;
+  bodyHeadHex?: string;
+  identical?: number;
 }
 // TypedDomain is an EIP-712 domain as the signer decoded it.
 export interface TypedDomain {
@@ -363,6 +394,8 @@ export interface Move {
   approved?: boolean;
   deadline?: string; // unix seconds
   note?: string;
+  risk?: string; // "high": an unlimited amount, an operator approval, a delegatecall or undecoded calldata (listed first)
+  index?: number; // 1-based position in the request as signed, when it has several moves
 }
 // TypedField is one node of an EIP-712 message as signed.
 export interface TypedField {
@@ -384,6 +417,8 @@ export interface ApprovalDetails {
   maxFeeEth?: string;
   message?: string; // EIP-191 text (hex if not printable), its first 256 bytes
   messageLen?: number; // the whole message's bytes when Message is cut
+  messageLines?: string[];
+  messageHex?: boolean;
   primaryType?: string;
   typedMessage?: TypedField[]; // the whole EIP-712 message
   purpose?: string;

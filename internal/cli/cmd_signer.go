@@ -31,7 +31,7 @@ func init() {
 	})
 	Register(&Command{
 		Name:    "approvals",
-		Usage:   "approvals [--json]",
+		Usage:   "approvals [--json] | approvals show ID [--json]",
 		Summary: "list signing requests waiting for your decision",
 		Run:     runApprovals,
 	})
@@ -279,6 +279,9 @@ func runAudit(e *Env, args []string) error {
 }
 
 func runApprovals(e *Env, args []string) error {
+	if len(args) > 0 && args[0] == "show" {
+		return runApprovalsShow(e, args[1:])
+	}
 	fs := flag.NewFlagSet("approvals", flag.ContinueOnError)
 	fs.SetOutput(e.Stderr)
 	asJSON := fs.Bool("json", false, "print JSON")

@@ -46,7 +46,7 @@ var policySchema = &hcl.BodySchema{
 		{Name: "chain_ids"}, {Name: "to"}, {Name: "max_value"}, {Name: "max_fee"}, {Name: "daily_limit"},
 		{Name: "rate"}, {Name: "approval"},
 		{Name: "issuer"}, {Name: "audience"}, {Name: "claims"}, {Name: "max_lifetime"},
-		{Name: "purposes"},
+		{Name: "purposes"}, {Name: "allow_create"},
 	},
 }
 
@@ -115,6 +115,7 @@ func (d *decoder) decodePolicyBlock(b *hcl.Block, keys map[string]hcl.Range, key
 	d.policyJWT(p, attrs, diags)
 	p.Purposes = values(d.strList(attrs, "purposes", diags))
 	d.policyTokens(p, content.Blocks.OfType("token"), diags)
+	p.AllowCreate, _ = d.boolean(attrs, "allow_create", diags)
 	warnUnlimitedPolicy(p, b, attrs, diags)
 	return p
 }

@@ -126,6 +126,9 @@ type Policy struct {
 	// Tokens budgets token amounts (ERC-20 transfers and approvals,
 	// permits) by token contract, as max_value/daily_limit do for ETH.
 	Tokens []*TokenLimit `json:"tokens,omitempty"`
+	// AllowCreate lets a policy with token blocks sign contract creation
+	// (refused under token budgets otherwise).
+	AllowCreate bool `json:"allow_create,omitempty"`
 }
 
 // TokenLimit is a `token "0xCONTRACT" { ... }` block inside a policy.

@@ -25,6 +25,9 @@ type ApprovalRequest struct {
 	Created time.Time `json:"created"`
 	Expires time.Time `json:"expires"`
 	Decoded Decoded   `json:"decoded"`
+	// Message is a personal_sign message whole (Decoded.Message is its
+	// first bytes); nil for other operations.
+	Message *WholeText `json:"message_whole,omitempty"`
 }
 
 // Queue is the interactive Approver: pending requests wait for Decide (from
@@ -141,7 +144,7 @@ func (q *Queue) enqueue(op *Op, timeout time.Duration, maxPending int, cooldown 
 		}
 		p = &pendingApproval{done: make(chan struct{}), req: ApprovalRequest{
 			ID: hex.EncodeToString(id[:]), Digest: op.Digest, Policy: policyName(op),
-			Created: now, Expires: now.Add(timeout), Decoded: op.Decoded}}
+			Created: now, Expires: now.Add(timeout), Decoded: op.Decoded, Message: op.whole}}
 		q.pending[p.req.ID] = p
 	}
 	p.waiters++

@@ -35,7 +35,7 @@ const MoveKindUnknown = "unknown"
 // counts against token budgets).
 func (m Move) spends() bool {
 	switch m.Kind {
-	case MoveKindUnknown, "multicall":
+	case MoveKindUnknown, "multicall", MoveKindSafeCall, MoveKindSafeDelegatecall:
 		return false
 	case "setApprovalForAll":
 		return m.Approved != nil && *m.Approved
@@ -64,6 +64,9 @@ func decodeCalldata(token common.Address, data []byte, depth int) []Move {
 	}
 	if len(data) < 4 {
 		return unknown(fmt.Sprintf("%d bytes of calldata, too short for a function selector; this may do anything", len(data)))
+	}
+	if mv, ok := decodeSafeExec(token, data, depth); ok {
+		return mv
 	}
 	m, err := stdABI.MethodById(data[:4])
 	if err != nil {
@@ -173,6 +176,9 @@ func decodeTypedMoves(t *typedData) []Move {
 		return permit2AllowanceMoves(pt, msg)
 	case strings.HasPrefix(pt, "Permit") && strings.Contains(pt, "TransferFrom"):
 		return permit2TransferMoves(pt, msg)
+	case pt == "SafeTx" && t.declares("to", "address", "value", "uint256", "data", "bytes", "operation", "uint8",
+		"gasPrice", "uint256", "gasToken", "address", "refundReceiver", "address"):
+		return decodeSafeTyped(t)
 	}
 	return nil
 }

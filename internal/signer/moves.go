@@ -15,6 +15,10 @@ type Move struct {
 	Approved   *bool  `json:"approved,omitempty"` // setApprovalForAll
 	Deadline   string `json:"deadline,omitempty"` // unix seconds (decimal), as signed
 	Note       string `json:"note,omitempty"`
+	Risk       string `json:"risk,omitempty"`  // RiskHigh: read this first (rankMoves)
+	Index      int    `json:"index,omitempty"` // 1-based position in the request as signed, when it has several moves
+
+	refund bool // a Safe transaction that refunds gas (token budgets cannot count it)
 }
 
 // tokenABI is the standard calldata the signer decodes (ERC-20, ERC-721,

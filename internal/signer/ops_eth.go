@@ -179,7 +179,7 @@ func decodeTx(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	op.From = c.keys[keyName].Address
 	describeTx(op, &a, typ, to, data)
 	if to != nil {
-		op.Moves = decodeCalldata(*to, data, 0)
+		op.Moves = rankMoves(decodeCalldata(*to, data, 0))
 		c.showAmounts(op.Moves)
 	}
 	op.setPayload(sighash[:])
@@ -367,6 +367,7 @@ func decodePersonal(s *Service, c *Caller, params json.RawMessage) (*Op, error) 
 	op.Key = keyName
 	op.From = c.keys[keyName].Address
 	op.Message, op.MessageLen = preview(msg, maxShown)
+	op.whole = wholeText(msg)
 	op.setPayload(digest)
 	op.sign = func(k *key, _ io.Reader) (any, error) { return signPrefixed(k, digest) }
 	return op, nil
@@ -428,7 +429,7 @@ func decodeTyped(s *Service, c *Caller, params json.RawMessage) (*Op, error) {
 	op.Domain = &TypedDomain{Name: Escape(td.name), Version: Escape(td.version), ChainID: td.chainID,
 		VerifyingContract: td.contract, Salt: td.salt}
 	op.TypedMessage = td.tree
-	op.Moves = decodeTypedMoves(td)
+	op.Moves = rankMoves(decodeTypedMoves(td))
 	c.showAmounts(op.Moves)
 	op.setPayload(digest)
 	op.sign = func(k *key, _ io.Reader) (any, error) { return signPrefixed(k, digest) }

@@ -38,6 +38,7 @@ type policy struct {
 	maxLife   time.Duration
 	purposes  map[string]bool
 	tokens    map[common.Address]*tokenLimit // token budgets (token_budget.go)
+	create    bool                           // allow_create: contract creation under token budgets
 }
 
 // Operation names a policy may list.
@@ -110,6 +111,7 @@ func compilePolicy(p *config.Policy) (*policy, error) {
 	for _, pu := range p.Purposes {
 		cp.purposes[pu] = true
 	}
+	cp.create = p.AllowCreate
 	if cp.tokens, err = compileTokens(p); err != nil {
 		return nil, err
 	}

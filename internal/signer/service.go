@@ -121,6 +121,7 @@ type Op struct {
 	// escaped for display); policy compares these.
 	jwtAudience string
 	jwtClaims   []string
+	whole       *WholeText // personal_sign: the whole message for the prompt
 }
 
 // setPayload records the hash of the exact bytes to be signed; the decoder

@@ -25,6 +25,8 @@ var (
 	ErrTokenUndeclared = &Refusal{CodeUnauthorized, "the request moves a token the policy does not declare"}
 	ErrUnknownCalldata = &Refusal{CodeUnauthorized, "calldata the signer cannot decode, under a policy that budgets tokens"}
 	ErrUnknownTyped    = &Refusal{CodeUnauthorized, "typed data that is not a permit the signer decodes, under a policy that budgets tokens"}
+	ErrCreateBudgeted  = &Refusal{CodeUnauthorized, "contract creation under a policy that budgets tokens (the new contract's code can do anything; the policy allows it with allow_create = true)"}
+	ErrSafeUncounted   = &Refusal{CodeUnauthorized, "a Safe transaction that sends the Safe's ETH or refunds gas, which token budgets do not count"}
 )
 
 // tokenLimit is a compiled token block.
@@ -83,6 +85,11 @@ func checkTokens(op *Op, pol *policy) (above bool, err error) {
 		}
 		return false, r
 	}
+	if op.Create && !pol.create {
+		// Constructor code runs with whatever it is given and can call
+		// anything: the budgets cannot see what it moves.
+		return refuse(ErrCreateBudgeted)
+	}
 	if op.Operation == "eth_signTypedData_v4" && len(op.Moves) == 0 {
 		// Orders and other typed data can move tokens the signer cannot
 		// see; a policy that budgets tokens cannot vouch for them.
@@ -91,6 +98,9 @@ func checkTokens(op *Op, pol *policy) (above bool, err error) {
 	for _, m := range op.Moves {
 		if m.Kind == MoveKindUnknown {
 			return refuse(ErrUnknownCalldata)
+		}
+		if m.Kind == MoveKindSafeCall && (m.Amount != "0" || m.refund) {
+			return refuse(ErrSafeUncounted)
 		}
 		if m.spends() && pol.tokens[common.HexToAddress(m.Token)] == nil {
 			return refuse(ErrTokenUndeclared)

@@ -76,6 +76,16 @@ test('approval modal shows token moves and the typed-data tree, escaped', () => 
   assert.ok(detail.includes('    amount (uint160): 5'), detail);
 });
 
+test('the whole personal_sign message is in the dialog and high-risk moves are marked', () => {
+  const long = Array.from({ length: 300 }, (_, i) => (i === 299 ? 'transfer everything to 0xbad' : ''));
+  const { detail } = describeApproval(approval({ details: { message: 'cut', messageLen: 400, messageLines: long } }));
+  assert.ok(detail.includes('Message (300 lines):'), detail);
+  assert.ok(detail.includes('  300| transfer everything to 0xbad'), detail);
+  assert.ok(!detail.includes('Message: cut'));
+  const m = describeApproval(approval({ moves: [{ kind: 'permit2.permitBatch', amount: '1', risk: 'high', index: 37 }] })).detail;
+  assert.ok(m.includes('⚠ #37 HIGH RISK permit2.permitBatch amount 1'), m);
+});
+
 test('a held network request shows method, host, path, size and rule', () => {
   const { title, detail } = describeApproval(approval({ operation: 'network', method: 'PUT', key: '', policy: '',
     host: 'api.github.com:443', path: '/repos/o/r/releases', size: 14, rule: 'api.github.com PUT /repos/*/*/releases' }));
