@@ -35,7 +35,7 @@ type Options struct {
 	Cache    string    // binaries cache (default CacheDir())
 	Progress io.Writer // progress lines (nil: none)
 	// Volumes is how many local PersistentVolumes are made for sandboxes'
-	// claims (default 64): the cluster runs no dynamic provisioner.
+	// claims (default 128): the cluster runs no dynamic provisioner.
 	Volumes int
 	// Images are OCI/Docker archives imported into containerd before
 	// kubelet starts (the sandbox image).
@@ -67,7 +67,7 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 		o.Cache = CacheDir()
 	}
 	if o.Volumes == 0 {
-		o.Volumes = 64
+		o.Volumes = 128
 	}
 	if o.Progress == nil {
 		o.Progress = io.Discard
