@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/vm"
@@ -106,7 +107,7 @@ func (d *Daemon) pickBackend(ctx context.Context, requested string) (name, warni
 
 // backendError maps a backend failure to a client-safe message by kind.
 func backendError(name, step string, err error) error {
-	msg := fmt.Sprintf("could not %s sandbox %s (see $AIRLOCK_HOME/logs/bridge.log)", step, name)
+	msg := fmt.Sprintf("could not %s sandbox %s: %s (`airlock logs %s` has the details)", step, name, oneLineErr(err), name)
 	code := int64(protocol.CodeFailed)
 	switch {
 	case errors.Is(err, vm.ErrNotFound):
@@ -120,11 +121,17 @@ func backendError(name, step string, err error) error {
 	case errors.Is(err, vm.ErrUnavailable):
 		msg = "the sandbox backend is not available on this host"
 	case errors.Is(err, vm.ErrInvalidSpec):
-		msg = fmt.Sprintf("the backend refused the sandbox spec of %s (see $AIRLOCK_HOME/logs/bridge.log)", name)
+		msg = fmt.Sprintf("the backend refused the sandbox spec of %s: %s", name, oneLineErr(err))
 	case errors.Is(err, vm.ErrStartTimeout):
 		msg = fmt.Sprintf("sandbox %s did not become ready in time", name)
 	}
 	return failf(code, err, "%s", msg)
+}
+
+// oneLineErr is err's message on one line, at most 400 bytes (a backend's
+// reason, shown on the user's terminal).
+func oneLineErr(err error) string {
+	return safeLine(strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " "), 400)
 }
 
 // FindAgentBinary locates airlock-agent: $AIRLOCK_AGENT, next to this

@@ -59,6 +59,20 @@ func firstError(diags hcl.Diagnostics) string {
 	return "invalid file"
 }
 
+// diagLine is the first error of diags as "file:line:col: summary: detail".
+func diagLine(diags hcl.Diagnostics) string {
+	for _, d := range diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		if d.Subject != nil {
+			return fmt.Sprintf("%s:%d,%d: %s: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary, d.Detail)
+		}
+		return d.Summary + ": " + d.Detail
+	}
+	return "invalid file"
+}
+
 // planText renders what the whole file asks of the host, for approval
 // (approval is per file, so every sandbox block is shown).
 func planText(ctx context.Context, f *config.File) string { return PlanWithHistory(ctx, f).Text() }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
@@ -53,6 +55,12 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 		if st.ConfigPath != p.ConfigPath || st.ConfigSHA256 != f.SHA256 {
 			return nil, &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("sandbox %s already exists from another version of %s; `airlock rm %s` first", sbc.Name, st.ConfigPath, sbc.Name)}
 		}
+		if p.Template != "" {
+			return nil, &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("sandbox %s already exists: --template only applies when up creates a sandbox (`airlock rm %s` first)", sbc.Name, sbc.Name)}
+		}
+		if p.Backend != "" && p.Backend != "auto" && p.Backend != st.Backend {
+			return nil, &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("sandbox %s already exists on the %s backend: --backend %s only applies when up creates a sandbox (`airlock rm %s` first)", sbc.Name, st.Backend, p.Backend, sbc.Name)}
+		}
 		if err := d.start(ctx, sb); err != nil {
 			return nil, err
 		}
@@ -68,6 +76,9 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 	beName, warn, err := d.pickBackend(ctx, backend)
 	if err != nil {
 		return nil, err
+	}
+	if diags := config.BackendDiagnostics(sbc, beName, os.Geteuid() == 0); diags.HasErrors() {
+		return nil, &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("the %s backend cannot run this sandbox: %s", beName, diagLine(diags))}
 	}
 	ctx, featureWarnings := withWarnings(ctx)
 	sb, err := d.create(ctx, f, sbc, beName)
@@ -228,8 +239,13 @@ func checkPortsFree(ports []portState) error {
 	for _, pt := range ports {
 		addr := net.JoinHostPort(pt.Bind, strconv.Itoa(pt.Host))
 		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			return failf(protocol.CodeFailed, err, "port %q: cannot listen on %s (in use?)", pt.Name, addr)
+		switch {
+		case errors.Is(err, syscall.EACCES) && pt.Host < 1024:
+			return failf(protocol.CodeFailed, err, "port %q: cannot listen on %s: permission denied (ports below 1024 need root); set host = %d or more", pt.Name, addr, 1024)
+		case errors.Is(err, syscall.EADDRINUSE):
+			return failf(protocol.CodeFailed, err, "port %q: cannot listen on %s: something on this host already listens there", pt.Name, addr)
+		case err != nil:
+			return failf(protocol.CodeFailed, err, "port %q: cannot listen on %s: %v", pt.Name, addr, err)
 		}
 		l.Close()
 	}
@@ -240,6 +256,9 @@ func checkPortsFree(ports []portState) error {
 func (d *Daemon) prepareSpec(ctx context.Context, sb *sandbox, sbc *config.Sandbox, hostPEM []byte) (vm.Spec, error) {
 	spec, err := d.buildSpec(sb.st, sbc, hostPEM)
 	if err != nil {
+		return vm.Spec{}, err
+	}
+	if err := d.checkHostPaths(sb.st, spec); err != nil {
 		return vm.Spec{}, err
 	}
 	if w := CommittedHiddenWarning(ctx, sbc.Workspace); w != "" {
@@ -254,6 +273,42 @@ func (d *Daemon) prepareSpec(ctx context.Context, sb *sandbox, sbc *config.Sandb
 		}
 	}
 	return spec, nil
+}
+
+// checkHostPaths names a missing workspace folder or mount source, and
+// refuses a workspace holding airlock's own home (a clone would copy it
+// into itself; direct mode would show the agent your keys and secrets).
+func (d *Daemon) checkHostPaths(st *sandboxState, spec vm.Spec) error {
+	if w := spec.Workspace; w.Mode == vm.ModeClone || w.Mode == vm.ModeDirect {
+		fi, err := os.Stat(w.HostPath)
+		switch {
+		case err != nil:
+			return &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("workspace: %s (workspace path in %s) %s", w.HostPath, st.ConfigPath, statWords(err))}
+		case !fi.IsDir():
+			return &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("workspace: %s (workspace path in %s) is not a directory", w.HostPath, st.ConfigPath)}
+		}
+		if home, err := filepath.Abs(d.p.home); err == nil && (home == w.HostPath || strings.HasPrefix(home, strings.TrimSuffix(w.HostPath, "/")+"/")) {
+			return &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("workspace: %s holds airlock's home %s (keys, secrets, other sandboxes); "+
+				"use another workspace folder or another AIRLOCK_HOME", w.HostPath, home)}
+		}
+	}
+	for _, m := range spec.Mounts {
+		if _, err := os.Stat(m.Source); err != nil {
+			return &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("mount %q: its source %s %s (sources must exist when the sandbox starts)", m.Name, m.Source, statWords(err))}
+		}
+	}
+	return nil
+}
+
+// statWords says why os.Stat failed, in words.
+func statWords(err error) string {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "does not exist"
+	case errors.Is(err, os.ErrPermission):
+		return "cannot be read (permission denied)"
+	}
+	return "cannot be used: " + oneLineErr(err)
 }
 
 // featuresStarted runs every feature's Started hook on a new sandbox.
@@ -274,7 +329,7 @@ func featureError(feature, step string, err error) error {
 	if errors.As(err, &be) {
 		return err
 	}
-	return failf(protocol.CodeFailed, err, "%s could not %s this sandbox (see $AIRLOCK_HOME/logs/bridge.log)", feature, step)
+	return failf(protocol.CodeFailed, err, "%s could not %s this sandbox: %s (`airlock logs SANDBOX` has the details)", feature, step, oneLineErr(err))
 }
 
 // buildSpec turns the approved block into a vm.Spec.

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -39,5 +41,26 @@ func runBridge(e *Env, args []string) error {
 		defer cancel()
 		return bridge.WaitStopped(ctx, e.Home())
 	}
+	sbinOnPath()
 	return bridge.Run(context.Background(), e.Home(), e.Stderr)
+}
+
+// sbinOnPath appends the system sbin directories a normal user's PATH
+// often lacks: the backends run mkfs.ext4, debootstrap, modprobe and depmod
+// by name ("mkfs.ext4 not found" while it sat in /usr/sbin).
+func sbinOnPath() {
+	have := map[string]bool{}
+	path := os.Getenv("PATH")
+	for _, d := range filepath.SplitList(path) {
+		have[filepath.Clean(d)] = true
+	}
+	for _, d := range []string{"/usr/local/sbin", "/usr/sbin", "/sbin"} {
+		if !have[d] {
+			if path != "" {
+				path += string(os.PathListSeparator)
+			}
+			path += d
+		}
+	}
+	os.Setenv("PATH", path)
 }

@@ -107,6 +107,12 @@ func cfgResolveFile(e *Env, p string) string {
 func cfgLoad(e *Env, cf *cfgFlags, printClean bool) (*config.File, error) {
 	path := cfgResolveFile(e, cf.file)
 	f, diags := config.Load(path, cf.vars)
+	if f != nil && !diags.HasErrors() {
+		// What the backend cannot do is refused here too, not only at up.
+		for _, sb := range f.Sandboxes {
+			diags = append(diags, config.BackendDiagnostics(sb, sb.Backend, os.Geteuid() == 0)...)
+		}
+	}
 	if cf.json && printClean {
 		if err := config.WriteJSON(e.Stdout, diags); err != nil {
 			return nil, err

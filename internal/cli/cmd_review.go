@@ -173,6 +173,9 @@ func runDiff(e *Env, args []string) error {
 		if err := rpcErr(c.Call(context.Background(), protocol.MethodReviewFile, protocol.ReviewFileParams{Name: name, Path: p}, &fc)); err != nil {
 			return err
 		}
+		if !fc.BaseExists && !fc.CurrentExists {
+			return fmt.Errorf("%s: no such path in sandbox %s's work or in its base", safeText(p), name)
+		}
 		var a, b []byte
 		if fc.BaseExists {
 			a = []byte(fc.Base)
@@ -223,6 +226,9 @@ func runApply(e *Env, args []string) error {
 	if len(pos) != 1 {
 		return Usagef("need exactly one sandbox name")
 	}
+	if bad := unknownRules(accept); len(bad) > 0 {
+		return Usagef("--accept %s: no review rule has that ID (`airlock review %s` shows each finding's rule)", strings.Join(bad, ","), pos[0])
+	}
 	repo := applyRepo(e, pos[0])
 	want := *branch
 	if want == "" {
@@ -242,6 +248,21 @@ func runApply(e *Env, args []string) error {
 		fmt.Fprintf(e.Stdout, "branch %s already existed (at %s); it is now at %s (not checked out)\n", res.Branch, short(before), short(res.Commit))
 	}
 	return nil
+}
+
+// unknownRules are the --accept IDs no review rule has.
+func unknownRules(accept []string) []string {
+	known := map[string]bool{"UNKNOWN-FILE": true} // review's finding for files no rule understands
+	for _, r := range review.Rules() {
+		known[r.ID] = true
+	}
+	var bad []string
+	for _, id := range accept {
+		if !known[id] {
+			bad = append(bad, id)
+		}
+	}
+	return bad
 }
 
 // applyRepo is the host repository apply writes to: the workspace folder

@@ -45,9 +45,14 @@ func rpcErr(err error) error {
 		return errors.New(je.Message)
 	}
 	if errors.Is(err, jsonrpc2.ErrClosed) {
-		return errors.New("the bridge closed the connection (see $AIRLOCK_HOME/logs/bridge.log)")
+		return fmt.Errorf("the bridge closed the connection (see %s)", filepath.Join(defaultHome(), "logs", "bridge.log"))
 	}
 	return err
+}
+
+// defaultHome is $AIRLOCK_HOME as the process sees it (for messages).
+func defaultHome() string {
+	return (&Env{Getenv: os.Getenv}).Home()
 }
 
 func call(e *Env, method string, params, result any) error {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ func init() {
 	Register(&Command{Name: "ssh", Usage: "ssh NAME [-- CMD...]", Summary: "open an SSH session in a sandbox with the system ssh", Run: runSSH})
 	Register(&Command{Name: "ssh-proxy", Usage: "ssh-proxy NAME", Summary: "stdio to a sandbox's sshd (for ProxyCommand)", Run: runSSHProxy})
 	Register(&Command{Name: "ssh-config", Usage: "ssh-config [--install]", Summary: "print (or install into ~/.ssh) Host NAME.airlock blocks", Run: runSSHConfig})
-	Register(&Command{Name: "ports", Usage: "ports NAME", Summary: "list a sandbox's port forwards", Run: runPorts})
+	Register(&Command{Name: "ports", Usage: "ports [--json] NAME", Summary: "list a sandbox's port forwards", Run: runPorts})
 }
 
 // nameAndCommand splits `NAME [--] CMD...`.
@@ -124,13 +125,26 @@ func runSSHConfig(e *Env, args []string) error {
 }
 
 func runPorts(e *Env, args []string) error {
-	name, err := oneName(e, "ports", args)
+	fs := newFlags("ports", e)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
+	if len(pos) != 1 {
+		return Usagef("want exactly one sandbox name")
+	}
 	var res protocol.PortsResult
-	if err := call(e, protocol.MethodPorts, protocol.NameParams{Name: name}, &res); err != nil {
+	if err := call(e, protocol.MethodPorts, protocol.NameParams{Name: pos[0]}, &res); err != nil {
 		return err
+	}
+	if *asJSON {
+		if res.Ports == nil {
+			res.Ports = []protocol.Port{}
+		}
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res.Ports)
 	}
 	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tHOST\tGUEST\tLISTENING")

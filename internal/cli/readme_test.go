@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bufio"
 	"bytes"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,6 +71,19 @@ func TestReadmeFirstCommand(t *testing.T) {
 		t.Skip("not a git checkout: nothing to clone")
 	}
 	block := readmeFirstBlock(t, filepath.Join(root, "README.md"))
+	// The example forwards host port 18080; another test's server may hold
+	// it for a while (the suite runs packages in parallel).
+	for i := 0; ; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:18080")
+		if err == nil {
+			l.Close()
+			break
+		}
+		if i == 90 {
+			t.Skipf("127.0.0.1:18080, the example's port, stayed taken by another process: %v", err)
+		}
+		time.Sleep(time.Second)
+	}
 	tmp := t.TempDir()
 	repo, home := filepath.Join(tmp, "repo"), filepath.Join(tmp, "home")
 	if out, err := exec.Command("git", "clone", "-q", root, repo).CombinedOutput(); err != nil {

@@ -161,7 +161,7 @@ func (d *decoder) sandboxImageUser(sb *Sandbox, attrs hcl.Attributes, diags *hcl
 	}
 	if it, ok := d.str(attrs, "user", diags); ok {
 		if userRE.MatchString(it.Value) {
-			sb.User = it.Value
+			sb.User, sb.UserRange = it.Value, it.Range
 		} else {
 			*diags = append(*diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
@@ -283,6 +283,7 @@ func (d *decoder) decodePorts(sb *Sandbox, blocks hcl.Blocks, diags *hcl.Diagnos
 				hostPorts[hp] = hostRange
 			}
 		}
+		p.HostRange = hostRange
 		sb.Ports = append(sb.Ports, p)
 	}
 }

@@ -30,8 +30,15 @@ func (d *decoder) decodeDocker(sb *Sandbox, attrs hcl.Attributes, diags *hcl.Dia
 		})
 		return
 	}
-	sb.Docker = true
+	sb.Docker, sb.DockerRange = true, attrs["docker"].Expr.Range()
+	if _, set := attrs["image"]; !set {
+		sb.Image = DockerImage // built on first use, like the default image
+	}
 }
+
+// DockerImage is the image a sandbox with docker = true boots when the
+// file names none (vm/microvm builds it on first use).
+const DockerImage = "debian-bookworm-docker"
 
 // decodeTemplate reads `template = "NAME"`: the sandbox's home starts from
 // the host user's saved template NAME (internal/templates).

@@ -39,6 +39,9 @@ type Sandbox struct {
 	Docker      bool    // asks for a private Docker engine (microVM only)
 
 	DeclRange hcl.Range `json:"-"` // the `sandbox "NAME"` header, for diagnostics
+	// Where user and docker were set (zero when not), for BackendDiagnostics.
+	UserRange   hcl.Range `json:"-"`
+	DockerRange hcl.Range `json:"-"`
 }
 
 // Workspace is the `workspace { ... }` block.
@@ -67,6 +70,8 @@ type Port struct {
 	Guest int
 	Host  int    // 0 = same as Guest
 	Bind  string // default "127.0.0.1"
+	// HostRange is where the host port comes from (host, else guest), for diagnostics.
+	HostRange hcl.Range `json:"-"`
 }
 
 // Network is the `network { ... }` block.
