@@ -38,6 +38,8 @@ type conn struct {
 	forwards map[string]net.Listener // "tcp host:port" or "unix path"
 	closed   bool
 	reason   string // why the server closed it, if it did
+
+	keyOK atomic.Bool // a public key was accepted (the handshake may still fail)
 }
 
 // connCallback runs before the handshake for every accepted net.Conn.
@@ -184,6 +186,13 @@ func (c *conn) setReason(r string) {
 // the handshake completes are logged by ConnectionFailedCallback.
 func (c *conn) logClosed() {
 	sc := c.sshConn()
+	// A client that leaves right after authenticating can close the
+	// transport before gliderlabs stores the *ServerConn in the context;
+	// it does so right after the handshake returns.
+	for i := 0; sc == nil && c.keyOK.Load() && i < 200; i++ {
+		time.Sleep(10 * time.Millisecond)
+		sc = c.sshConn()
+	}
 	if sc == nil {
 		return
 	}

@@ -209,6 +209,9 @@ func (s *Server) publicKeyOK(ctx ssh.Context, key ssh.PublicKey) bool {
 	m := key.Marshal()
 	for _, k := range s.keys {
 		if bytes.Equal(k, m) {
+			if c := connFrom(ctx); c != nil {
+				c.keyOK.Store(true)
+			}
 			s.log.Info("ssh auth", "decision", "allow", "user", ctx.User(), "remote", ctx.RemoteAddr().String(),
 				"key", gossh.FingerprintSHA256(key))
 			return true
