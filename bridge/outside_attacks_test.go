@@ -15,9 +15,6 @@ import (
 // that tracks each. Remove an entry when its fix lands: the script then
 // runs and must report "defended".
 var stillOpen = map[string]string{
-	"direct/21-dir-rename-plants-guarded-path": "rename walk (wsgate/rename.go movable) refuses moves OUT of a hide/protect rule only: a directory renamed into place plants deploy/prod.yml or config/secret.txt",
-	"direct/22-pids-exhaustion-kills-gate":     "the gate shares the sandbox's pids cgroup: a sandbox at its pids limit makes the gate's Go runtime abort (workspace ENOTCONN)",
-	"direct/23-unlinked-fd-setattr-hits-root":  "node.rel is Inode.Path(nil), which is \"\" for an unlinked open file: fchmod/futimens on it change the folder root, ftruncate fails EINVAL",
 	"signer/08-audit-rewrite":                  "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
 }
 

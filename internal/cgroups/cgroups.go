@@ -248,3 +248,35 @@ func hasWord(s, w string) bool {
 	}
 	return false
 }
+
+// Without returns the group's v1 directories other than controller c's.
+// A v2 directory is returned as it is: it holds every controller and
+// cannot be joined without c (on such hosts a process that must not share
+// c's limit needs a group of its own).
+func (cg *Group) Without(c string) []string {
+	var out []string
+	for _, d := range cg.Dirs {
+		rest, ok := strings.CutPrefix(d, cgroupRoot+"/")
+		if ctrl, _, _ := strings.Cut(rest, "/"); ok && ctrl == c {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// Controllers reports the v1 controllers dirs name (by their hierarchy),
+// and whether any of them is a v2 group.
+func Controllers(dirs []string) (v1 []string, v2 bool) {
+	for _, d := range dirs {
+		rest, _ := strings.CutPrefix(d, cgroupRoot+"/")
+		ctrl, _, _ := strings.Cut(rest, "/")
+		switch ctrl {
+		case "airlock", "unified":
+			v2 = true
+		default:
+			v1 = append(v1, ctrl)
+		}
+	}
+	return v1, v2
+}

@@ -403,3 +403,60 @@ func TestGateOwnCgroup(t *testing.T) {
 		}
 	}
 }
+
+// TestRenameCannotPlantGuardedPaths (outside round, direct/21): a file
+// that may not be created on a protect or hide path cannot get there by
+// renaming a directory built elsewhere into place either.
+func TestRenameCannotPlantGuardedPaths(t *testing.T) {
+	folder, m := mountGate(t, Policy{Protect: []string{"deploy/prod.yml"}, Hide: []string{"config/secret.txt"}}, nil)
+	for _, c := range []struct{ dir, file, dst string }{{"t1", "prod.yml", "deploy"}, {"t2", "secret.txt", "config"}} {
+		if err := os.MkdirAll(m+"/"+c.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, m+"/"+c.dir+"/"+c.file, "PWNED")
+		if err := os.Rename(m+"/"+c.dir, m+"/"+c.dst); err == nil {
+			t.Errorf("renamed %s to %s, planting %s/%s", c.dir, c.dst, c.dst, c.file)
+		}
+		if _, err := os.Stat(folder + "/" + c.dst + "/" + c.file); err == nil {
+			t.Errorf("%s/%s planted on the host", c.dst, c.file)
+		}
+	}
+	// A move that changes no rule still works.
+	os.MkdirAll(m+"/t3", 0o755)
+	write(t, m+"/t3/ok.txt", "fine")
+	if err := os.Rename(m+"/t3", m+"/t4"); err != nil {
+		t.Errorf("plain directory rename: %v", err)
+	}
+}
+
+// TestUnlinkedOpenFile (outside round, direct/23): ftruncate on a file
+// whose name is gone acts on that file, and fchmod and futimens never
+// reach the folder (go-fuse's path of an orphaned inode was the root's).
+func TestUnlinkedOpenFile(t *testing.T) {
+	folder, m := mountGate(t, Policy{}, nil)
+	f, err := os.OpenFile(m+"/tmpx", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.Remove(m + "/tmpx"); err != nil {
+		t.Fatal(err)
+	}
+	var before unix.Stat_t
+	unix.Stat(folder, &before)
+	// The kernel sends fchmod and futimens by inode, not by handle: with
+	// the name gone they fail (ENOENT) rather than reach another file.
+	f.Chmod(0o777)
+	unix.Futimes(int(f.Fd()), []unix.Timeval{{}, {}})
+	if err := f.Truncate(4096); err != nil {
+		t.Errorf("ftruncate of an unlinked file: %v", err)
+	}
+	if fi, err := f.Stat(); err != nil || fi.Size() != 4096 {
+		t.Errorf("unlinked file after ftruncate: %v %v", fi, err)
+	}
+	var after unix.Stat_t
+	unix.Stat(folder, &after)
+	if after.Mode != before.Mode || after.Mtim != before.Mtim {
+		t.Errorf("the folder changed: mode %o→%o mtime %v→%v", before.Mode, after.Mode, before.Mtim, after.Mtim)
+	}
+}

@@ -18,8 +18,9 @@ type Gate struct {
 	p    Policy
 	// bare serialises creating the names that make a git directory, so
 	// two racing creates cannot both pass bareCheck.
-	bare sync.Mutex
-	srv  *fuse.Server
+	bare  sync.Mutex
+	srv   *fuse.Server
+	watch *watcher // host changes to invalidations (nil: short timeouts only)
 }
 
 // Options say what to serve where.
@@ -54,10 +55,11 @@ func mount(o Options, root int) (*Gate, error) {
 	}
 	asRoot := os.Geteuid() == 0
 	g := &Gate{root: root, p: o.Policy}
-	sec, zero := time.Second, time.Duration(0)
+	short, zero := shortTimeout, time.Duration(0)
 	opts := &fs.Options{
-		EntryTimeout:    &sec,
-		AttrTimeout:     &sec,
+		EntryTimeout:    &short,
+		AttrTimeout:     &short,
+		NullPermissions: true, // a mode 000 file stays 000
 		NegativeTimeout: &zero,
 		RootStableAttr:  &fs.StableAttr{Ino: st.Ino, Gen: max(bt, 1)},
 		MountOptions: fuse.MountOptions{
@@ -72,18 +74,27 @@ func mount(o Options, root int) (*Gate, error) {
 			MaxReadAhead:  1 << 20,
 		},
 	}
-	srv, err := fs.Mount(o.Mountpoint, &node{g: g}, opts)
+	rootNode := &node{g: g}
+	if w, err := newWatcher(); err == nil {
+		g.watch = w
+	}
+	srv, err := fs.Mount(o.Mountpoint, rootNode, opts)
 	if err != nil {
+		g.watch.close()
 		unix.Close(root)
 		return nil, fmt.Errorf("workspace gate: mount: %w", err)
 	}
 	g.srv = srv
+	if g.watch != nil {
+		g.watch.add(&rootNode.Inode, root)
+		go g.watch.run()
+	}
 	return g, nil
 }
 
 // Wait blocks until the file system is unmounted (every mount of it, the
 // sandbox's included, is gone).
-func (g *Gate) Wait() { g.srv.Wait(); unix.Close(g.root) }
+func (g *Gate) Wait() { g.srv.Wait(); g.watch.close(); unix.Close(g.root) }
 
 // Unmount detaches the gate's own mount point; clones of it (the sandbox's)
 // keep being served.

@@ -35,27 +35,53 @@ var (
 )
 
 // rel is the node's path relative to the folder ("" for the root).
-func (n *node) rel() string { return n.Path(nil) }
+// An inode the kernel still holds but whose name is gone (a file unlinked
+// while open, or anything below a removed directory) has no path: go-fuse
+// then puts a ".go-fuse.N/deleted" segment in it, which exists nowhere,
+// so no path-based operation on it can land on another file (with no root
+// given, it would be the part of the path still known: "" is the folder
+// itself).
+func (n *node) rel() string { return n.Path(n.Root()) }
 
-// child makes (or finds) the inode for an entry just stat'ed.
-func (n *node) child(ctx context.Context, st *syscall.Stat_t, btime uint64, out *fuse.EntryOut) *fs.Inode {
-	out.Attr.FromStat(st)
+// child makes (or finds) the inode for the entry name of this directory,
+// open as fd (O_PATH, reached beneath the root): its attributes and
+// timeouts go to out, and a directory gets an inotify watch (watch.go).
+func (n *node) child(ctx context.Context, fd int, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	var st syscall.Stat_t
+	btime, err := statFD(fd, &st)
+	if err != nil {
+		return nil, errno(err)
+	}
+	out.Attr.FromStat(&st)
 	gen := btime
 	if gen == 0 {
 		gen = 1
 	}
-	return n.NewInode(ctx, &node{g: n.g}, fs.StableAttr{Mode: st.Mode & syscall.S_IFMT, Ino: st.Ino, Gen: gen})
+	in := n.NewInode(ctx, &node{g: n.g}, fs.StableAttr{Mode: st.Mode & syscall.S_IFMT, Ino: st.Ino, Gen: gen})
+	if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+		n.g.watch.add(in, fd)
+	}
+	d := n.g.timeouts(&n.Inode)
+	out.SetEntryTimeout(d)
+	out.SetAttrTimeout(d)
+	return in, 0
+}
+
+// lookupChild opens the entry rel beneath the root (no symlink followed)
+// and makes its inode.
+func (n *node) lookupChild(ctx context.Context, rel string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	fd, err := open(n.g.root, rel, unix.O_PATH|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, errno(err)
+	}
+	defer unix.Close(fd)
+	return n.child(ctx, fd, out)
 }
 
 // made finishes a create: the new entry's inode (it belongs to the gate's
 // own ids, which are the folder owner's, see doc.go).
 func (n *node) made(ctx context.Context, dfd int, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	var st syscall.Stat_t
-	bt, err := lstat(n.g.root, join(n.rel(), name), &st)
-	if err != nil {
-		return nil, errno(err)
-	}
-	return n.child(ctx, &st, bt, out), 0
+	return n.lookupChild(ctx, join(n.rel(), name), out)
 }
 
 func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
@@ -63,15 +89,15 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	if n.g.p.hidden(rel) {
 		return nil, syscall.ENOENT
 	}
-	var st syscall.Stat_t
-	bt, err := lstat(n.g.root, rel, &st)
-	if err != nil {
-		return nil, errno(err)
-	}
-	return n.child(ctx, &st, bt, out), 0
+	return n.lookupChild(ctx, rel, out)
 }
 
 func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	_, parent := n.Parent()
+	if parent == nil {
+		parent = &n.Inode // the root
+	}
+	out.SetTimeout(n.g.timeouts(parent))
 	if fg, ok := f.(fs.FileGetattrer); ok {
 		return fg.Getattr(ctx, out)
 	}
@@ -88,22 +114,33 @@ func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn,
 	if n.g.p.readOnly(rel) {
 		return syscall.EROFS
 	}
+	apply := func(fd int) syscall.Errno {
+		var st syscall.Stat_t
+		if _, err := statFD(fd, &st); err != nil {
+			return errno(err)
+		}
+		return setattr(fd, &st, in)
+	}
+	// ftruncate, fchmod, futimens: the open file itself (its name may be
+	// gone); otherwise the path.
+	if fh, ok := f.(*file); ok {
+		if e := fh.with(apply); e != 0 {
+			return e
+		}
+		return n.Getattr(ctx, f, out)
+	}
 	fd, err := open(n.g.root, rel, unix.O_PATH|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return errno(err)
 	}
 	defer unix.Close(fd)
-	var st syscall.Stat_t
-	if _, err := statFD(fd, &st); err != nil {
-		return errno(err)
-	}
-	if e := setattr(fd, &st, in); e != 0 {
+	if e := apply(fd); e != 0 {
 		return e
 	}
 	return n.Getattr(ctx, nil, out)
 }
 
-// setattr applies in to the file fd (an O_PATH descriptor) refers to:
+// setattr applies in to the file fd (an O_PATH or open descriptor) refers to:
 // mode without set-id bits, size, times; owner changes are refused.
 func setattr(fd int, st *syscall.Stat_t, in *fuse.SetAttrIn) syscall.Errno {
 	link := st.Mode&syscall.S_IFMT == syscall.S_IFLNK
@@ -251,7 +288,7 @@ func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.Entry
 }
 
 func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	src := target.EmbeddedInode().Path(nil)
+	src := target.EmbeddedInode().Path(n.Root())
 	if n.g.p.hidden(src) || n.g.p.readOnly(src) {
 		return nil, syscall.EPERM // a new name must not reach a protected file
 	}
@@ -298,7 +335,11 @@ func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, 
 	if err != nil {
 		return nil, 0, errno(err)
 	}
-	return &dir{g: n.g, rel: rel, fd: fd, buf: make([]byte, dirBuf)}, 0, 0
+	var ff uint32
+	if n.g.watch.watched(&n.Inode) {
+		ff = fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE // until a host change (watch.go)
+	}
+	return &dir{g: n.g, rel: rel, fd: fd, buf: make([]byte, dirBuf)}, ff, 0
 }
 
 func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {

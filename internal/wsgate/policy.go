@@ -125,10 +125,12 @@ func (p *Policy) guarded(rel string) bool {
 }
 
 // exposes reports whether moving the existing entry at rel to newRel would
-// take it out of a rule: hidden there and not here, or read-only there and
-// not here.
+// change which rules hold for it: out of a hide or protect rule (a hidden
+// file renamed into view), or into one (a directory built elsewhere and
+// renamed so that a file in it lands on a protected or hidden path that
+// could not be created there directly).
 func (p *Policy) exposes(rel, newRel string) bool {
-	return p.hidden(rel) && !p.hidden(newRel) || p.readOnly(rel) && !p.readOnly(newRel)
+	return p.hidden(rel) != p.hidden(newRel) || p.readOnly(rel) != p.readOnly(newRel)
 }
 
 // pathRules reports whether any hide or protect rule exists (else moving a

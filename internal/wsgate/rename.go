@@ -77,7 +77,8 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 
 // movable refuses moving the entry at rel to newRel when that would take
 // anything at or below it out of a hide or protect rule (a hidden file
-// renamed into view by renaming its directory). The walk is bounded:
+// renamed into view by renaming its directory) or into one (a file planted
+// on a protected path by renaming its directory into place). The walk is bounded:
 // past maxWalk entries the move is refused.
 func (g *Gate) movable(rel, newRel string) syscall.Errno {
 	if !g.p.pathRules() {

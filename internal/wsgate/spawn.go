@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -30,9 +31,25 @@ const (
 	cgroupsFile = "wsgate.cgroups"
 )
 
-// Limits of the gate's own cgroup, made when the caller has no sandbox
-// cgroup for it to join (the microVM, whose guest memory is qemu's -m).
+// Limits of the gate's own cgroup: memory when the caller has no sandbox
+// cgroup for it to join (the microVM, whose guest memory is qemu's -m);
+// tasks whenever the sandbox's groups left the pids controller out (the
+// gate must be able to start threads while the sandbox has used up its
+// own pids: a Go program that cannot start one dies).
 var soloLimits = cgroups.Limits{Memory: 256 << 20, Pids: 1024}
+
+// soloGroup says which of soloLimits the gate needs a group of its own for,
+// given the sandbox's groups it joins.
+func soloGroup(sandbox []string) cgroups.Limits {
+	if len(sandbox) == 0 {
+		return soloLimits
+	}
+	v1, v2 := cgroups.Controllers(sandbox)
+	if v2 || slices.Contains(v1, "pids") {
+		return cgroups.Limits{} // the sandbox's groups cover both
+	}
+	return cgroups.Limits{Pids: soloLimits.Pids}
+}
 
 // Start starts the gate for a sandbox whose state lives in stateDir (after
 // stopping a leftover one) and returns the mount point (o.Mountpoint is
@@ -46,13 +63,13 @@ func Start(ctx context.Context, stateDir string, o Options) (string, error) {
 		return "", err
 	}
 	o.Mountpoint = mp
-	if len(o.Cgroups) == 0 && os.Geteuid() == 0 {
-		cg, _ := cgroups.Setup(cgroups.Name("gate", stateDir), soloLimits)
+	if lim := soloGroup(o.Cgroups); lim != (cgroups.Limits{}) && os.Geteuid() == 0 {
+		cg, _ := cgroups.Setup(cgroups.Name("gate", stateDir), lim)
 		if err := cg.Save(filepath.Join(stateDir, cgroupsFile)); err != nil {
 			cg.Remove()
 			return "", err
 		}
-		o.Cgroups = cg.Dirs
+		o.Cgroups = append(o.Cgroups, cg.Dirs...)
 	}
 	pid, err := Spawn(ctx, o, filepath.Join(stateDir, logFile))
 	if err != nil {

@@ -347,7 +347,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 		return err
 	}
 	if c.Gate != nil {
-		if _, err := wsgate.Start(ctx, dir, wsgate.Options{Folder: c.Direct, Policy: *c.Gate, }); err != nil {
+		if _, err := wsgate.Start(ctx, dir, wsgate.Options{Folder: c.Direct, Policy: *c.Gate}); err != nil {
 			return fmt.Errorf("start vm %s: %w", id, err)
 		}
 		defer func() {

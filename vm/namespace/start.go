@@ -89,7 +89,7 @@ type launch struct {
 	notes []string
 
 	data    string   // dataDir: where home/, var/, workspace/ are
-	cgroups []string // the sandbox's cgroup directories (the gate joins them)
+	cgroups []string // the sandbox's cgroup directories the gate joins
 	unmount func()   // detaches the disk image's host mount
 }
 
@@ -146,7 +146,9 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 		cg.Remove()
 		return proc{}, "", err
 	}
-	l.cgroups = cg.Dirs
+	// The gate shares the sandbox's memory (and CPU) groups but not its
+	// pids group on v1 hosts: it gets tasks of its own (wsgate.Start).
+	l.cgroups = cg.Without("pids")
 	if err := l.mountDisk(); err != nil {
 		return proc{}, "", err
 	}

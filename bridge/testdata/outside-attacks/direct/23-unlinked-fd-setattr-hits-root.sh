@@ -4,7 +4,9 @@
 # parent left, and Path(nil) of an orphan is "": the gate then applies
 # fchmod/futimens on that descriptor to the FOLDER ROOT (and ftruncate fails
 # with EINVAL, which programs that unlink their temp files then resize them
-# hit). Defended: the root's mode and mtime are unchanged and ftruncate works.
+# hit). Defended: the root's mode is unchanged and its mtime is not the
+# attack's 1970 (creating and unlinking tmpx in it rightly moves it to now),
+# and ftruncate works.
 SB=atk23
 . "$(dirname "$0")/lib.sh"
 mkrepo; up
@@ -20,5 +22,10 @@ for name, f in (("ftruncate", lambda: os.ftruncate(fd, 2)), ("fchmod", lambda: o
 ' 2>&1 | sed 's/^/  inside: /'
 after=$(stat -c '%a %Y' "$WS")
 echo "folder root mode/mtime before: $before, after: $after"
-[ "$before" != "$after" ] && succeeded
+set -- $after
+[ "$1" != 755 ] || [ "$2" = 0 ] && succeeded
+ax python3 -c '
+import os
+fd = os.open("/workspace/tmpy", os.O_RDWR | os.O_CREAT, 0o600)
+os.write(fd, b"hello"); os.unlink("/workspace/tmpy"); os.ftruncate(fd, 2)' || succeeded
 defended

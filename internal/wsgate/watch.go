@@ -1,0 +1,208 @@
+package wsgate
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"golang.org/x/sys/unix"
+)
+
+// Caching with invalidation. The sandbox's kernel caches names and
+// attributes it got from the gate; changes the sandbox makes through the
+// gate it sees itself, but the folder is also the user's, and host-side
+// changes must reach the sandbox. Every directory the sandbox has looked
+// up is watched with inotify; a host change to an entry (created,
+// deleted, moved, written, attributes) invalidates that entry's name and
+// attributes and its cached pages in the sandbox's kernel (FUSE notify).
+// Entries in watched directories are then cached for cachedTimeout
+// instead of a second, and their listings are cached by the kernel
+// (FOPEN_CACHE_DIR) until a name in them changes; where a watch could not be added (the user's
+// inotify limit), entries keep the short timeout. What inotify cannot
+// report (a hard-linked file changed through a name in a directory the
+// sandbox never looked at) is at most cachedTimeout stale; a queue
+// overflow invalidates everything known.
+const (
+	shortTimeout  = time.Second
+	cachedTimeout = time.Minute
+)
+
+const watchMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
+	unix.IN_ATTRIB | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF |
+	unix.IN_ONLYDIR | unix.IN_EXCL_UNLINK
+
+// watcher maps inotify watches to the directory inodes they cover.
+type watcher struct {
+	f *os.File // non-blocking, so close ends run's read
+
+	mu   sync.Mutex // guards dirs and wds
+	dirs map[int32]*fs.Inode
+	wds  map[*fs.Inode]int32
+}
+
+func newWatcher() (*watcher, error) {
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		return nil, fmt.Errorf("inotify: %w", err)
+	}
+	return &watcher{f: os.NewFile(uintptr(fd), "inotify"), dirs: map[int32]*fs.Inode{}, wds: map[*fs.Inode]int32{}}, nil
+}
+
+// add watches the directory open as dfd (an O_PATH descriptor reached the
+// gate's safe way) for the inode in, and reports whether it is watched.
+func (w *watcher) add(in *fs.Inode, dfd int) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.wds[in]; ok {
+		return true
+	}
+	// The magic link names exactly the directory the descriptor holds.
+	wd, err := unix.InotifyAddWatch(int(w.f.Fd()), fmt.Sprintf("/proc/self/fd/%d", dfd), watchMask)
+	if err != nil {
+		return false
+	}
+	if old, ok := w.dirs[int32(wd)]; ok && old != in {
+		delete(w.wds, old) // the same directory under another inode: keep the newest
+	}
+	w.dirs[int32(wd)] = in
+	w.wds[in] = int32(wd)
+	return true
+}
+
+// watched reports whether changes to in's entries are reported.
+func (w *watcher) watched(in *fs.Inode) bool {
+	if w == nil || in == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.wds[in]
+	return ok
+}
+
+// forget drops the watch of a directory the kernel forgot.
+func (w *watcher) forget(in *fs.Inode) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if wd, ok := w.wds[in]; ok {
+		unix.InotifyRmWatch(int(w.f.Fd()), uint32(wd))
+		delete(w.wds, in)
+		delete(w.dirs, wd)
+	}
+}
+
+// run reads events until the descriptor is closed and invalidates what
+// they name; each batch is deduplicated first.
+func (w *watcher) run() {
+	buf := make([]byte, 64<<10)
+	type key struct {
+		wd   int32
+		name string
+	}
+	for {
+		n, err := w.f.Read(buf)
+		if err != nil || n <= 0 {
+			return
+		}
+		seen := map[key]uint32{}
+		overflow := false
+		for b := buf[:n]; len(b) >= unix.SizeofInotifyEvent; {
+			wd := int32(binary.NativeEndian.Uint32(b[0:4]))
+			mask := binary.NativeEndian.Uint32(b[4:8])
+			nameLen := int(binary.NativeEndian.Uint32(b[12:16]))
+			if unix.SizeofInotifyEvent+nameLen > len(b) {
+				break
+			}
+			name := b[unix.SizeofInotifyEvent : unix.SizeofInotifyEvent+nameLen]
+			for i, c := range name {
+				if c == 0 {
+					name = name[:i]
+					break
+				}
+			}
+			b = b[unix.SizeofInotifyEvent+nameLen:]
+			switch {
+			case mask&unix.IN_Q_OVERFLOW != 0:
+				overflow = true
+			case mask&unix.IN_IGNORED != 0:
+				w.mu.Lock()
+				if in, ok := w.dirs[wd]; ok {
+					delete(w.wds, in)
+					delete(w.dirs, wd)
+				}
+				w.mu.Unlock()
+			default:
+				seen[key{wd, string(name)}] |= mask
+			}
+		}
+		if overflow {
+			w.invalidateAll()
+			continue
+		}
+		listings := map[*fs.Inode]bool{}
+		for k, mask := range seen {
+			w.mu.Lock()
+			dir := w.dirs[k.wd]
+			w.mu.Unlock()
+			if dir == nil {
+				continue
+			}
+			if k.name == "" {
+				dir.NotifyContent(-1, 0) // the directory's own attributes
+				continue
+			}
+			if child := dir.GetChild(k.name); child != nil {
+				child.NotifyContent(0, 0) // attributes and every cached page
+			}
+			dir.NotifyEntry(k.name)
+			if mask&(unix.IN_CREATE|unix.IN_DELETE|unix.IN_MOVED_FROM|unix.IN_MOVED_TO) != 0 {
+				listings[dir] = true
+			}
+		}
+		for dir := range listings {
+			dir.NotifyContent(0, 0) // its cached listing
+		}
+	}
+}
+
+// invalidateAll drops every name, attribute and page the kernel may hold
+// (after events were lost).
+func (w *watcher) invalidateAll() {
+	w.mu.Lock()
+	dirs := make([]*fs.Inode, 0, len(w.dirs))
+	for _, d := range w.dirs {
+		dirs = append(dirs, d)
+	}
+	w.mu.Unlock()
+	for _, d := range dirs {
+		d.NotifyContent(-1, 0)
+		for name, child := range d.Children() {
+			child.NotifyContent(0, 0)
+			d.NotifyEntry(name)
+		}
+	}
+}
+
+// close stops run.
+func (w *watcher) close() {
+	if w != nil {
+		w.f.Close()
+	}
+}
+
+// timeouts are the entry and attribute lifetimes for an entry of dir.
+func (g *Gate) timeouts(dir *fs.Inode) time.Duration {
+	if g.watch.watched(dir) {
+		return cachedTimeout
+	}
+	return shortTimeout
+}

@@ -1,0 +1,69 @@
+package wsgate
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHostChangesReachTheSandbox: entries are cached for a minute, so what
+// the user changes on the host must invalidate them (inotify → FUSE
+// notify): new content of the same size, a new file, a removed one, a
+// rename, a mode change, each seen through the mount well before the cache
+// would expire (the wait is a bound, not a measurement).
+func TestHostChangesReachTheSandbox(t *testing.T) {
+	folder, m := mountGate(t, Policy{}, func(d string) {
+		write(t, d+"/sub/a.txt", "version-1")
+		write(t, d+"/sub/gone.txt", "x")
+		write(t, d+"/sub/old-name", "r")
+	})
+	// Prime the caches: names, attributes and pages.
+	if b, _ := os.ReadFile(m + "/sub/a.txt"); string(b) != "version-1" {
+		t.Fatalf("read: %q", b)
+	}
+	for _, p := range []string{"/sub/gone.txt", "/sub/old-name"} {
+		if _, err := os.Stat(m + p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(m + "/sub/new.txt"); err == nil {
+		t.Fatal("new.txt exists before it was made")
+	}
+	names := func() string {
+		ents, _ := os.ReadDir(m + "/sub")
+		var s []string
+		for _, e := range ents {
+			s = append(s, e.Name())
+		}
+		return strings.Join(s, " ")
+	}
+	if got := names(); got != "a.txt gone.txt old-name" {
+		t.Fatalf("listing: %q", got)
+	}
+	write(t, folder+"/sub/a.txt", "version-2")
+	write(t, folder+"/sub/new.txt", "n")
+	os.Remove(folder + "/sub/gone.txt")
+	os.Rename(folder+"/sub/old-name", folder+"/sub/new-name")
+	os.Chmod(folder+"/sub/new.txt", 0o600)
+	eventually(t, "new content", func() bool { b, _ := os.ReadFile(m + "/sub/a.txt"); return string(b) == "version-2" })
+	eventually(t, "new file", func() bool { _, err := os.Stat(m + "/sub/new.txt"); return err == nil })
+	eventually(t, "removed file", func() bool { _, err := os.Stat(m + "/sub/gone.txt"); return os.IsNotExist(err) })
+	eventually(t, "renamed file", func() bool {
+		_, err1 := os.Stat(m + "/sub/old-name")
+		_, err2 := os.Stat(m + "/sub/new-name")
+		return os.IsNotExist(err1) && err2 == nil
+	})
+	eventually(t, "new listing", func() bool { return names() == "a.txt new-name new.txt" })
+	eventually(t, "new mode", func() bool { fi, err := os.Stat(m + "/sub/new.txt"); return err == nil && fi.Mode().Perm() == 0o600 })
+}
+
+func eventually(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Errorf("%s: not seen through the gate within 10 s (the cache lasts %v)", what, cachedTimeout)
+}
