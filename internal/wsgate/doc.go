@@ -40,11 +40,15 @@
 //	seccomp       its own filter (seccomp.go): no ioctl but FIONREAD, no
 //	              locks, mounts, namespaces, set*id, ptrace, exec, sockets,
 //	              keyrings, bpf, io_uring, modules; signals only to itself
-//	cgroup        the sandbox's own groups (namespace backend: joined before
-//	              it allocates anything, so its memory and threads count
-//	              against the sandbox's memory and pids limits). Where the
-//	              sandbox has none to join (the microVM, whose memory is
-//	              qemu's -m), a group of its own: 256 MiB, 1,024 tasks.
+//	cgroup        the sandbox's memory and CPU groups (namespace backend:
+//	              joined before it allocates anything, so its memory counts
+//	              against the sandbox's limit); its tasks in a pids group of
+//	              its own (1,024), so a sandbox that used up its pids cannot
+//	              make the gate's runtime die (on cgroup v2 hosts, whose one
+//	              group holds every controller, it joins the sandbox's).
+//	              Where the sandbox has none to join (the microVM, whose
+//	              memory is qemu's -m), a group of its own: 256 MiB, 1,024
+//	              tasks.
 //	              Run by a user who cannot make cgroups: none, and the
 //	              descriptor and soft memory (128 MiB GC target) limits
 //	descriptors   RLIMIT_NOFILE 8192: each file or directory the sandbox
@@ -74,8 +78,9 @@
 //	MKDIR, MKNOD,      mkdirat; mknodat (regular, socket only); createErr, bareCheck, no
 //	SYMLINK, LINK      symlinkat; linkat                        symlink on a guarded path
 //	UNLINK, RMDIR      unlinkat                                hidden: ENOENT; RO: EROFS
-//	RENAME             renameat2 (no WHITEOUT); a bounded      movable, symlinkGuard,
-//	                   getdents walk of a moved directory      bareCheck
+//	RENAME             renameat2 (no WHITEOUT); a bounded      movable (nothing moves into
+//	                   getdents walk of a moved directory      or out of a rule), bareCheck,
+//	                                                           symlinkGuard
 //	READLINK           readlinkat                              -
 //	OPENDIR, READDIR,  openat2(O_DIRECTORY), getdents64,       hidden entries left out
 //	READDIRPLUS        lseek (seekdir), fsync; LOOKUP per
@@ -96,6 +101,13 @@
 //	                   READ and WRITE)
 //	STATX, TMPFILE,    none (go-fuse defaults: GETATTR, or
 //	BMAP, POLL         EOPNOTSUPP/ENOSYS)
+//
+// Besides: one inotify instance, and a watch on each directory the
+// sandbox looked up (inotify_add_watch on /proc/self/fd/N of a descriptor
+// reached as above), so host changes invalidate the sandbox's caches
+// (watch.go); no other host call is made for the sandbox. Paths come from
+// go-fuse's tree relative to the root: an inode whose name is gone gets a
+// path that exists nowhere, never a shorter one.
 //
 // Files the gate creates belong to its own ids, which are the folder
 // owner's (on disk, through the idmapped view, root's for a root folder),
