@@ -2,9 +2,6 @@ package egress
 
 import (
 	"encoding/json"
-	"errors"
-	"os"
-	"sync"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/fsx"
@@ -52,35 +49,17 @@ const LogFile = "egress.log"
 // maxLogSize is when the log rotates to egress.log.1 (one old file kept).
 const maxLogSize = 16 << 20
 
-// DecisionLog appends entries as JSON lines. Safe for concurrent use.
-type DecisionLog struct {
-	mu   sync.Mutex // guards f and size
-	path string
-	f    *os.File
-	size int64
-}
+// DecisionLog appends entries as JSON lines to a capped, rotating file.
+// Safe for concurrent use.
+type DecisionLog struct{ f *fsx.RotatingFile }
 
 // OpenDecisionLog opens (creating, mode 0600) the log at path for appending.
 func OpenDecisionLog(path string) (*DecisionLog, error) {
-	l := &DecisionLog{path: path}
-	if err := l.open(); err != nil {
+	f, err := fsx.OpenRotating(path, maxLogSize)
+	if err != nil {
 		return nil, err
 	}
-	return l, nil
-}
-
-func (l *DecisionLog) open() error {
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return err
-	}
-	l.f, l.size = f, st.Size()
-	return nil
+	return &DecisionLog{f: f}, nil
 }
 
 // Write appends one entry; errors are returned for the caller to log.
@@ -89,36 +68,12 @@ func (l *DecisionLog) Write(e Entry) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil {
-		return errors.New("decision log closed")
-	}
-	if l.size+int64(len(b)) > maxLogSize {
-		l.f.Close()
-		_ = os.Rename(l.path, l.path+".1")
-		if err := l.open(); err != nil {
-			l.f = nil
-			return err
-		}
-	}
-	n, err := l.f.Write(b)
-	l.size += int64(n)
+	_, err = l.f.Write(append(b, '\n'))
 	return err
 }
 
 // Close closes the file.
-func (l *DecisionLog) Close() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil {
-		return nil
-	}
-	err := l.f.Close()
-	l.f = nil
-	return err
-}
+func (l *DecisionLog) Close() error { return l.f.Close() }
 
 // ReadLog reads entries from path starting at byte offset, at most limit
 // (0 = no limit), and returns the offset to continue from. A missing file

@@ -311,10 +311,12 @@ func (p *Proxy) dialAdmitted(ctx context.Context, w io.Writer, t Target, allow *
 	return up, true
 }
 
-// record logs one decision: a slog line, the decision log, the deny hook.
+// record logs one decision: the sandbox's decision log (capped, rotated),
+// the deny hook, and a debug line (the bridge log is Info: a sandbox must
+// not be able to write it a line per request).
 func (p *Proxy) record(e Entry) {
 	e.Time, e.Sandbox = p.now().UTC(), p.sandbox
-	p.logger.Info("egress decision", "sandbox", e.Sandbox, "rule", e.Rule, "decision", e.Verdict,
+	p.logger.Debug("egress decision", "sandbox", e.Sandbox, "rule", e.Rule, "decision", e.Verdict,
 		"method", e.Method, "host", e.Host, "port", e.Port, "bytes", e.Bytes, "credential", e.Credential)
 	if p.log != nil {
 		if err := p.log.Write(e); err != nil {

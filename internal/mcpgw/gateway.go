@@ -322,7 +322,9 @@ func (g *Gateway) callTool(ctx context.Context, gr Grant, p *mcp.CallToolParamsR
 		if err := g.opt.Log.Append(e); err != nil {
 			g.opt.Logger.Error("mcp call log write failed", "sandbox", g.opt.Sandbox, "err", err)
 		}
-		g.opt.Logger.Info("mcp tools/call", "sandbox", g.opt.Sandbox, "server", e.Server, "tool", e.Tool,
+		// The call log is the record; the bridge log only at debug (one
+		// line per call would let the sandbox fill it).
+		g.opt.Logger.Debug("mcp tools/call", "sandbox", g.opt.Sandbox, "server", e.Server, "tool", e.Tool,
 			"decision", e.Decision, "args_sha256", e.ArgsSHA256, "result_bytes", e.ResultBytes)
 	}()
 	if !gr.Filter.Allowed(p.Name) {
