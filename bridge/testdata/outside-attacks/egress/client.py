@@ -37,3 +37,10 @@ def tls(target, sni, raw, t=8, verify=True):
     ts.sendall(raw); r = _recv_all(ts, t); ts.close(); return r
 def status(r):
     return r.split(b"\r\n", 1)[0].decode("latin-1")
+def read_until(s, mark, t=8):
+    s.settimeout(t); out = b""
+    while mark not in out:
+        d = s.recv(4096)
+        if not d: break
+        out += d
+    return out

@@ -56,7 +56,7 @@ $*
 H
 }
 # secret NAME VALUE
-secret() { printf '%s' "$2" | airlock secret set "$1" >/dev/null || setup_error "secret set $1"; }
+secret() { printf '%s' "$2" | airlock secret set "$1" >"$T/secret.out" 2>&1 || { cat "$T/secret.out" >&2; setup_error "secret set $1"; }; }
 # up [extra lines in the sandbox block] -- sandbox "atk"
 up() {
   local name=${SBNAME:-atk}
