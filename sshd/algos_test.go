@@ -86,8 +86,19 @@ type algoCase struct {
 
 // runAlgoCases runs every case against ours and OpenSSH's sshd (Hosts
 // "test" and "openssh" in ts.Config) and returns which passed per host.
+// A case whose outcome differs between the servers is run once more on
+// both, one at a time (a loaded machine drops the odd connection).
 func runAlgoCases(t *testing.T, ts *testServer, cases []algoCase) map[string]peerResult {
 	res := map[string]peerResult{"test": {}, "openssh": {}}
+	try := func(c algoCase, host string) bool {
+		args := append(append([]string{"-F", ts.Config}, c.args...), host, "echo ok")
+		out := runLines(t, timeoutAlgo, nil, "", "ssh", args...)
+		ok := strings.TrimSpace(out) == "ok"
+		if !ok {
+			t.Logf("%s against %s: %s", c.name, host, strings.TrimSpace(out))
+		}
+		return ok
+	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
@@ -98,18 +109,21 @@ func runAlgoCases(t *testing.T, ts *testServer, cases []algoCase) map[string]pee
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				args := append(append([]string{"-F", ts.Config}, c.args...), host, "echo ok")
-				out := runLines(t, timeoutAlgo, nil, "", "ssh", args...)
+				ok := try(c, host)
 				mu.Lock()
-				res[host][c.name] = strings.TrimSpace(out) == "ok"
-				if host == "test" && strings.TrimSpace(out) != "ok" {
-					t.Logf("%s against ours: %s", c.name, strings.TrimSpace(out))
-				}
+				res[host][c.name] = ok
 				mu.Unlock()
 			}()
 		}
 	}
 	wg.Wait()
+	for _, c := range cases {
+		if res["test"][c.name] != res["openssh"][c.name] && !missingAlgos[c.name] {
+			for _, host := range peerHosts {
+				res[host][c.name] = try(c, host)
+			}
+		}
+	}
 	return res
 }
 
