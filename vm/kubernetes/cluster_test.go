@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/airlock-sandbox/airlock/bridge/bridgetest"
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/k8stest"
 	"github.com/airlock-sandbox/airlock/vm/microvm"
@@ -40,6 +41,9 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if agentBin != "" {
+		os.Remove(agentBin)
+	}
 	if cluster != nil && os.Getenv("AIRLOCK_K8S_KEEP") == "" {
 		cluster.Stop()
 	}
@@ -71,6 +75,8 @@ func needCluster(t testing.TB) *k8stest.Cluster {
 }
 
 var (
+	agentOnce    sync.Once
+	agentErr     error
 	imageOnce    sync.Once
 	imageArchive string
 	imageErr     error
@@ -86,7 +92,19 @@ func testImageArchive(t testing.TB) string {
 	if os.Geteuid() != 0 {
 		t.Skip("building the image needs root (debootstrap)")
 	}
-	agentBin = filepath.Join(bridgetest.Binaries(t), "airlock-agent")
+	agentOnce.Do(func() {
+		// Built here rather than through bridgetest: the agent links only
+		// its own packages, so host-side work in progress cannot break it.
+		agentBin = filepath.Join(k8stest.CacheDir(), fmt.Sprintf("airlock-agent-%d", os.Getpid()))
+		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", agentBin, "github.com/airlock-sandbox/airlock/cmd/airlock-agent")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			agentErr = fmt.Errorf("go build airlock-agent: %v\n%s", err, out)
+		}
+	})
+	if agentErr != nil {
+		t.Fatal(agentErr)
+	}
 	imageOnce.Do(func() {
 		ctx := context.Background()
 		cache := k8stest.CacheDir()

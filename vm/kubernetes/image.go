@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/vm/kubernetes/ociimage"
 )
 
@@ -52,12 +53,24 @@ func BuildOCI(ctx context.Context, ext4Image, agentBinary, ref, dst string) erro
 			return fmt.Errorf("%s: no /bin in the image", ext4Image)
 		}
 	}
+	// A copy of the agent in the root: the archive is read twice (digest,
+	// then write) and the host binary may be replaced meanwhile.
+	agentDst := filepath.Join(root, AgentImagePath)
+	if err := os.MkdirAll(filepath.Dir(agentDst), 0o755); err != nil {
+		return err
+	}
+	if err := fsx.CopyFile(agentBinary, agentDst, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(agentDst, 0o755); err != nil {
+		return err
+	}
 	return ociimage.WriteArchive(dst, ref, root, ociimage.Config{
 		User:       "1000:1000",
 		Env:        []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
 		WorkingDir: "/workspace",
 		Entrypoint: []string{AgentImagePath},
-	}, ociimage.Extra{Path: AgentImagePath, Src: agentBinary, Mode: 0o755})
+	})
 }
 
 // topLevel parses `debugfs -R "ls -p /"` lines: /INODE/MODE/UID/GID/NAME/SIZE/.

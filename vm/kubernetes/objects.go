@@ -197,13 +197,14 @@ func (b *Backend) pod(ns string, st *state) *corev1.Pod {
 		{Name: "data", MountPath: st.WorkspaceTarget, SubPath: "workspace"},
 		run,
 		{Name: "tmp", MountPath: "/tmp"},
-		{Name: "tmp", MountPath: "/var/tmp", SubPath: "var-tmp"},
+		{Name: "var-tmp", MountPath: "/var/tmp"},
 	}, st.Mounts...)
 	vols := append([]corev1.Volume{
 		{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: objName(st.ID)}}},
 		{Name: "spec", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: objName(st.ID), DefaultMode: ptr(int32(0o440))}}},
 		{Name: "run", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: ptr(resource.MustParse("16Mi"))}}},
 		{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: "var-tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 	}, st.Volumes...)
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: objName(st.ID), Namespace: ns, Labels: labels(st.ID)},

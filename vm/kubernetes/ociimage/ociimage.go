@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"sort"
 	"syscall"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -134,6 +135,9 @@ func writeTar(w io.Writer, root string, extra []Extra) error {
 		}
 		h.Name = rel
 		h.Uname, h.Gname = "", ""
+		// The layer is read more than once (digest, then write) and reading
+		// moves access times: keep only the modification time.
+		h.AccessTime, h.ChangeTime, h.ModTime = time.Time{}, time.Time{}, h.ModTime.Truncate(time.Second)
 		h.Format = tar.FormatPAX
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 			h.Uid, h.Gid = int(st.Uid), int(st.Gid)
@@ -151,44 +155,53 @@ func writeTar(w io.Writer, root string, extra []Extra) error {
 			h.Name += "/"
 		}
 		if err := tw.WriteHeader(h); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", rel, err)
 		}
 		if h.Typeflag == tar.TypeReg {
-			if err := copyFile(tw, p); err != nil {
-				return err
+			if err := copyFile(tw, p, h.Size); err != nil {
+				return fmt.Errorf("%s: %w", rel, err)
 			}
 		}
 	}
 	for _, e := range extra {
-		fi, err := os.Stat(e.Src)
+		f, err := os.Open(e.Src)
 		if err != nil {
+			return err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
 			return err
 		}
 		rel := filepath.ToSlash(filepath.Clean(e.Path))[1:]
 		for i := range len(rel) {
 			if dir := rel[:i]; rel[i] == '/' && !seen[dir] {
 				seen[dir] = true
-				if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: dir + "/", Mode: 0o755, ModTime: fi.ModTime(), Format: tar.FormatPAX}); err != nil {
+				if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: dir + "/", Mode: 0o755, ModTime: fi.ModTime().Truncate(time.Second), Format: tar.FormatPAX}); err != nil {
 					return err
 				}
 			}
 		}
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: e.Mode, Size: fi.Size(), ModTime: fi.ModTime(), Format: tar.FormatPAX}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: e.Mode, Size: fi.Size(), ModTime: fi.ModTime().Truncate(time.Second), Format: tar.FormatPAX}); err != nil {
+			f.Close()
 			return err
 		}
-		if err := copyFile(tw, e.Src); err != nil {
+		_, err = io.CopyN(tw, f, fi.Size())
+		f.Close()
+		if err != nil {
 			return err
 		}
 	}
 	return tw.Close()
 }
 
-func copyFile(w io.Writer, p string) error {
+// copyFile copies exactly size bytes (what the header said) of p.
+func copyFile(w io.Writer, p string, size int64) error {
 	f, err := os.Open(p)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	_, err = io.Copy(w, f)
+	_, err = io.CopyN(w, f, size)
 	return err
 }
