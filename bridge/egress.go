@@ -119,6 +119,18 @@ func (e *egressFeature) proxyFor(env Env, sb SandboxRef, running bool) (*egressS
 	return st, nil
 }
 
+// startable checks, before a sandbox boots, that its proxy builds from the
+// host settings as they are now: a broken egress.hcl fails `start` with its
+// file:line:col (fail closed) instead of a sandbox whose every request
+// gets a 503. A stopped sandbox's proxy is built and dropped (its guest
+// connection builds it again), a running one's is the one it uses.
+func (e *egressFeature) startable(env Env, sb SandboxRef) error {
+	if _, err := e.proxyFor(env, sb, false); err != nil {
+		return &Error{Code: protocol.CodeFailed, Message: "egress: " + egressOneLine(err.Error())}
+	}
+	return nil
+}
+
 // detached marks the sandbox's proxy stale: the bridge let go of it
 // (stop), and its next start reads the host settings again.
 func (e *egressFeature) detached(env Env, name string) {

@@ -48,10 +48,12 @@ func TestEgressHostSettingsApplyAtStart(t *testing.T) {
 	name := h.Up(t, strings.Replace(approveHCL, `approve = ["pub.test PUT /repos/*/release"]`, "", 1), t.TempDir())
 	url := fmt.Sprintf("https://pub.test:%d/", l.Addr().(*net.TCPAddr).Port)
 	curl := func() string {
-		out, _, _ := h.Exec(t, name, "sh", "-c", "curl -sS -o /dev/null -D - "+url+" 2>&1")
+		// -k: pub.test is tunnelled and its CA is not the sandbox's (without
+		// it curl aborts the handshake and only the proxy's 200 shows).
+		out, _, _ := h.Exec(t, name, "sh", "-c", "curl -sSk -D - "+url+" 2>&1")
 		return out
 	}
-	if out := curl(); !strings.Contains(out, " 200") {
+	if out := curl(); !strings.Contains(out, "upstream-ok") {
 		t.Fatalf("before: %s", out)
 	}
 	if o, e, code := h.Airlock(t, "stop", name); code != 0 {
@@ -72,5 +74,29 @@ func TestEgressHostSettingsApplyAtStart(t *testing.T) {
 	}
 	if out, _, _ := h.Airlock(t, "policy", "ls", name); !strings.Contains(out, "deny") || !strings.Contains(out, "host settings") {
 		t.Errorf("policy ls after start:\n%s", out)
+	}
+	// A broken egress.hcl fails the start with its file:line (fail closed:
+	// the sandbox stays stopped rather than running with every request 503).
+	if o, e, code := h.Airlock(t, "stop", name); code != 0 {
+		t.Fatalf("stop: %s %s", o, e)
+	}
+	if err := os.WriteFile(hsPath, []byte(settings+"deny = [\"pub.test\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, e, code := h.Airlock(t, "start", name)
+	if code == 0 || !strings.Contains(e, hsPath+":3,") {
+		t.Fatalf("start with a broken egress.hcl: exit %d\n%s%s", code, o, e)
+	}
+	if out, _, _ := h.Airlock(t, "ls"); !strings.Contains(out, "stopped") {
+		t.Errorf("after the refused start:\n%s", out)
+	}
+	if err := os.WriteFile(hsPath, []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if o, e, code := h.Airlock(t, "start", name); code != 0 {
+		t.Fatalf("start after the fix: %s %s", o, e)
+	}
+	if out := curl(); !strings.Contains(out, "upstream-ok") {
+		t.Errorf("after the fix: %s", out)
 	}
 }

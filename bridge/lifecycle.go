@@ -392,6 +392,9 @@ func (d *Daemon) rpcStart(ctx context.Context, _ Env, raw json.RawMessage) (any,
 func (d *Daemon) start(ctx context.Context, sb *sandbox) error {
 	sb.op.Lock()
 	defer sb.op.Unlock()
+	if err := d.egress.startable(d, sb); err != nil {
+		return err // egress.hcl as it is now does not build: do not boot
+	}
 	t0 := time.Now()
 	err := sb.be.Start(ctx, sb.name)
 	t1 := time.Now()
