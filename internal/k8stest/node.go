@@ -59,7 +59,7 @@ for b in iptables ip6tables iptables-legacy ip6tables-legacy iptables-nft ip6tab
 done
 mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t tmpfs -o mode=0755 tmpfs /var/log
-for c in /sys/fs/cgroup/*/; do mkdir -p "$c%[3]s"; done
+for c in /sys/fs/cgroup/*/; do mkdir -p "${c}%[3]s"; done
 if [ -e /sys/fs/cgroup/cpuset/cpuset.cpus ]; then
 	cat /sys/fs/cgroup/cpuset/cpuset.cpus > "/sys/fs/cgroup/cpuset/%[3]s/cpuset.cpus"
 	cat /sys/fs/cgroup/cpuset/cpuset.mems > "/sys/fs/cgroup/cpuset/%[3]s/cpuset.mems"
