@@ -403,7 +403,8 @@ func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
 	if !running || pod.DeletionTimestamp != nil {
 		return vm.Status{State: vm.StateStopped, Note: podNote(pod)}, nil
 	}
-	s := vm.Status{State: vm.StateRunning, Note: fmt.Sprintf("pod %s/%s on node %s", st.Namespace, pod.Name, pod.Spec.NodeName)}
+	s := vm.Status{State: vm.StateRunning, Note: fmt.Sprintf("pod %s/%s on node %s; deny-all NetworkPolicy %s in place, enforced only if the cluster's network plugin enforces policies (not checked)",
+		st.Namespace, pod.Name, pod.Spec.NodeName, objName(id))}
 	if pid := localPID(cid); pid > 0 {
 		s.PID = pid
 		s.MemoryBytes = rssBytes(pid)

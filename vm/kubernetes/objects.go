@@ -44,7 +44,7 @@ func labels(id string) map[string]string {
 const initScript = `set -eu
 mkdir -p /data/home /data/workspace
 if [ ! -e /data/home/.airlock-home ]; then
-	cp -a /etc/skel/. /data/home/ 2>/dev/null || true
+	cp -R /etc/skel/. /data/home/ 2>/dev/null || true
 	: > /data/home/.airlock-home
 fi
 while IFS=' ' read -r key mode dst; do
