@@ -109,6 +109,10 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 	etcdPort, peerPort, apiPort, kubeletPort := ports[0], ports[1], ports[2], ports[3]
 	c.Server = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
 
+	nodeIP, err := hostIP()
+	if err != nil {
+		return nil, err
+	}
 	p, err := newPKI(filepath.Join(dir, "pki"))
 	if err != nil {
 		return nil, err
@@ -120,7 +124,7 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 		{"controller-manager", "system:kube-controller-manager", "system:masters"},
 		{"kubelet", "system:node:" + NodeName, "system:nodes"},
 	} {
-		if err := p.issue(cert[0], cert[1], cert[2:]...); err != nil {
+		if err := p.issue(cert[0], cert[1], []net.IP{nodeIP}, cert[2:]...); err != nil {
 			return nil, err
 		}
 	}
@@ -174,7 +178,7 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 		"--profiling=false", "--v=1"); err != nil {
 		return nil, err
 	}
-	if err := writeNode(dir, cgroupRoot, kubeletPort); err != nil {
+	if err := writeNode(dir, cgroupRoot, kubeletPort, nodeIP.String()); err != nil {
 		return nil, err
 	}
 	if err := buildPause(ctx, o.Cache, filepath.Join(dir, "pause.tar")); err != nil {
@@ -229,6 +233,26 @@ func (c *Cluster) logTails() string {
 		fmt.Fprintf(&b, "--- %s (tail)\n%s\n", n, tail(data, 1500))
 	}
 	return b.String()
+}
+
+// hostIP is the node's address: kubelet refuses loopback ones.
+func hostIP() (net.IP, error) {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range ifs {
+		if i.Flags&net.FlagUp == 0 || i.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		addrs, _ := i.Addrs()
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && n.IP.IsGlobalUnicast() {
+				return n.IP.To4(), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("test cluster: no global IPv4 address on this host for the node (kubelet refuses loopback)")
 }
 
 func freePorts(n int) ([]int, error) {

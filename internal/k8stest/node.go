@@ -24,6 +24,9 @@ import (
 //   - /run and /var/log are private tmpfs: containerd's shim sockets and
 //     network namespace pins, kubelet's pod log links; every volume mount
 //     kubelet makes lives and dies with the namespace.
+//   - kubelet refuses a loopback node address, so it listens on the host's
+//     first global IPv4 address, accepting only client certificates of
+//     the cluster's own CA (anonymous access off).
 //   - cgroups: kubelet's pods go under a cgroup root of this cluster's own
 //     (airlock-k8s-ID), which Stop removes from every hierarchy.
 //
@@ -76,7 +79,7 @@ for img in "$D"/images/*.tar; do
 done
 touch "$D/containerd.ready"
 exec "$D/bin/kubelet" --config "$D/kubelet.yaml" --kubeconfig "$D/kubelet.kubeconfig" \
-	--root-dir "$D/kubelet" --hostname-override %[4]s --node-ip 127.0.0.1 > "$D/kubelet.log" 2>&1
+	--root-dir "$D/kubelet" --hostname-override %[4]s --node-ip %[5]s --cert-dir "$D/kubelet/pki" > "$D/kubelet.log" 2>&1
 `
 
 const containerdConfig = `version = 2
@@ -113,7 +116,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
 
 // cniPlugin is both "loopback" (containerd's own lo network) and
 // "airlock-lo" (the pod network): lo up in the pod's namespace, and for
-// the pod network a placeholder address (TEST-NET-1) on eth0, which does
+// the pod network a placeholder address (TEST-NET-2) on eth0, which does
 // not exist.
 const cniPlugin = `#!/bin/sh
 case "$CNI_COMMAND" in
@@ -122,7 +125,7 @@ ADD)
 	if [ "$(basename "$0")" = loopback ]; then
 		printf '{"cniVersion":"1.0.0","interfaces":[{"name":"lo","sandbox":"%s"}],"ips":[{"address":"127.0.0.1/8","interface":0}]}' "$CNI_NETNS"
 	else
-		printf '{"cniVersion":"1.0.0","interfaces":[{"name":"eth0","sandbox":"%s"}],"ips":[{"address":"192.0.2.1/32","interface":0}]}' "$CNI_NETNS"
+		printf '{"cniVersion":"1.0.0","interfaces":[{"name":"eth0","sandbox":"%s"}],"ips":[{"address":"198.51.100.1/32","interface":0}]}' "$CNI_NETNS"
 	fi ;;
 DEL|CHECK|GC) ;;
 STATUS) ;;
@@ -141,7 +144,7 @@ cgroupDriver: cgroupfs
 cgroupRoot: /%[2]s
 protectKernelDefaults: true
 failSwapOn: false
-address: 127.0.0.1
+address: %[4]s
 port: %[3]d
 readOnlyPort: 0
 healthzPort: 0
@@ -166,7 +169,7 @@ syncFrequency: 10s
 `
 
 // writeNode writes the node's configuration files under dir.
-func writeNode(dir, cgroupRoot string, kubeletPort int) error {
+func writeNode(dir, cgroupRoot string, kubeletPort int, nodeIP string) error {
 	var sys strings.Builder
 	for _, s := range sysctlsKubelet {
 		fmt.Fprintf(&sys, "%s %s\n", s[0], s[1])
@@ -181,12 +184,12 @@ func writeNode(dir, cgroupRoot string, kubeletPort int) error {
 		data string
 		mode os.FileMode
 	}{
-		{"node.sh", fmt.Sprintf(nodeScript, dir, sys.String(), cgroupRoot, NodeName), 0o755},
+		{"node.sh", fmt.Sprintf(nodeScript, dir, sys.String(), cgroupRoot, NodeName, nodeIP), 0o755},
 		{"containerd.toml", fmt.Sprintf(containerdConfig, dir, PauseImage), 0o644},
 		{"cni/bin/loopback", cniPlugin, 0o755},
 		{"cni/bin/airlock-lo", cniPlugin, 0o755},
 		{"cni/conf/10-airlock-lo.conflist", cniConf, 0o644},
-		{"kubelet.yaml", fmt.Sprintf(kubeletConfig, dir, cgroupRoot, kubeletPort), 0o644},
+		{"kubelet.yaml", fmt.Sprintf(kubeletConfig, dir, cgroupRoot, kubeletPort, nodeIP), 0o644},
 	}
 	for _, f := range files {
 		if err := os.WriteFile(filepath.Join(dir, f.name), []byte(f.data), f.mode); err != nil {

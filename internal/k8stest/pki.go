@@ -59,8 +59,8 @@ func (p *pki) path(name string) string { return filepath.Join(p.dir, name) }
 
 // issue writes NAME.crt and NAME.key: a client and server certificate for
 // cn in groups (the Organization, as Kubernetes reads it), valid for
-// 127.0.0.1 and localhost.
-func (p *pki) issue(name, cn string, groups ...string) error {
+// 127.0.0.1, localhost and ips.
+func (p *pki) issue(name, cn string, ips []net.IP, groups ...string) error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return err
@@ -73,7 +73,7 @@ func (p *pki) issue(name, cn string, groups ...string) error {
 		NotAfter:     time.Now().Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth, x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv4(10, 0, 0, 1)},
+		IPAddresses:  append([]net.IP{net.IPv4(127, 0, 0, 1), net.IPv4(10, 0, 0, 1)}, ips...),
 		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default.svc"},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.caCert, &key.PublicKey, p.caKey)
