@@ -75,7 +75,9 @@ func diagLine(diags hcl.Diagnostics) string {
 
 // planText renders what the whole file asks of the host, for approval
 // (approval is per file, so every sandbox block is shown).
-func planText(ctx context.Context, f *config.File) string { return PlanWithHistory(ctx, f).Text() }
+func planText(ctx context.Context, f *config.File, home string) string {
+	return PlanWithHistory(ctx, f, home).Text()
+}
 
 func orDefault(s, d string) string {
 	if s == "" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/egress"
 	"github.com/airlock-sandbox/airlock/internal/gitseed"
 )
 
@@ -71,12 +72,32 @@ func CommittedHiddenWarning(ctx context.Context, ws config.Workspace) string {
 }
 
 // PlanWithHistory is config.BuildPlan plus, per sandbox, the warning about
-// hide globs matching committed files.
-func PlanWithHistory(ctx context.Context, f *config.File) *config.Plan {
+// hide globs matching committed files and what the host's settings in home
+// ($AIRLOCK_HOME; "" for none) add: the warning when a sandbox's allows
+// widen around approve rules that live in the host's egress.hcl. An
+// egress.hcl that does not parse is a warning here (start refuses it).
+func PlanWithHistory(ctx context.Context, f *config.File, home string) *config.Plan {
 	p := config.BuildPlan(f)
+	var hostApprove []string
+	var hostErr string
+	if home != "" {
+		if hs, err := egress.LoadHostSettings(home); err != nil {
+			hostErr = "network: the host's egress settings do not load (sandboxes will not start until they do): " + egressOneLine(err.Error())
+		} else {
+			hostApprove = hs.Approve
+		}
+	}
 	for i, sb := range f.Sandboxes {
-		if w := CommittedHiddenWarning(ctx, sb.Workspace); w != "" && i < len(p.Sandboxes) {
-			p.Sandboxes[i].Warnings = append(p.Sandboxes[i].Warnings, w)
+		if i >= len(p.Sandboxes) {
+			break
+		}
+		w := &p.Sandboxes[i].Warnings
+		if h := CommittedHiddenWarning(ctx, sb.Workspace); h != "" {
+			*w = append(*w, h)
+		}
+		*w = append(*w, config.HostApproveWidening(sb.Network, hostApprove)...)
+		if hostErr != "" {
+			*w = append(*w, hostErr)
 		}
 	}
 	return p

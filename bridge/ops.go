@@ -53,7 +53,7 @@ func (d *Daemon) rpcPlanShow(ctx context.Context, _ Env, raw json.RawMessage) (a
 	if err := checkMCPRequests(d.p.home, f); err != nil {
 		return nil, err
 	}
-	return protocol.PlanResult{Name: sbc.Name, SHA256: f.SHA256, Text: planText(ctx, f), Approved: d.p.approved(f.SHA256)}, nil
+	return protocol.PlanResult{Name: sbc.Name, SHA256: f.SHA256, Text: planText(ctx, f, d.p.home), Approved: d.p.approved(f.SHA256)}, nil
 }
 
 func (d *Daemon) rpcApprove(ctx context.Context, _ Env, raw json.RawMessage) (any, error) {

@@ -179,7 +179,7 @@ func runPlan(e *Env, args []string) error {
 		}
 		return err
 	}
-	p := bridge.PlanWithHistory(context.Background(), f)
+	p := bridge.PlanWithHistory(context.Background(), f, e.Home())
 	if cf.json {
 		enc := json.NewEncoder(e.Stdout)
 		enc.SetIndent("", "  ")

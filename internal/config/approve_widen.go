@@ -7,10 +7,23 @@ import (
 	"github.com/airlock-sandbox/airlock/internal/egress/hostpattern"
 )
 
+// HostApproveWidening is approveWidening for the approve rules in the
+// host's $AIRLOCK_HOME/egress.hcl, which the plan of a file does not see
+// (the bridge and the CLI pass them in): it warns for a sandbox without
+// approve rules of its own whose allows widen around the host's. A sandbox
+// with its own rules already got the warning from BuildPlan.
+func HostApproveWidening(n Network, hostApprove []string) []string {
+	if len(n.Approve) > 0 || len(hostApprove) == 0 {
+		return nil
+	}
+	n.Approve = hostApprove
+	return approveWidening(n)
+}
+
 // approveWidening warns, for a sandbox with approve rules, when its
 // network allows reach servers around them: preset "open", IP/CIDR allows
-// and wildcard allows. (Approve rules in the host's egress.hcl are not
-// seen by the plan; the same holds for them.) The proxy holds a request by IP literal under every
+// and wildcard allows (HostApproveWidening applies it to the host's
+// rules). The proxy holds a request by IP literal under every
 // approve rule, and a request to another name that resolves to an exact
 // held host's address like that host; what it cannot see is a held server
 // reached under a name that resolves elsewhere, or behind a wildcard
