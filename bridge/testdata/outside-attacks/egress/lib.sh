@@ -68,7 +68,7 @@ sandbox "$name" {
   workspace { mode = "mountless" }
   network {
     preset = "locked-down"
-    allow  = ["svc.test", "alias.test", "api.svc.test"]
+    allow  = ["svc.test", "alias.test", "api.svc.test"${NETALLOW:+, $NETALLOW}]
   }
   ${1:-}
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Recording echo server for the egress attacks: HTTP and HTTPS on loopback.
-# usage: server.py REC CERT KEY HTTP_PORT HTTPS_PORT
+# usage: server.py REC CERT KEY HTTP_PORT HTTPS_PORT (HTTPS also on 127.0.0.2)
 # Every request is appended to REC as one JSON line (target, headers, body hash).
 # Paths (matched anywhere in the path):
 #   /drop     read the whole request, record it, close without answering
@@ -133,10 +133,10 @@ def handle(sock, tls):
     finally:
         try: sock.close()
         except Exception: pass
-def serve(port, tls):
+def serve(port, tls, addr="127.0.0.1"):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("127.0.0.1", port)); s.listen(128)
+    s.bind((addr, port)); s.listen(128)
     ctx = None
     if tls:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); ctx.load_cert_chain(CERT, KEY)
@@ -149,5 +149,7 @@ def serve(port, tls):
                 except Exception as e: rec({"tls_error": repr(e)}); c.close(); return
             handle(c, tls)
         threading.Thread(target=run, daemon=True).start()
+# the same server also answers on 127.0.0.2 (a second front address, like a CDN's)
 threading.Thread(target=serve, args=(HP, False), daemon=True).start()
+threading.Thread(target=serve, args=(SP, True, "127.0.0.2"), daemon=True).start()
 serve(SP, True)
