@@ -2,6 +2,7 @@ package microvm
 
 import (
 	"context"
+	"fmt"
 	"github.com/airlock-sandbox/airlock/internal/procid"
 	"net"
 	"os"
@@ -236,5 +237,28 @@ func TestDirectMode(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, ".git/hooks/pre-commit")); string(b) != "#!/bin/sh\n" {
 		t.Errorf("protected hook changed: %q", b)
+	}
+	// Programs in the folder run (issue 25), and the gate serving the 9p
+	// share is the folder owner with no capabilities, in a group of its own.
+	out = mustRun(t, b, "direct", k, `cd /workspace && printf '#!/bin/sh\necho script:ok\n' > s.sh && chmod +x s.sh && ./s.sh && cp /bin/echo ./e && ./e elf:ok`)
+	if !strings.Contains(out, "script:ok") || !strings.Contains(out, "elf:ok") {
+		t.Errorf("running workspace programs: %q", out)
+	}
+	pidData, err := os.ReadFile(filepath.Join(b.dir("direct"), "wsgate.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	fmt.Sscanf(string(pidData), "%d", &pid)
+	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, want := range []string{"Uid:\t1000\t1000\t1000\t1000", "CapEff:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2"} {
+		if !strings.Contains(string(status), want) {
+			t.Errorf("gate status lacks %q:\n%s", want, status)
+		}
+	}
+	if os.Geteuid() == 0 {
+		if _, err := os.Stat(filepath.Join(b.dir("direct"), "wsgate.cgroups")); err != nil {
+			t.Errorf("the microVM's gate has no cgroup of its own: %v", err)
+		}
 	}
 }
