@@ -36,6 +36,7 @@ type Daemon struct {
 
 	mu        sync.Mutex // guards the fields below
 	sandboxes map[string]*sandbox
+	broken    map[string]string                    // sandbox name → why its saved state cannot be used (broken.go)
 	subs      map[*jsonrpc2.Conn]chan notification // per-subscriber ordered queue
 	backends  map[string]vm.Backend
 	autoPick  *autoChoice // cached `backend = "auto"` decision
@@ -91,6 +92,7 @@ func New(opt Options) (*Daemon, error) {
 	d := &Daemon{
 		p: p, self: opt.Self, log: opt.Logger, ctx: ctx, cancel: cancel, userKey: key,
 		sandboxes: map[string]*sandbox{},
+		broken:    map[string]string{},
 		subs:      map[*jsonrpc2.Conn]chan notification{},
 		backends:  map[string]vm.Backend{},
 		done:      make(chan struct{}),

@@ -49,6 +49,9 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 	} else if !d.p.approved(f.SHA256) {
 		return nil, &Error{Code: protocol.CodeNeedApproval, Message: fmt.Sprintf("the plan of %s (sha256 %.12s…) is not approved: run `airlock up` in a terminal, or pass --yes", p.ConfigPath, f.SHA256)}
 	}
+	if why := d.brokenWhy(sbc.Name); why != "" {
+		return nil, &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("sandbox %s is broken: %s; `airlock rm %s` removes what is left, then up", sbc.Name, why, sbc.Name)}
+	}
 	// An existing sandbox from the same approved file is started, not recreated.
 	if sb, err := d.lookup(sbc.Name); err == nil {
 		st := sb.state()
@@ -435,6 +438,10 @@ func (d *Daemon) rpcStop(ctx context.Context, _ Env, raw json.RawMessage) (any, 
 }
 
 func (d *Daemon) rpcRemove(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
+	var np protocol.NameParams
+	if json.Unmarshal(raw, &np) == nil && d.brokenWhy(np.Name) != "" {
+		return struct{}{}, d.removeBroken(ctx, np.Name)
+	}
 	sb, err := d.named(protocol.MethodRemove, raw)
 	if err != nil {
 		return nil, err
@@ -494,8 +501,9 @@ func (d *Daemon) featuresRemoved(ctx context.Context, name string) {
 // Restore loads every sandbox under $AIRLOCK_HOME/sandboxes and re-attaches
 // to the running ones (SSH, guest services, ports) in the background, so the
 // socket answers at once. Each re-attach holds the sandbox's op lock, and
-// requests that need an attached sandbox wait for it (settle). Broken
-// entries are logged and skipped.
+// requests that need an attached sandbox wait for it (settle). A sandbox
+// whose state cannot be used is listed as broken, with the reason, and
+// `airlock rm` removes what is left of it (broken.go).
 func (d *Daemon) Restore(ctx context.Context) {
 	ents, _ := os.ReadDir(d.p.sandboxes())
 	for _, e := range ents {
@@ -504,17 +512,21 @@ func (d *Daemon) Restore(ctx context.Context) {
 		}
 		st, err := loadState(d.p.stateFile(e.Name()))
 		if err != nil {
-			d.log.Error("skip sandbox state", "sandbox", e.Name(), "err", err)
+			d.markBroken(e.Name(), err.Error())
+			continue
+		}
+		if st.Name != e.Name() {
+			d.markBroken(e.Name(), fmt.Sprintf("its sandbox.json names another sandbox (%q)", st.Name))
 			continue
 		}
 		be, err := d.backend(st.Backend)
 		if err != nil {
-			d.log.Error("backend for restored sandbox", "sandbox", st.Name, "backend", st.Backend, "err", err)
+			d.markBroken(st.Name, fmt.Sprintf("its backend %s cannot be opened: %v", st.Backend, err))
 			continue
 		}
 		pub, err := loadHostPub(d.p, st.Name)
 		if err != nil {
-			d.log.Error("host key of restored sandbox", "sandbox", st.Name, "err", err)
+			d.markBroken(st.Name, fmt.Sprintf("its SSH host key cannot be read: %v", err))
 			continue
 		}
 		sb := &sandbox{d: d, name: st.Name, be: be, st: st, hostPub: pub}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -83,6 +84,8 @@ func (d *Daemon) rpcList(ctx context.Context, _ Env, _ json.RawMessage) (any, er
 	for _, sb := range d.sortedSandboxes() {
 		res.Sandboxes = append(res.Sandboxes, d.info(ctx, sb))
 	}
+	res.Sandboxes = append(res.Sandboxes, d.brokenList()...)
+	sort.Slice(res.Sandboxes, func(i, j int) bool { return res.Sandboxes[i].Name < res.Sandboxes[j].Name })
 	return res, nil
 }
 
@@ -152,6 +155,9 @@ func (d *Daemon) named(method string, raw json.RawMessage) (*sandbox, error) {
 func (d *Daemon) find(name string) (*sandbox, error) {
 	sb, err := d.lookup(name)
 	if err != nil {
+		if why := d.brokenWhy(name); why != "" {
+			return nil, &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("sandbox %s is broken: %s; `airlock rm %s` removes what is left of it", name, why, name)}
+		}
 		if !validName(name) {
 			return nil, &Error{Code: protocol.CodeNotFound, Message: "no such sandbox (names are lower-case letters, digits and '-')"}
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,6 +25,10 @@ import (
 //	vm/BACKEND/NAME/              the backend's own state (vm.Spec.StateDir)
 //	ssh/id_ed25519, ssh/known_hosts, ssh/config
 //	approvals/SHA256              plan approvals
+//
+// stateVersion is the sandbox.json format this airlock writes. A newer
+// airlock reads every older version (testdata/state holds one golden file
+// per version); a file from a newer airlock is refused with its version.
 const stateVersion = 1
 
 // writeFileAtomic is the one atomic replace (fsx), under the name this
@@ -88,10 +93,21 @@ func loadState(file string) (*sandboxState, error) {
 	}
 	var st sandboxState
 	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", file, err)
+		var se *json.SyntaxError
+		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || len(b) == 0 {
+			return nil, fmt.Errorf("its sandbox.json is not valid JSON (%d bytes; truncated or damaged: %v)", len(b), err)
+		}
+		return nil, fmt.Errorf("its sandbox.json does not decode: %v", err)
 	}
-	if st.Version != stateVersion || !validName(st.Name) || st.Config == nil {
-		return nil, fmt.Errorf("%s: unsupported or incomplete state", file)
+	switch {
+	case st.Version > stateVersion:
+		return nil, fmt.Errorf("its sandbox.json is state version %d, written by a newer airlock (this one reads versions 1 to %d)", st.Version, stateVersion)
+	case st.Version < 1:
+		return nil, fmt.Errorf("its sandbox.json has no state version (%d): not written by airlock", st.Version)
+	case !validName(st.Name):
+		return nil, fmt.Errorf("its sandbox.json names no valid sandbox (%q)", st.Name)
+	case st.Config == nil:
+		return nil, errors.New("its sandbox.json has no approved configuration")
 	}
 	return &st, nil
 }

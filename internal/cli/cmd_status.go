@@ -70,6 +70,10 @@ func statusText(sb *protocol.Sandbox) string {
 	row := func(k, format string, a ...any) { fmt.Fprintf(&b, "%-14s%s\n", k+":", fmt.Sprintf(format, a...)) }
 	row("sandbox", "%s (%s)", sb.Name, sb.State)
 	row("backend", "%s", sb.Backend)
+	if sb.State == "broken" {
+		row("note", "%s", sb.Note)
+		return b.String()
+	}
 	notes := splitNotes(sb.Note)
 	switch sb.Backend {
 	case "microvm":

@@ -4,6 +4,7 @@
 # internal/signer/testdata/js, filled by `make testdeps`). Every run gets its
 # own temp dir (home and project), removed at exit, so runs can overlap.
 B=${AIRLOCK_BIN:?set AIRLOCK_BIN to the directory holding airlock and airlock-agent}
+RPC_TIMEOUT= # per call: RPC_TIMEOUT=N rpc …; never the caller's environment (T was read as a curl timeout)
 export PATH="$B:$PATH"
 unset AIRLOCK_BIN # airlock itself reads AIRLOCK_BIN as its own binary's path
 ATK_NAME=${ATK_NAME:-$(basename "$0" .sh)}
@@ -45,7 +46,7 @@ up() { # $1 = file content
   (cd "$PROJ" && airlock up --yes ${2:+--name $2} >/dev/null 2>"$PROJ/up.err") || setup_fail "up: $(cat $PROJ/up.err)"
 }
 # rpc SANDBOX < body  -> prints response
-rpc() { airlock exec "${1:-$SB}" -- sh -c "curl -s -m ${T:-20} -XPOST -H content-type:application/json --data-binary @- \$AIRLOCK_SIGNER"; }
+rpc() { airlock exec "${1:-$SB}" -- sh -c "curl -s -m ${RPC_TIMEOUT:-20} -XPOST -H content-type:application/json --data-binary @- \$AIRLOCK_SIGNER"; }
 result() { cleanup; if [ "$1" = got ]; then echo "RESULT: got through"; exit 1; else echo "RESULT: defended"; exit 0; fi; }
 # run_cases FILE: FILE has one JSON line per case: {"name":..,"expect":"refuse"|"sign","body":{...}}
 # prints each outcome; sets BAD=number of cases where a "refuse" case was signed (or a "sign" control failed -> CTRL_FAIL)
