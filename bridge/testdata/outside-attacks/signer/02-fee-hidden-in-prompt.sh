@@ -23,7 +23,7 @@ up 'sandbox "atk" {
 }'
 BODY='{"jsonrpc":"2.0","id":1,"method":"eth_signTransaction","params":[{"from":"'$ADDR'","type":"0x2","chainId":"0xaa36a7","nonce":"0x5","to":"0x000000000000000000000000000000000000dEaD","value":"0x38d7ea4c68000","gas":"0x1c9c380","maxFeePerGas":"0x9184e72a000","maxPriorityFeePerGas":"0x9184e72a000"}]}'
 OUT=$PROJ/out.json
-(echo "$BODY" | T=30 rpc atk > $OUT) &
+(echo "$BODY" | RPC_TIMEOUT=30 rpc atk > $OUT) &
 for i in $(seq 1 40); do J=$(airlock approvals --json 2>/dev/null); echo "$J" | grep -q '"id"' && break; sleep 0.25; done
 TXT=$(airlock approvals)
 echo "--- what the human sees:"; echo "$TXT"

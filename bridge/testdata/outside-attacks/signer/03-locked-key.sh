@@ -30,7 +30,7 @@ HCL='sandbox "atk" {
 printf '%s\n' "$HCL" > "$PROJ/sandbox.hcl"
 (cd $PROJ && env -u AIRLOCK_PASSPHRASE airlock up --yes >/dev/null 2>$PROJ/up.err) || setup_fail "up $(cat $PROJ/up.err)"
 GOT=no
-(echo '{"jsonrpc":"2.0","id":1,"method":"personal_sign","params":["0x6869","'$ADDR'"]}' | T=15 rpc atk > $PROJ/ps.json) &
+(echo '{"jsonrpc":"2.0","id":1,"method":"personal_sign","params":["0x6869","'$ADDR'"]}' | RPC_TIMEOUT=15 rpc atk > $PROJ/ps.json) &
 for i in $(seq 1 40); do J=$(env -u AIRLOCK_PASSPHRASE airlock approvals --json 2>/dev/null); echo "$J" | grep -q '"id"' && break; sleep 0.25; done
 ID=$(echo "$J" | python3 -c 'import json,sys;print(json.load(sys.stdin)[0]["id"])' 2>/dev/null)
 [ -n "$ID" ] && env -u AIRLOCK_PASSPHRASE airlock approve $ID >/dev/null

@@ -22,9 +22,9 @@ up 'sandbox "atk" {
   }
 }'
 mk(){ echo '{"jsonrpc":"2.0","id":1,"method":"eth_signTransaction","params":[{"from":"'$ADDR'","type":"0x2","chainId":"0xaa36a7","nonce":"'$1'","to":"0x000000000000000000000000000000000000dEaD","value":"'$2'","gas":"0x5208","maxFeePerGas":"0x1","maxPriorityFeePerGas":"0x1"}]}'; }
-(mk 0x1 0x1 | T=10 rpc atk > $PROJ/a.json) &
+(mk 0x1 0x1 | RPC_TIMEOUT=10 rpc atk > $PROJ/a.json) &
 sleep 0.5
-(mk 0x2 0xde0b6b3a7640000 | T=10 rpc atk > $PROJ/b.json) &
+(mk 0x2 0xde0b6b3a7640000 | RPC_TIMEOUT=10 rpc atk > $PROJ/b.json) &
 for i in $(seq 1 40); do J=$(airlock approvals --json 2>/dev/null); [ "$(echo "$J" | grep -c '"id"')" -ge 2 ] && break; sleep 0.25; done
 read IDA DA IDB DB < <(echo "$J" | python3 -c '
 import json,sys
@@ -38,8 +38,8 @@ wait
 echo "A: $(head -c 100 $PROJ/a.json)"; echo "B: $(head -c 100 $PROJ/b.json)"
 GOT=no; grep -q '"result"' $PROJ/b.json && GOT=yes
 # disconnect case
-(mk 0x3 0x2 | T=1 rpc atk >/dev/null) ; sleep 0.3
+(mk 0x3 0x2 | RPC_TIMEOUT=1 rpc atk >/dev/null) ; sleep 0.3
 J=$(airlock approvals --json); ID3=$(echo "$J" | python3 -c 'import json,sys;d=json.load(sys.stdin);print(d[0]["id"] if d else "")')
 [ -n "$ID3" ] && { echo "stale approval still listed: $ID3"; airlock approve $ID3 >/dev/null 2>&1; }
-R=$(mk 0x3 0x3 | T=2 rpc atk); echo "variant after disconnect: $R"; echo "$R" | grep -q '"result"' && GOT=yes
+R=$(mk 0x3 0x3 | RPC_TIMEOUT=2 rpc atk); echo "variant after disconnect: $R"; echo "$R" | grep -q '"result"' && GOT=yes
 [ $GOT = yes ] && result got || result def

@@ -22,7 +22,7 @@ up 'sandbox "atk" {
   }
 }'
 show() { # body on stdin -> text prompt on stdout; denies afterwards
-  (T=10 rpc atk >/dev/null) &
+  (RPC_TIMEOUT=10 rpc atk >/dev/null) &
   for i in $(seq 1 40); do J=$(airlock approvals --json 2>/dev/null); echo "$J" | grep -q '"id"' && break; sleep 0.25; done
   airlock approvals
   for id in $(echo "$J" | python3 -c 'import json,sys;[print(x["id"]) for x in json.load(sys.stdin)]'); do airlock deny $id >/dev/null; done

@@ -23,9 +23,9 @@ $BLK
 }"
 up "$HCL" s1; up "$HCL" s2
 B='{"jsonrpc":"2.0","id":1,"method":"personal_sign","params":["0x6c6f67696e","'$ADDR'"]}'
-(echo "$B" | T=8 rpc s1 > $PROJ/s1.json) &
+(echo "$B" | RPC_TIMEOUT=8 rpc s1 > $PROJ/s1.json) &
 sleep 0.5
-(echo "$B" | T=8 rpc s2 > $PROJ/s2.json) &
+(echo "$B" | RPC_TIMEOUT=8 rpc s2 > $PROJ/s2.json) &
 for i in $(seq 1 40); do J=$(airlock approvals --json 2>/dev/null); echo "$J" | grep -q '"s1"' && break; sleep 0.25; done
 echo "$J" | python3 -c 'import json,sys;[print("pending:",x["id"],x["sandbox"]) for x in json.load(sys.stdin)]'
 ID=$(echo "$J" | python3 -c 'import json,sys;print([x["id"] for x in json.load(sys.stdin) if x["sandbox"]=="s1"][0])') || setup_fail "no approval"

@@ -27,7 +27,7 @@ PAY='{"ref":"refs/heads/main","action":"deploy"}'
 PJ=$(python3 -c 'import json,sys;print(json.dumps(sys.argv[1]))' "$PAY")
 S=$(echo '{"jsonrpc":"2.0","id":1,"method":"airlock_hmac","params":[{"key":"h","purpose":"test","text":'"$PJ"'}]}' | rpc scratch)
 echo "scratch (purpose test, no approval): $S"
-(echo '{"jsonrpc":"2.0","id":1,"method":"airlock_hmac","params":[{"key":"h","purpose":"deploy-webhook","text":'"$PJ"'}]}' | T=10 rpc prod > $PROJ/prod.json) &
+(echo '{"jsonrpc":"2.0","id":1,"method":"airlock_hmac","params":[{"key":"h","purpose":"deploy-webhook","text":'"$PJ"'}]}' | RPC_TIMEOUT=10 rpc prod > $PROJ/prod.json) &
 for i in $(seq 1 40); do J=$(airlock approvals --json 2>/dev/null); echo "$J" | grep -q '"id"' && break; sleep 0.25; done
 ID=$(echo "$J" | python3 -c 'import json,sys;print(json.load(sys.stdin)[0]["id"])') || setup_fail "no approval"
 airlock approve $ID >/dev/null; wait

@@ -22,7 +22,7 @@ up 'sandbox "atk" {
   }
 }'
 B='{"jsonrpc":"2.0","id":1,"method":"airlock_signJWT","params":[{"key":"j","audience":"deploy-api","ttl":900,"claims":{"sub":"readonly-bot","scope":"admin:all delete:*"}}]}'
-(echo "$B" | T=10 rpc atk > $PROJ/out.json) &
+(echo "$B" | RPC_TIMEOUT=10 rpc atk > $PROJ/out.json) &
 for i in $(seq 1 40); do J=$(airlock approvals --json 2>/dev/null); echo "$J" | grep -q '"id"' && break; sleep 0.25; done
 TXT=$(airlock approvals); echo "--- human sees (text):"; echo "$TXT"; echo "--- human sees (--json details):"; echo "$J" | python3 -c 'import json,sys;print(json.dumps(json.load(sys.stdin)[0]["details"]))'
 SHOWN=no; echo "$TXT$J" | grep -q 'admin:all' && SHOWN=yes

@@ -33,7 +33,7 @@ SHOWN=no; echo "$PLAN" | grep -qiE 'decimals|18 dec|1e18|base units' && SHOWN=ye
 up "$HCL"
 DATA=0xa9059cbb0000000000000000000000001111111111111111111111111111111111111111$(printf %064x 1000000000000)
 B='{"jsonrpc":"2.0","id":1,"method":"eth_signTransaction","params":[{"from":"'$ADDR'","type":"0x2","chainId":"0x1","nonce":"0x0","to":"0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48","value":"0x0","gas":"0x186a0","maxFeePerGas":"0x6fc23ac00","maxPriorityFeePerGas":"0x3b9aca00","data":"'$DATA'"}]}'
-(echo "$B" | T=6 rpc atk > $PROJ/out.json) &
+(echo "$B" | RPC_TIMEOUT=6 rpc atk > $PROJ/out.json) &
 sleep 1.5; A=$(airlock approvals --json); ASKED=no; echo "$A" | grep -q '"id"' && ASKED=yes
 [ $ASKED = yes ] && { echo "--- approval shown:"; airlock approvals; for id in $(echo "$A" | python3 -c 'import json,sys;[print(x["id"]) for x in json.load(sys.stdin)]'); do airlock deny $id >/dev/null; done; }
 wait
