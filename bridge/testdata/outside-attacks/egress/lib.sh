@@ -69,6 +69,7 @@ sandbox "$name" {
   network {
     preset = "locked-down"
     allow  = ["svc.test", "alias.test", "api.svc.test"${NETALLOW:+, $NETALLOW}]
+    ${NETEXTRA:-}
   }
   ${1:-}
 }
