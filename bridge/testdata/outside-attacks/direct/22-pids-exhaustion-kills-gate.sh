@@ -5,7 +5,8 @@
 # FUSE requests: the gate's Go runtime cannot start a thread and aborts
 # ("pthread_create failed" / "failed to create new OS thread"), so the
 # workspace is gone (ENOTCONN) until stop/start, while `airlock ls` still says
-# running. Defended: the gate is still serving after the flood.
+# running. Defended: the gate's runtime did not abort, and it still serves
+# if the sandbox itself survived.
 SB=atk22
 PRE_SETUP='sed -i "s/backend = \"namespace\"/backend = \"namespace\"\n  pids = 300/" sandbox.hcl; mkdir many; for i in $(seq 1 300); do echo $i > many/$i; done'
 . "$(dirname "$0")/lib.sh"
@@ -33,7 +34,19 @@ while True:
 print("holding", held, "extra threads"); time.sleep(15); stop = True
 PY
 sleep 2
-if [ "$(gate)" = "$G" ] && ax ls /workspace/many/1 >/dev/null 2>&1; then defended; fi
-grep -m1 -E "failed to create|pthread_create|fatal" "$TOP/home/vm/namespace/$SB/wsgate.log" 2>/dev/null | sed 's/^/  gate log: /'
-ax ls /workspace 2>&1 | head -1 | sed 's/^/  after: /'
-succeeded
+# The sandbox's own processes (its init, its sshd: Go programs too) may die
+# of the exhaustion they were put in; that is the sandbox's business. The
+# attack is on the gate: it got through if the gate's runtime aborted, or
+# if the gate is gone while the sandbox still runs.
+log="$TOP/home/vm/namespace/$SB/wsgate.log"
+if grep -q -E "failed to create|pthread_create|fatal error" "$log" 2>/dev/null; then
+	grep -m1 -E "failed to create|pthread_create|fatal" "$log" | sed 's/^/  gate log: /'
+	succeeded
+fi
+if ax true >/dev/null 2>&1; then
+	[ "$(gate)" = "$G" ] && ax ls /workspace/many/1 >/dev/null 2>&1 && defended
+	ax ls /workspace 2>&1 | head -1 | sed 's/^/  after: /'
+	succeeded
+fi
+echo "  the sandbox itself did not survive its pids exhaustion; the gate log shows no abort"
+defended
