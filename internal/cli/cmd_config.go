@@ -37,8 +37,8 @@ func init() {
 	})
 	Register(&Command{
 		Name:    "plan",
-		Usage:   "plan [-f FILE] [--json] [-var NAME=VALUE]...",
-		Summary: "show what sandbox.hcl asks of this machine",
+		Usage:   "plan [-f FILE] [--json] [-var NAME=VALUE]... | plan ls|show|revoke|prune",
+		Summary: "show what sandbox.hcl asks of this machine; ls, show, revoke, prune: the plans you approved",
 		Run:     runPlan,
 	})
 }
@@ -161,6 +161,11 @@ func cfgPlural(n int, one, many string) string {
 }
 
 func runPlan(e *Env, args []string) error {
+	if len(args) > 0 {
+		if sub, ok := planSubcommands[args[0]]; ok {
+			return sub(e, args[1:])
+		}
+	}
 	fs, cf := cfgNewFlagSet(e, "plan")
 	if err := cfgParseFlags(fs, args); err != nil {
 		return err
