@@ -18,6 +18,7 @@ var stillOpen = map[string]string{
 	"egress/06-json-method-override":    "_method is read from urlencoded and multipart forms only: a JSON body {\"_method\":\"DELETE\"} (Laravel's input bag) passes a DELETE approve rule unheld",
 	"egress/07-secret-reencoded-query":  "the scrubber knows the raw and one percent-encoded spelling: a query credential with / + = re-encoded by the server ('/' raw, lower-case escapes) comes back in Location",
 	"egress/08-secret-header-forms":     "low: a response header carrying the secret as hex, reversed, or split by an obs-fold line (joined with a space) is not scrubbed",
+	"egress/19-abandoned-prompt":        "low: the approver's context is not the client connection's, so a hung-up request's prompt stays (holding a slot) until the timeout and approving it still sends it",
 	"egress/18-plan-widen-host-approve": "low: plan warns about preset open / IP-CIDR allows widening around approve rules only when sandbox.hcl has approve rules itself, not around the host's (egress.hcl)",
 	"egress/17-policy-ls-approve-rules": "low: policy ls (text and --json) lists allow/deny rules and credentials but no approve rules, so the person cannot see which requests are held or that sandbox.hcl added any",
 	"egress/15-held-body-memory":        "held.go readHeldBody buffers up to 8 MiB per held request before the approver (and its 3-prompt limit) runs, with no read deadline: 96 stalled connections grow the bridge by ~2 GiB",
@@ -48,7 +49,7 @@ func TestOutsideAttacks(t *testing.T) {
 	for _, set := range []struct {
 		glob string
 		want int
-	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 24}, {"testdata/outside-attacks/egress/[0-9]*.sh", 18}} {
+	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 24}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}} {
 		got, _ := filepath.Glob(set.glob)
 		if len(got) < set.want {
 			t.Fatalf("found %d attack scripts for %s, want the %d kept", len(got), set.glob, set.want)
