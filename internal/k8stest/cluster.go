@@ -72,7 +72,10 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
-	bin, err := EnsureBinaries(ctx, o.Cache, o.Progress)
+	bin, err := BinDir(o.Cache), error(nil)
+	if os.Getenv("TRIAL_APISERVER_ONLY") == "" {
+		bin, err = EnsureBinaries(ctx, o.Cache, o.Progress)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -84,13 +87,15 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	c = &Cluster{Dir: dir, Kubeconfig: filepath.Join(dir, "admin.kubeconfig")}
+	cl := &Cluster{Dir: dir, Kubeconfig: filepath.Join(dir, "admin.kubeconfig")}
+	c = cl
 	defer func() {
 		if err != nil {
-			if logs := c.logTails(); logs != "" {
+			if logs := cl.logTails(); logs != "" {
 				err = fmt.Errorf("%w\n%s", err, logs)
 			}
-			c.Stop()
+			cl.Stop()
+			c = nil
 		}
 	}()
 	id := make([]byte, 4)
@@ -152,6 +157,7 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 	if err := c.daemon("kube-apiserver", nil, filepath.Join(bin, "kube-apiserver"),
 		"--etcd-servers", fmt.Sprintf("http://127.0.0.1:%d", etcdPort),
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", strconv.Itoa(apiPort),
+		"--endpoint-reconciler-type", "none", // a loopback address cannot be the kubernetes Service's endpoint
 		"--cert-dir", filepath.Join(dir, "apiserver-certs"),
 		"--tls-cert-file", pk("apiserver.crt"), "--tls-private-key-file", pk("apiserver.key"),
 		"--client-ca-file", pk("ca.crt"),
@@ -170,6 +176,9 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 		return nil, fmt.Errorf("kube-apiserver: %w", err)
 	}
 	fmt.Fprintf(o.Progress, "kube-apiserver ready after %v\n", time.Since(start).Round(time.Millisecond))
+	if os.Getenv("TRIAL_APISERVER_ONLY") != "" {
+		return c, nil
+	}
 	if err := c.daemon("kube-controller-manager", nil, filepath.Join(bin, "kube-controller-manager"),
 		"--kubeconfig", filepath.Join(dir, "controller-manager.kubeconfig"),
 		"--secure-port", "0", "--leader-elect=false",
