@@ -187,8 +187,8 @@ func upSandbox(e *Env, c *bridge.Client, p protocol.UpParams) (protocol.UpResult
 			}
 		}
 	}
-	if err := c.Call(ctx, protocol.MethodUp, p, &res); err != nil {
-		return res, rpcErr(err)
+	if err := upInterruptible(e, c, p, &res); err != nil {
+		return res, err
 	}
 	for _, w := range res.Warnings {
 		if !strings.HasPrefix(w, "warning: ") {

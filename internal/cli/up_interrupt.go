@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/airlock-sandbox/airlock/bridge"
+	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/config"
+)
+
+// Ctrl-C during `up` is honest: the CLI closes its connection, which
+// cancels the request on the bridge (a failed create leaves nothing
+// behind), says so, and waits to tell what became of the sandbox: gone, or
+// up already (past the point of no return) and how to remove it. A second
+// Ctrl-C stops waiting.
+
+// upWait bounds how long a cancelled up waits for the bridge's cleanup.
+const upWait = 2 * time.Minute
+
+func upInterruptible(e *Env, c *bridge.Client, p protocol.UpParams, res *protocol.UpResult) error {
+	name := upName(p)
+	existed := false
+	if name != "" {
+		_, err := findSandbox(e, name)
+		existed = err == nil
+	}
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	done := make(chan error, 1)
+	go func() { done <- c.Call(context.Background(), protocol.MethodUp, p, res) }()
+	select {
+	case err := <-done:
+		return rpcErr(err)
+	case <-sig:
+	}
+	c.Close() // cancels the request on the bridge
+	if name == "" {
+		fmt.Fprintln(e.Stderr, "\nairlock: cancelled; `airlock ls` shows whether a sandbox was left (`airlock rm --force NAME` removes it)")
+		return &ExitError{Code: 130}
+	}
+	if existed {
+		fmt.Fprintf(e.Stderr, "\nairlock: cancelled; sandbox %s existed before this up and stays (`airlock ls` shows its state)\n", name)
+		return &ExitError{Code: 130}
+	}
+	fmt.Fprintf(e.Stderr, "\nairlock: cancelling: the bridge stops bringing %s up and removes what it made (Ctrl-C again to stop waiting)\n", name)
+	<-done
+	deadline := time.Now().Add(upWait)
+	for {
+		sb, err := findSandbox(e, name)
+		switch {
+		case err != nil && strings.Contains(err.Error(), "no sandbox named"):
+			fmt.Fprintf(e.Stderr, "airlock: cancelled; nothing of %s is left\n", name)
+			return &ExitError{Code: 130}
+		case err == nil && sb.State != protocol.StateStarting:
+			fmt.Fprintf(e.Stderr, "airlock: %s came up before the cancel reached the bridge and keeps running (%s); `airlock rm --force %s` removes it\n", name, sb.State, name)
+			return &ExitError{Code: 130}
+		case time.Now().After(deadline):
+			fmt.Fprintf(e.Stderr, "airlock: %s is still being cleaned up; `airlock ls` shows it, `airlock rm --force %s` removes what is left\n", name, name)
+			return &ExitError{Code: 130}
+		}
+		select {
+		case <-sig:
+			fmt.Fprintf(e.Stderr, "airlock: not waiting; `airlock ls` shows whether %s is left, `airlock rm --force %s` removes it\n", name, name)
+			return &ExitError{Code: 130}
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+// upName is the sandbox an up request is about ("" when the file does not
+// say without the bridge's help).
+func upName(p protocol.UpParams) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	f, diags := config.Load(p.ConfigPath, p.Vars)
+	if diags.HasErrors() || f == nil || len(f.Sandboxes) != 1 {
+		return ""
+	}
+	return f.Sandboxes[0].Name
+}
