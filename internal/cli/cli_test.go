@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -25,6 +27,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("AIRLOCK_HOME", env.WorkDir+"/.airlock")
 			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv("GOROOT_SRC", filepath.Join(runtime.GOROOT(), "src"))
 			return os.MkdirAll(env.WorkDir+"/home", 0o700)
 		},
 		RequireExplicitExec: true,
