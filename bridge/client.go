@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"golang.org/x/crypto/ssh"
+	"golang.org/x/sys/unix"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 )
@@ -25,6 +27,22 @@ type Client struct {
 
 	mu       sync.Mutex
 	onNotify func(method string, params json.RawMessage)
+}
+
+// lockHolder is the pid of a live process holding bridge.lock ("" when
+// none): a bridge that no longer answers but has not exited yet.
+func lockHolder(p paths) string {
+	f, err := os.OpenFile(p.lock(), os.O_RDWR, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err == nil {
+		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		return ""
+	}
+	b, _ := os.ReadFile(p.lock())
+	return strings.TrimSpace(string(b))
 }
 
 // Connect dials $AIRLOCK_HOME/bridge.sock, starting `airlock bridge` in the
@@ -44,6 +62,11 @@ func Connect(ctx context.Context, home string) (*Client, error) {
 			return c, nil
 		}
 		if time.Now().After(deadline) {
+			if pid := lockHolder(p); pid != "" {
+				return nil, fmt.Errorf("the bridge of %s (pid %s) holds its lock but does not answer: it is shutting down, "+
+					"waiting for running requests and sandbox connections to end (a first microVM image build can take minutes); "+
+					"try again when it has exited (see %s)", home, pid, p.logFile())
+			}
 			return nil, fmt.Errorf("the bridge did not start (see %s)", p.logFile())
 		}
 		select {
