@@ -1,8 +1,10 @@
 package bridge_test
 
 import (
+	"bufio"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -26,12 +28,12 @@ import (
 // TLS, GET, as curl reports time_total). tun.test is tunnelled (CONNECT
 // spliced through), mitm.test has a credential and is intercepted (TLS
 // to the proxy, a second TLS upstream). Then a 64 MiB download each way,
-// throughput as a ratio of the host's. Rounds interleave the modes so
-// other load hits them alike. Run with -benchtime=1x:
+// throughput as a ratio of the host's (median of 5). The modes take turns
+// one request at a time. Run with -benchtime=1x:
 //
 //	go test ./bridge -run XXX -bench EgressInSandbox -benchtime=1x
 func BenchmarkEgressInSandbox(b *testing.B) {
-	const rounds, perRound = 6, 10
+	const samples, bulkRuns = 100, 5
 	const bulk = 64 << 20
 	h, name, port := egressBenchSandbox(b)
 
@@ -50,65 +52,52 @@ func BenchmarkEgressInSandbox(b *testing.B) {
 		b.Fatalf("CA file in the sandbox: %s", e)
 	}
 
-	// Each curl prints time_total and speed_download; the loop runs in one
-	// shell, so process start costs (exec, bash) are outside the numbers.
-	loop := func(n int, args string) string {
-		return fmt.Sprintf(`for i in $(seq %d); do curl -sS -o /dev/null -w '%%{time_total} %%{speed_download}\n' %s || exit 1; done`, n, args)
-	}
-	parse := func(out string) (secs, speeds []float64) {
-		for _, ln := range strings.Split(strings.TrimSpace(out), "\n") {
-			f := strings.Fields(ln)
-			if len(f) != 2 {
-				b.Fatalf("curl output %q", out)
-			}
-			s, _ := strconv.ParseFloat(f[0], 64)
-			v, _ := strconv.ParseFloat(f[1], 64)
-			secs, speeds = append(secs, s), append(speeds, v)
+	// Two shells stay open for the whole run, one on the host and one in
+	// the sandbox (`airlock exec -i`), and the modes take turns one
+	// request at a time, so a change in the machine's load hits all three
+	// alike. Each curl prints its own time_total and speed_download:
+	// process starts are outside the numbers.
+	hostSh := startShell(b, exec.Command("bash"), []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent"})
+	inSh := startShell(b, exec.Command(filepath.Join(h.Bin(), "airlock"), "exec", "-i", name, "--", "bash"), h.Env())
+	curl := func(sh *shell, args string) (secs, speed float64) {
+		out := sh.run(b, "curl -sS -o /dev/null -w '%{time_total} %{speed_download}\\n' "+args+" || echo FAIL")
+		f := strings.Fields(out)
+		if len(f) != 2 {
+			b.Fatalf("curl %s: %q\n%s", args, out, tail(h.BridgeLog(), 20))
 		}
-		return
+		secs, _ = strconv.ParseFloat(f[0], 64)
+		speed, _ = strconv.ParseFloat(f[1], 64)
+		return secs, speed
 	}
-	host := func(n int, hostname, query string) (secs, speeds []float64) {
-		cmdOut, err := runHostShell(loop(n, fmt.Sprintf("--cacert %s --resolve %s:%s:127.0.0.2 https://%s:%s/%s", hostCA, hostname, port, hostname, port, query)))
-		if err != nil {
-			b.Fatalf("host curl: %v: %s", err, cmdOut)
-		}
-		return parse(cmdOut)
-	}
-	inside := func(n int, hostname, query string) (secs, speeds []float64) {
-		flag := "--cacert /tmp/bench-ca.pem"
-		if hostname == "mitm.test" {
-			flag = "--cacert /etc/airlock/egress-ca.pem"
-		}
-		out, e, code := h.Exec(b, name, "bash", "-c", loop(n, fmt.Sprintf("%s https://%s:%s/%s", flag, hostname, port, query)))
-		if code != 0 {
-			b.Fatalf("sandbox curl: %d %s\n%s", code, e, tail(h.BridgeLog(), 20))
-		}
-		return parse(out)
-	}
-
 	modes := []struct {
 		name string
-		run  func(n int, query string) ([]float64, []float64)
+		run  func(query string) (float64, float64)
 	}{
-		{"host", func(n int, q string) ([]float64, []float64) { return host(n, "tun.test", q) }},
-		{"tunnelled", func(n int, q string) ([]float64, []float64) { return inside(n, "tun.test", q) }},
-		{"intercepted", func(n int, q string) ([]float64, []float64) { return inside(n, "mitm.test", q) }},
+		{"host", func(q string) (float64, float64) {
+			return curl(hostSh, fmt.Sprintf("--cacert %s --resolve tun.test:%s:127.0.0.2 'https://tun.test:%s/%s'", hostCA, port, port, q))
+		}},
+		{"tunnelled", func(q string) (float64, float64) {
+			return curl(inSh, fmt.Sprintf("--cacert /tmp/bench-ca.pem 'https://tun.test:%s/%s'", port, q))
+		}},
+		{"intercepted", func(q string) (float64, float64) {
+			return curl(inSh, fmt.Sprintf("--cacert /etc/airlock/egress-ca.pem 'https://mitm.test:%s/%s'", port, q))
+		}},
 	}
 	for _, m := range modes {
-		m.run(2, "") // warm up: proxy built, names resolved, caches filled
+		m.run("") // warm up: proxy built, names resolved, caches filled
 	}
 	lat := make([][]float64, len(modes))
 	speed := make([][]float64, len(modes))
-	for r := 0; r < rounds; r++ {
+	for r := 0; r < samples; r++ {
 		for k, m := range modes {
-			s, _ := m.run(perRound, "")
-			lat[k] = append(lat[k], s...)
+			s, _ := m.run("")
+			lat[k] = append(lat[k], s)
 		}
 	}
-	for r := 0; r < 3; r++ {
+	for r := 0; r < bulkRuns; r++ {
 		for k, m := range modes {
-			_, v := m.run(1, "?bytes="+strconv.Itoa(bulk))
-			speed[k] = append(speed[k], v...)
+			_, v := m.run("?bytes=" + strconv.Itoa(bulk))
+			speed[k] = append(speed[k], v)
 		}
 	}
 	q := func(v []float64, p int) float64 {
@@ -118,7 +107,7 @@ func BenchmarkEgressInSandbox(b *testing.B) {
 	}
 	ms := func(s float64) string { return fmt.Sprintf("%.1fms", s*1000) }
 	load, _ := os.ReadFile("/proc/loadavg")
-	b.Logf("new connection + GET, n=%d each, load %s", rounds*perRound, strings.Join(strings.Fields(string(load))[:3], " "))
+	b.Logf("new connection + GET, n=%d each; 64 MiB median of %d; load %s", samples, bulkRuns, strings.Join(strings.Fields(string(load))[:3], " "))
 	hp50 := q(lat[0], 50)
 	hs := q(speed[0], 50)
 	for k, m := range modes {
@@ -133,13 +122,41 @@ func BenchmarkEgressInSandbox(b *testing.B) {
 	}
 }
 
-// runHostShell runs script with bash on the host, without the caller's
-// environment (no proxy variables).
-func runHostShell(script string) (string, error) {
-	cmd := exec.Command("bash", "-c", script)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent"}
-	out, err := cmd.Output()
-	return string(out), err
+// shell is a bash reading commands from a pipe; run sends one command and
+// reads the one line it prints.
+type shell struct {
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func startShell(tb testing.TB, cmd *exec.Cmd, env []string) *shell {
+	tb.Helper()
+	cmd.Env = env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { in.Close(); cmd.Wait() })
+	return &shell{in: in, out: bufio.NewReader(out)}
+}
+
+func (s *shell) run(tb testing.TB, line string) string {
+	tb.Helper()
+	if _, err := io.WriteString(s.in, line+"\n"); err != nil {
+		tb.Fatal(err)
+	}
+	l, err := s.out.ReadString('\n')
+	if err != nil {
+		tb.Fatalf("%s: %v", line, err)
+	}
+	return strings.TrimSpace(l)
 }
 
 // egressBenchSandbox starts a bridge, an HTTPS server on 127.0.0.2 and a

@@ -86,6 +86,7 @@ func FuzzTypedData(f *testing.F) {
 	f.Add([]byte(`{"types":{"EIP712Domain":[{"name":"chainId","type":"uint256"}],"A":[{"name":"x","type":"uint8"}]},"primaryType":"A","domain":{"chainId":1},"message":{"x":300}}`))
 	f.Add([]byte(`{"types":{"EIP712Domain":[{"name":"chainId","type":"uint256"}],"A":[{"name":"a","type":"A[]"}]},"primaryType":"A","domain":{"chainId":1},"message":{"a":[{"a":[]}]}}`))
 	f.Add([]byte(`{}`))
+	f.Add([]byte(safeTypedJSON(safeCases()[1])))
 	h := policyHarness(f, anyPolicy())
 	f.Fuzz(func(t *testing.T, td []byte) {
 		params, _ := json.Marshal([]any{addr4646, string(td)})
@@ -180,9 +181,26 @@ func FuzzCalldata(f *testing.F) {
 	f.Add(common.FromHex("0xac9650d8" + strings.Repeat("00", 64)))
 	f.Add([]byte{0x5a, 0xe4, 0x01, 0xdc})
 	f.Add([]byte{})
+	for op := uint8(0); op < 3; op++ { // Safe execTransaction: call, delegatecall, neither
+		in, _ := safeABI.Methods["execTransaction"].Inputs.Pack(common.HexToAddress(usdc), big.NewInt(1),
+			common.FromHex(transferCalldata(payee, big.NewInt(5))), op, big.NewInt(0), big.NewInt(0), big.NewInt(0),
+			common.Address{}, common.Address{}, []byte{})
+		f.Add(append(safeABI.Methods["execTransaction"].ID, in...))
+	}
 	tok := common.HexToAddress(usdc)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, m := range decodeCalldata(tok, data, 0) {
+		moves := decodeCalldata(tok, data, 0)
+		// A delegatecall is high risk and what it moves is never taken
+		// from its calldata; ranking keeps every move.
+		for i, m := range moves {
+			if m.Kind == MoveKindSafeDelegatecall && (m.Risk != RiskHigh || i+1 >= len(moves) || moves[i+1].Kind != MoveKindUnknown) {
+				t.Fatalf("delegatecall not flagged: %+v", moves)
+			}
+		}
+		if n := len(moves); len(rankMoves(append([]Move(nil), moves...))) != n {
+			t.Fatal("rankMoves lost moves")
+		}
+		for _, m := range moves {
 			if !common.IsHexAddress(m.Token) {
 				t.Fatalf("move without token: %+v", m)
 			}
