@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // survey is one look at the live folder before staging it, in a single
@@ -17,6 +18,29 @@ type survey struct {
 	changed []string // tracked paths changed or gone, untracked paths (dirs end in "/")
 	ignored []string
 	full    bool // too many changes: stage with a plain `git add -A`
+}
+
+// bigAmong adds the regular files of paths above maxLiveBytes to big,
+// with a few lstat workers (the stat cache is warm; this is CPU-bound).
+func (t *Target) bigAmong(paths []string, big map[string]bigStat) {
+	const workers = 4
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(paths); i += workers {
+				fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(paths[i])))
+				if err == nil && fi.Mode().IsRegular() && fi.Size() > maxLiveBytes {
+					mu.Lock()
+					big[paths[i]] = statBig(fi)
+					mu.Unlock()
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
 }
 
 // maxPathspecs: past this many changed paths, git add walks the folder
@@ -32,7 +56,7 @@ func (t *Target) survey(ctx context.Context, g gitCmd) (*survey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list the index: %w", err)
 	}
-	var gitlinks []string
+	var gitlinks, tracked []string
 	for _, rec := range strings.Split(string(out), "\x00") {
 		tab := strings.IndexByte(rec, '\t')
 		if tab < 0 {
@@ -43,19 +67,20 @@ func (t *Target) survey(ctx context.Context, g gitCmd) (*survey, error) {
 			gitlinks = append(gitlinks, p) // status does not look inside them (below)
 			continue
 		}
-		if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(p))); err == nil && fi.Mode().IsRegular() && fi.Size() > maxLiveBytes {
-			sv.big[p] = statBig(fi)
-		}
+		tracked = append(tracked, p)
 	}
-	excl, _, err := bigExcludes(sv.big)
-	if err != nil {
+	t.bigAmong(tracked, sv.big)
+	// Out of the index before any git command writes it: writing an index
+	// re-reads "racily clean" entries (git's racy-git check), a 50 GB one
+	// included, whatever the pathspec.
+	if err := dropFromIndex(ctx, g, sv.big); err != nil {
 		return nil, err
 	}
 	// Submodules are not entered (that would run git inside a repository
 	// the agent controls); their paths are always staged instead.
 	args := append(append([]string{}, privFlags...), "status", "--porcelain=v2", "-z", "--untracked-files=all",
 		"--ignored=traditional", "--no-renames", "--ignore-submodules=all", "--", ".")
-	args = append(append(args, hidePathspecs(t.Hide)...), excl...)
+	args = append(args, hidePathspecs(t.Hide)...)
 	st := g
 	st.env = append(append([]string{}, g.env...), "GIT_OPTIONAL_LOCKS=1") // keep the refreshed stat cache
 	if out, err = st.run(ctx, args...); err != nil {
@@ -71,7 +96,9 @@ func (t *Target) survey(ctx context.Context, g gitCmd) (*survey, error) {
 			if rec[0] == 'u' {
 				n = 10
 			}
-			if f := strings.SplitN(rec, " ", n+1); len(f) == n+1 {
+			// XY: X compares with HEAD (the private repository has none, so
+			// every entry is "added"), Y the work tree with the index.
+			if f := strings.SplitN(rec, " ", n+1); len(f) == n+1 && (rec[0] == 'u' || len(f[1]) == 2 && f[1][1] != '.') {
 				sv.changed = append(sv.changed, f[n])
 			}
 		case '?':
