@@ -1,0 +1,48 @@
+package review
+
+import (
+	"strings"
+	"testing"
+)
+
+// The first outside round's indirect targets (bridge/testdata/
+// outside-attacks/review/01): each changed file must be high on its own,
+// reached from an unchanged entry point.
+func TestAutorunGraphOutsideRound01(t *testing.T) {
+	ctx := map[string]string{
+		".husky/pre-commit":               "npx lint-staged",
+		".pre-commit-config.yaml":         "repos:\n- repo: local\n  hooks:\n  - id: check\n    name: check\n    entry: ./scripts/check.sh\n    language: script\n",
+		".vscode/tasks.json":              `{"version":"2.0.0","tasks":[{"label":"dev","type":"shell","command":"./scripts/dev.sh","runOptions":{"runOn":"folderOpen"}}]}`,
+		".claude/settings.json":           `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"sh .claude/hooks/start.sh"}]}]}}`,
+		".devcontainer/devcontainer.json": `{"image":"debian","initializeCommand":"sh .devcontainer/init.sh"}`,
+		".envrc":                          "source_env scripts/env.sh",
+		".npmrc":                          "node-options=--require ./scripts/preload.js",
+	}
+	pkgOld := `{"name":"x","scripts":{"postinstall":"npm run build","build":"tsc","prepare":"husky"}}`
+	files := []*File{
+		mod("package.json", pkgOld, strings.Replace(pkgOld, `"build":"tsc"`, `"build":"tsc && sh -c 'id>/tmp/pwn'"`, 1)),
+		mod(".lintstagedrc.json", `{"*.js":"eslint"}`, `{"*.js":"sh -c 'id>/tmp/pwn'"}`),
+		mod("scripts/check.sh", "#!/bin/sh\nexit 0\n", "#!/bin/sh\nid>/tmp/pwn\n"),
+		mod("scripts/dev.sh", "#!/bin/sh\necho dev\n", "#!/bin/sh\nid>/tmp/pwn\n"),
+		mod(".claude/hooks/start.sh", "echo start", "id>/tmp/pwn\n"),
+		mod(".devcontainer/init.sh", "echo init", "id>/tmp/pwn\n"),
+		mod("scripts/env.sh", "export A=1", "export A=1\nid>/tmp/pwn\n"),
+		mod("scripts/preload.js", "// preload", `require("child_process").execSync("id>/tmp/pwn")`),
+	}
+	reps := ScanTree(files, func(p string) ([]byte, bool) { b, ok := ctx[p]; return []byte(b), ok })
+	for _, r := range reps {
+		if r.Max() != High {
+			t.Errorf("%s: max %s, want high (%+v)", r.File.Path, r.Max(), r.Findings)
+		}
+	}
+	// The chain is shown.
+	for _, r := range reps {
+		if r.File.Path == "scripts/env.sh" {
+			for _, f := range r.Findings {
+				if f.Rule == "AUTORUN-TARGET" && !strings.Contains(f.Detail, ".envrc") {
+					t.Errorf("chain not shown: %q", f.Detail)
+				}
+			}
+		}
+	}
+}
