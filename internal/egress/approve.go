@@ -79,13 +79,18 @@ func (r *ApproveRule) coversHost(t Target) bool {
 // A request is held when any form matches, so spelling tricks only ever
 // hold more.
 func (r *ApproveRule) matches(methods []string, forms []string) bool {
+	return r.matchesMethod(methods) && r.matchesPath(forms)
+}
+
+func (r *ApproveRule) matchesMethod(methods []string) bool {
 	methodOK := r.Method == "*"
 	for _, m := range methods {
 		methodOK = methodOK || strings.EqualFold(r.Method, m)
 	}
-	if !methodOK {
-		return false
-	}
+	return methodOK
+}
+
+func (r *ApproveRule) matchesPath(forms []string) bool {
 	pat := strings.ToLower(r.Path)
 	for _, p := range forms {
 		if ok, _ := path.Match(pat, p); ok {

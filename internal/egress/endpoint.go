@@ -1,10 +1,6 @@
 package egress
 
 import (
-	"bytes"
-	"io"
-	"mime"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"path"
@@ -24,11 +20,12 @@ import (
 //     refused;
 //   - the methods a request names are its request line's method and every
 //     method override a framework may honour: the headers
-//     X-HTTP-Method-Override, X-HTTP-Method and X-Method-Override, a
-//     `_method` query parameter, and a `_method` field of a form body
-//     (urlencoded or multipart; such a body over MaxHeldBody is refused).
-//     A rule matches when its method is any of them; an override that is
-//     not a method token is refused.
+//     X-HTTP-Method-Override, X-HTTP-Method and X-Method-Override, and a
+//     `_method` parameter in the query or the body in any of the spellings
+//     override.go lists (PHP name mangling, JSON, any Content-Type). The
+//     body is read only when the path matches a rule (a body over
+//     MaxHeldBody is then refused). A rule matches when its method is any
+//     of them; an override that is not a method token is refused.
 
 // overrideHeaders name the method a framework should treat a request as.
 var overrideHeaders = []string{"X-Http-Method-Override", "X-Http-Method", "X-Method-Override"}
@@ -70,20 +67,7 @@ func methodsNamed(req *http.Request) ([]string, *denial) {
 			}
 		}
 	}
-	if q, err := url.ParseQuery(req.URL.RawQuery); err == nil {
-		for _, v := range q["_method"] {
-			if d := add(v); d != nil {
-				return nil, d
-			}
-		}
-	} else if strings.Contains(req.URL.RawQuery, "_method") {
-		return nil, &denial{rule: "approve-method-override-refused", reason: "a query that cannot be parsed and names _method is refused on hosts with approve rules"}
-	}
-	vals, d := formMethods(req)
-	if d != nil {
-		return nil, d
-	}
-	for _, v := range vals {
+	for _, v := range formOverrides(req.URL.RawQuery) {
 		if d := add(v); d != nil {
 			return nil, d
 		}
@@ -91,45 +75,22 @@ func methodsNamed(req *http.Request) ([]string, *denial) {
 	return methods, nil
 }
 
-// formMethods reads `_method` fields from a form body (which it buffers and
-// puts back). Bodies of other types are not read.
-func formMethods(req *http.Request) ([]string, *denial) {
-	mt, params, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
-	if mt != "application/x-www-form-urlencoded" && mt != "multipart/form-data" {
-		return nil, nil
-	}
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
-	}
-	body, d := readHeldBody(req)
-	if d != nil {
-		return nil, d
-	}
-	if mt == "application/x-www-form-urlencoded" {
-		q, err := url.ParseQuery(string(body))
-		if err != nil && bytes.Contains(body, []byte("_method")) {
-			return nil, &denial{rule: "approve-method-override-refused", reason: "a form that cannot be parsed and names _method is refused on hosts with approve rules"}
+// addMethods adds the overrides a body names to methods.
+func addMethods(methods, vals []string) ([]string, *denial) {
+	for _, v := range vals {
+		m := strings.ToUpper(strings.TrimSpace(v))
+		if !isToken(m) {
+			return nil, &denial{rule: "approve-method-override-refused", reason: "a method override that is not an HTTP method is refused on hosts with approve rules"}
 		}
-		return q["_method"], nil
-	}
-	var out []string
-	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
-	for {
-		part, err := mr.NextPart()
-		if err == io.EOF {
-			return out, nil
+		dup := false
+		for _, x := range methods {
+			dup = dup || x == m
 		}
-		if err != nil {
-			if bytes.Contains(body, []byte("_method")) {
-				return nil, &denial{rule: "approve-method-override-refused", reason: "a form that cannot be parsed and names _method is refused on hosts with approve rules"}
-			}
-			return out, nil
-		}
-		if part.FormName() == "_method" {
-			b, _ := io.ReadAll(io.LimitReader(part, 64))
-			out = append(out, string(b))
+		if !dup {
+			methods = append(methods, m)
 		}
 	}
+	return methods, nil
 }
 
 // pathForms are the spellings of u's path that approve globs are matched

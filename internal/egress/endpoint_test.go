@@ -56,6 +56,23 @@ func TestApproveRulesSeeServerSpellings(t *testing.T) {
 		{"POST", "/repos/a", "Content-Type: application/x-www-form-urlencoded\r\n", "x=1&_method=delete", "held DELETE"},
 		{"POST", "/repos/a", "Content-Type: multipart/form-data; boundary=B\r\n",
 			"--B\r\nContent-Disposition: form-data; name=\"_method\"\r\n\r\nDELETE\r\n--B--\r\n", "held DELETE"},
+		// PHP/Symfony/Laravel and Rack spellings (override.go).
+		{"POST", "/repos/a?.method=DELETE", "", "", "held DELETE"},
+		{"POST", "/repos/a?+_method=DELETE", "", "", "held DELETE"},
+		{"POST", "/repos/a?%5Fmethod=DELETE", "", "", "held DELETE"},
+		{"POST", "/repos/a?x=1;_METHOD=delete", "", "", "held DELETE"},
+		{"POST", "/repos/a?_method[]=DELETE", "", "", "held DELETE"},
+		{"POST", "/repos/a?%zz&_method=DELETE", "", "", "held DELETE"},
+		{"POST", "/repos/a", "Content-Type: application/x-www-form-urlencoded,x\r\n", ".method=DELETE", "held DELETE"},
+		{"POST", "/repos/a", "Content-Type: text/plain\r\n", "a=1&_method=DELETE", "held DELETE"},
+		{"POST", "/repos/a", "Content-Type: application/json\r\n", `{"x":1,"_method":"DELETE"}`, "held DELETE"},
+		{"POST", "/repos/a", "Content-Type: application/json\r\n", `{"_method":"GET","_method":"DELETE"}`, "held GET,DELETE"},
+		{"POST", "/repos/a", "", ` {"_method":"DELETE"}`, "held DELETE"},
+		{"POST", "/repos/a", "Content-Type: application/json\r\n", `{"_method":["DELETE"]}`, "approve-method-override-refused"},
+		{"POST", "/repos/a", "Content-Type: application/json\r\n", `{"_method":"DELETE"`, "approve-method-override-refused"},
+		{"POST", "/repos/a", "Content-Type: multipart/form-data,x; boundary=B\r\n",
+			"--B\r\nContent-Disposition: form-data; name=\".method\"\r\n\r\nDELETE\r\n--B--\r\n", "held DELETE"},
+		{"POST", "/repos/a", "Content-Type: application/json\r\n", `{"payment_method":"card"}`, ""},
 		{"POST", "/repos/a", "X-HTTP-Method-Override: DEL ETE\r\n", "", "approve-method-override-refused"},
 		{"GET", "/repos/a/releases", "", "", ""},            // other method: not held
 		{"POST", "/repos/a/b/c", "", "", ""},                // other path
@@ -65,7 +82,7 @@ func TestApproveRulesSeeServerSpellings(t *testing.T) {
 			t.Errorf("%s %s %q: got %q, want %q", tc.method, tc.target, tc.hdr, got, tc.want)
 		}
 	}
-	if got := up.list(); strings.Contains(got, "POST /repos/a/releases") || strings.Contains(got, "_method") {
+	if got := up.list(); strings.Contains(got, "POST /repos/a/releases") || strings.Contains(got, "DELETE") {
 		t.Errorf("a held or refused request reached the server:\n%s", got)
 	}
 }

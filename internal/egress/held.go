@@ -76,9 +76,11 @@ var ErrHeldTimeout = errors.New("no decision in time")
 // hold asks the approver about req when an approve rule matches it; a
 // denial (or no approver: fail closed) is returned for the caller to answer.
 // On a host with approve rules, a path that servers could read in ways the
-// rules cannot see (NUL, control characters) is refused. scrub maps
+// rules cannot see (NUL, control characters) is refused. The body is read
+// (conn's read deadline bounds it, see heldbody.go) only when a rule's path
+// matches, after the sandbox's held-request limit is checked. scrub maps
 // injected secrets to their placeholders, so the prompt never shows one.
-func (p *Proxy) hold(ctx context.Context, req *http.Request, t Target, tls bool, scrub map[string]string, e *Entry, rules []applied) *denial {
+func (p *Proxy) hold(ctx context.Context, conn net.Conn, req *http.Request, t Target, tls bool, scrub map[string]string, e *Entry, rules []applied) *denial {
 	if len(rules) == 0 {
 		return nil
 	}
@@ -90,24 +92,58 @@ func (p *Proxy) hold(ctx context.Context, req *http.Request, t Target, tls bool,
 		return d
 	}
 	forms := pathForms(req.URL)
-	var rule *applied
-	for i := range rules {
-		if rules[i].rule.matches(methods, forms) {
-			rule = &rules[i]
-			break
+	var byPath []applied
+	for _, r := range rules {
+		if r.rule.matchesPath(forms) {
+			byPath = append(byPath, r)
 		}
 	}
-	if rule == nil {
+	match := func() *applied {
+		for i := range byPath {
+			if byPath[i].rule.matchesMethod(methods) {
+				return &byPath[i]
+			}
+		}
 		return nil
 	}
-	if p.approver == nil {
+	rule := match()
+	hasBody := req.Body != nil && req.Body != http.NoBody
+	if rule == nil && (len(byPath) == 0 || !hasBody) {
+		return nil
+	}
+	if rule != nil && p.approver == nil {
 		e.Approval = ApprovalUnavailable
 		return &denial{rule: "approval-unavailable " + rule.String(), reason: "this request needs your approval and no approver is running"}
 	}
-	body, d := readHeldBody(req)
+	release, d := p.takeHeldSlot()
 	if d != nil {
-		d.rule += " " + rule.String()
 		return d
+	}
+	defer release()
+	body, d := p.readHeldBody(conn, req)
+	if d != nil {
+		if rule != nil {
+			dd := *d // tooLarge and overBudget are shared
+			dd.rule += " " + rule.String()
+			return &dd
+		}
+		return d
+	}
+	vals, d := bodyOverrides(req, body)
+	if d == nil {
+		methods, d = addMethods(methods, vals)
+	}
+	if d != nil {
+		req.Body.Close()
+		return d
+	}
+	if rule = match(); rule == nil {
+		return nil
+	}
+	if p.approver == nil {
+		req.Body.Close()
+		e.Approval = ApprovalUnavailable
+		return &denial{rule: "approval-unavailable " + rule.String(), reason: "this request needs your approval and no approver is running"}
 	}
 	sum := sha256.Sum256(body)
 	h := Held{Sandbox: p.sandbox, Method: req.Method, Overrides: methods[1:], Host: t.Host(), Port: t.Port,
@@ -116,7 +152,11 @@ func (p *Proxy) hold(ctx context.Context, req *http.Request, t Target, tls bool,
 	e.URL, e.BodySHA256 = h.URL(), h.BodySHA256
 	p.logger.Info("egress: request held for approval", "sandbox", p.sandbox, "method", h.Method, "url", h.URL(),
 		"size", h.Size, "sha256", h.BodySHA256, "rule", h.Rule)
-	switch err := p.approver(ctx, h); {
+	err := p.approver(ctx, h)
+	if err != nil {
+		req.Body.Close() // not sent: its buffer leaves the budget now
+	}
+	switch {
 	case err == nil:
 		e.Approval = ApprovalApproved
 		return nil
@@ -127,28 +167,6 @@ func (p *Proxy) hold(ctx context.Context, req *http.Request, t Target, tls bool,
 		e.Approval = ApprovalDenied
 		return &denial{rule: "approval-denied " + rule.String(), reason: "the request was not approved: " + err.Error()}
 	}
-}
-
-// readHeldBody reads the whole body (at most MaxHeldBody) and puts it back
-// as a fixed-length body: what is sent is exactly what was hashed and
-// shown. Request trailers are dropped (they were not shown).
-func readHeldBody(req *http.Request) ([]byte, *denial) {
-	var body []byte
-	if req.Body != nil && req.Body != http.NoBody {
-		b, err := io.ReadAll(io.LimitReader(req.Body, MaxHeldBody+1))
-		req.Body.Close()
-		switch {
-		case err != nil:
-			return nil, &denial{status: http.StatusBadRequest, rule: "approval-body-unreadable", reason: "the request body could not be read"}
-		case len(b) > MaxHeldBody:
-			return nil, &denial{status: http.StatusRequestEntityTooLarge, rule: "approval-body-too-large",
-				reason: fmt.Sprintf("a request that needs approval may carry at most %d bytes of body", MaxHeldBody)}
-		}
-		body = b
-	}
-	setBody(req, body)
-	req.Trailer = nil
-	return body, nil
 }
 
 // setBody makes body the request's fixed-length body.

@@ -82,10 +82,13 @@ func TestHeldRequestIdentity(t *testing.T) {
 	if _, ok := byURL[base+"/pay?to=mallory&amount=1000 denied"]; !ok {
 		t.Errorf("decision log: %+v", byURL)
 	}
-	// A body over the limit is refused before any prompt.
+	// A body over the limit is refused before any prompt, by its
+	// Content-Length before it is read, and as it arrives when chunked.
 	n := len(ap.shown)
+	wantDenied(t, e.raw(t, fmt.Sprintf("POST %s/pay HTTP/1.1\r\nHost: plain.test:%s\r\nContent-Length: %d\r\n\r\n", base, port, MaxHeldBody+1)),
+		413, "approval-body-too-large")
 	big := strings.Repeat("x", MaxHeldBody+1)
-	wantDenied(t, send("", big, false), 413, "approval-body-too-large")
+	wantDenied(t, send("", big, true), 413, "approval-body-too-large")
 	if len(ap.shown) != n {
 		t.Error("an oversized body was shown")
 	}

@@ -50,7 +50,7 @@ func (p *Proxy) intercept(ctx context.Context, client net.Conn, up net.Conn, t T
 			p.logger.Warn("egress: upstream TLS", "sandbox", p.sandbox, "host", t.Host(), "err", upErr)
 			d = &denial{status: http.StatusBadGateway, rule: e.Rule, reason: "could not open a verified TLS connection to the server"}
 		} else {
-			scrub, d = p.admitIntercepted(ctx, req, h, t, &e, rules)
+			scrub, d = p.admitIntercepted(ctx, client, req, h, t, &e, rules)
 		}
 		if d != nil {
 			p.refuse(srv, e, d)
@@ -86,7 +86,7 @@ func (p *Proxy) clientTLS(ctx context.Context, client net.Conn, t Target) (*tls.
 // target, credentials inject cleanly (e.Credential names them) and any
 // approve rule lets it through. It returns the placeholders to scrub from
 // the response.
-func (p *Proxy) admitIntercepted(ctx context.Context, req *http.Request, h head, t Target, e *Entry, rules []applied) (map[string]string, *denial) {
+func (p *Proxy) admitIntercepted(ctx context.Context, srvConn net.Conn, req *http.Request, h head, t Target, e *Entry, rules []applied) (map[string]string, *denial) {
 	authority := req.Host
 	if req.URL.Host != "" {
 		authority = req.URL.Host
@@ -106,7 +106,7 @@ func (p *Proxy) admitIntercepted(ctx context.Context, req *http.Request, h head,
 		return nil, d
 	}
 	e.Credential = strings.Join(names, ",")
-	if d := p.hold(ctx, req, t, true, scrub, e, rules); d != nil {
+	if d := p.hold(ctx, srvConn, req, t, true, scrub, e, rules); d != nil {
 		return nil, d
 	}
 	return scrub, nil

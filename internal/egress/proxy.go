@@ -48,6 +48,7 @@ type Config struct {
 	// needs CA.
 	Approve  []*ApproveRule
 	Approver Approver
+	MaxHeld  int // requests read for approval or waiting at once; default 3 (see heldbody.go)
 }
 
 // Proxy is one sandbox's egress proxy. It serves any number of connections
@@ -69,6 +70,8 @@ type Proxy struct {
 	slots     chan struct{} // one per open client connection
 	approve   []*ApproveRule
 	approver  Approver
+	maxHeld   int
+	held      heldLimits
 	heldMu    sync.Mutex          // guards heldAddrs
 	heldAddrs map[string]heldAddr // addresses of approve rules' exact hosts
 	denyMu    sync.Mutex          // guards denyTok, denyAt
@@ -99,6 +102,9 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if p.now == nil {
 		p.now = time.Now
+	}
+	if p.maxHeld = cfg.MaxHeld; p.maxHeld <= 0 {
+		p.maxHeld = defaultMaxHeld
 	}
 	if p.idle == 0 {
 		p.idle = 2 * time.Minute
@@ -133,6 +139,7 @@ type denial struct {
 	rule       string
 	reason     string
 	credential string
+	drain      bool // the client may still be sending a body: read it away after answering (see drainRefused)
 }
 
 // Serve accepts connections from l until it fails (tests, benchmarks).
@@ -360,6 +367,9 @@ func (p *Proxy) refuse(w io.Writer, e Entry, d *denial) {
 	body := fmt.Sprintf("airlock egress: refused %s: %s\nrule: %s\n", target, d.reason, d.rule)
 	fmt.Fprintf(w, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nX-Airlock-Denied: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
 		status, http.StatusText(status), headerSafe(d.rule), len(body), body)
+	if d.drain {
+		drainRefused(w)
+	}
 	e.Verdict, e.Rule, e.Reason, e.Credential = VerdictDeny, d.rule, d.reason, d.credential
 	p.record(e)
 }
@@ -403,7 +413,7 @@ func (p *Proxy) servePlain(ctx context.Context, c net.Conn, req *http.Request, h
 	if !ok {
 		return false
 	}
-	if d := p.hold(ctx, req, t, false, nil, &e, p.approveRules(ctx, t, addrs)); d != nil {
+	if d := p.hold(ctx, c, req, t, false, nil, &e, p.approveRules(ctx, t, addrs)); d != nil {
 		p.refuse(c, e, d)
 		return false
 	}
