@@ -72,10 +72,7 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
-	bin, err := BinDir(o.Cache), error(nil)
-	if os.Getenv("TRIAL_APISERVER_ONLY") == "" {
-		bin, err = EnsureBinaries(ctx, o.Cache, o.Progress)
-	}
+	bin, err := EnsureBinaries(ctx, o.Cache, o.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -176,9 +173,6 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 		return nil, fmt.Errorf("kube-apiserver: %w", err)
 	}
 	fmt.Fprintf(o.Progress, "kube-apiserver ready after %v\n", time.Since(start).Round(time.Millisecond))
-	if os.Getenv("TRIAL_APISERVER_ONLY") != "" {
-		return c, nil
-	}
 	if err := c.daemon("kube-controller-manager", nil, filepath.Join(bin, "kube-controller-manager"),
 		"--kubeconfig", filepath.Join(dir, "controller-manager.kubeconfig"),
 		"--secure-port", "0", "--leader-elect=false",
