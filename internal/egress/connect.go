@@ -60,6 +60,29 @@ func (p *Proxy) serveConnect(ctx context.Context, c net.Conn, br *bufio.Reader, 
 		p.intercept(ctx, client, up, t, e, rules)
 		return
 	}
+	if len(p.approve) > 0 { // see sni.go
+		var refused error
+		client = &inspectConn{Conn: c, br: br, check: func() error { return checkTunnelStart(c, br, t) },
+			refuse: func(err error) {
+				refused = err
+				if b, _ := br.Peek(1); len(b) == 1 && b[0] == 0x16 {
+					_, _ = c.Write(tlsUnrecognizedName)
+				} else {
+					_, _ = io.WriteString(c, "HTTP/1.1 403 Forbidden\r\nX-Airlock-Denied: approve-tunnel-refused\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+				}
+				c.Close()
+				up.Close()
+			}}
+		n := tunnel(client, up)
+		if refused != nil {
+			e.Verdict, e.Rule, e.Reason = VerdictDeny, "approve-tunnel-refused", refused.Error()
+			p.record(e)
+			return
+		}
+		e.Verdict, e.Bytes = VerdictAllow, n
+		p.record(e)
+		return
+	}
 	e.Verdict, e.Bytes = VerdictAllow, tunnel(client, up)
 	p.record(e)
 }
