@@ -249,6 +249,12 @@ func vmMountWorkspace(log func(string, ...any), spec *guestspec.VMInit) error {
 			return fmt.Errorf("mount %s: %w", dev, err)
 		}
 		vmGrowExt4(log, dev, dst)
+		// mkfs.ext4 leaves a root-only lost+found in the workspace's root:
+		// git warns about it and `docker build .` fails on it. The disk is
+		// the workspace and nothing else; e2fsck makes it again if it must.
+		if err := os.Remove(filepath.Join(dst, "lost+found")); err != nil && !os.IsNotExist(err) {
+			log("workspace lost+found: %v", err)
+		}
 		// The host made the disk from a clone it owns; hand it to the agent once.
 		marker := "/newroot/var/lib/airlock/workspace-owned"
 		if _, err := os.Stat(marker); err == nil {

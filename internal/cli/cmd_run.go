@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/term"
@@ -125,7 +126,11 @@ func runAgent(e *Env, args []string) error {
 	if block != nil {
 		version = block.Version
 	}
+	installStart := time.Now().Add(-time.Second)
 	if err := installAgent(e, cl, cat, version); err != nil {
+		if ds, derr := recentDenials(c, res.Sandbox.Name, installStart); derr == nil {
+			explainDenials(e.Stderr, res.Sandbox.Name, ds)
+		}
 		return fmt.Errorf("install %s in %s: %w", cat.Name, res.Sandbox.Name, err)
 	}
 	argv := append(config.CommandLine(cat, block), o.args...)
