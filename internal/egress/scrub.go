@@ -14,7 +14,10 @@ import (
 // phrase). Everything of a response but its body passes through here on
 // intercepted hosts: the status line's reason phrase, every header
 // (Location included) and every trailer. A secret found raw or
-// percent-encoded is replaced with its placeholder; a value that carries it
+// percent-encoded in any mixture (some bytes escaped, others raw, either
+// hex case, `+` or `%20` for a space) is replaced with its placeholder; a
+// value that still holds it after decoding once or twice is replaced whole
+// with scrubbedValue; a value that carries it
 // base64-encoded (alone, inside `user:secret` of Basic, or anywhere in a
 // longer base64 run) is replaced whole with scrubbedValue. Bodies are not
 // rewritten (a documented limit).
@@ -66,8 +69,9 @@ func scrubValue(v string, secrets map[string]string) string {
 		for _, f := range secretForms(secret) {
 			v = strings.ReplaceAll(v, f, ph)
 		}
-		if strings.Contains(strings.ToLower(v), strings.ToLower(url.QueryEscape(secret))) {
-			return scrubbedValue // mixed-case escapes
+		v = replaceEncoded(v, secret, ph)
+		if decodedContains(v, secret) {
+			return scrubbedValue // encoded more than once
 		}
 		for _, c := range base64Cores(secret) {
 			if strings.Contains(v, c) {
@@ -144,4 +148,52 @@ func uniq(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// replaceEncoded replaces every span of v that percent-decodes to secret
+// (each byte raw or %XX in either case, a space also as `+`) with ph.
+func replaceEncoded(v, secret, ph string) string {
+	if !strings.ContainsAny(v, "%+") {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); {
+		if end := encodedAt(v, i, secret); end > i {
+			b.WriteString(ph)
+			i = end
+			continue
+		}
+		b.WriteByte(v[i])
+		i++
+	}
+	return b.String()
+}
+
+// encodedAt returns where a spelling of secret starting at v[i] ends, or -1.
+func encodedAt(v string, i int, secret string) int {
+	for k := 0; k < len(secret); k++ {
+		switch {
+		case i+2 < len(v) && v[i] == '%' && ishex(v[i+1]) && ishex(v[i+2]) && unhex(v[i+1])<<4|unhex(v[i+2]) == secret[k]:
+			i += 3
+		case i < len(v) && v[i] == '+' && secret[k] == ' ':
+			i++
+		case i < len(v) && v[i] == secret[k]:
+			i++
+		default:
+			return -1
+		}
+	}
+	return i
+}
+
+// decodedContains reports whether v, percent-decoded once or twice (with
+// `+` as a space or as itself), holds secret.
+func decodedContains(v, secret string) bool {
+	for _, d := range []string{lenientUnescape(v), lenientUnescape(strings.ReplaceAll(v, "+", "%2B"))} {
+		if strings.Contains(d, secret) || strings.Contains(lenientUnescape(d), secret) ||
+			strings.Contains(lenientUnescape(strings.ReplaceAll(d, "+", "%2B")), secret) {
+			return true
+		}
+	}
+	return false
 }

@@ -19,11 +19,10 @@ func leaks(s string) bool {
 	if strings.Contains(s, scrubSecret) {
 		return true
 	}
-	if d, err := url.QueryUnescape(s); err == nil && strings.Contains(d, scrubSecret) {
-		return true
-	}
-	if d, err := url.PathUnescape(s); err == nil && strings.Contains(d, scrubSecret) {
-		return true
+	for _, d := range []string{lenientUnescape(s), lenientUnescape(strings.ReplaceAll(s, "+", "%2B"))} {
+		if strings.Contains(d, scrubSecret) || strings.Contains(lenientUnescape(strings.ReplaceAll(d, "+", "%2B")), scrubSecret) {
+			return true
+		}
 	}
 	for _, run := range regexp.MustCompile(`[A-Za-z0-9+/_=-]{8,}`).FindAllString(s, -1) {
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
@@ -67,7 +66,23 @@ func TestSecretNeverReturns(t *testing.T) {
 			w.Header().Set("Location", "https://elsewhere.test/cb?key="+url.QueryEscape(scrubSecret))
 			w.WriteHeader(http.StatusFound)
 		},
-		"cookie": func(w http.ResponseWriter) { w.Header().Set("Set-Cookie", "s="+url.QueryEscape(scrubSecret)) },
+		// Re-encoded the ways frameworks build canonical URLs (outside attack egress/07).
+		"location-python-quote": func(w http.ResponseWriter) {
+			w.Header().Set("Location", "https://x.test/?key="+strings.NewReplacer("/", "/", "+", "%2B", "=", "%3D", "&", "%26").Replace(scrubSecret))
+			w.WriteHeader(http.StatusMovedPermanently)
+		},
+		"mixed-case-escapes": func(w http.ResponseWriter) {
+			w.Header().Set("X-Echo", strings.NewReplacer("/", "%2f", "+", "%2B", "=", "%3d", "&", "%26").Replace(scrubSecret))
+		},
+		"all-escaped": func(w http.ResponseWriter) {
+			var b strings.Builder
+			for i := 0; i < len(scrubSecret); i++ {
+				fmt.Fprintf(&b, "%%%02x", scrubSecret[i])
+			}
+			w.Header().Set("X-Echo", "v="+b.String()+"&next=1")
+		},
+		"double-encoded": func(w http.ResponseWriter) { w.Header().Set("X-Echo", url.QueryEscape(url.QueryEscape(scrubSecret))) },
+		"cookie":         func(w http.ResponseWriter) { w.Header().Set("Set-Cookie", "s="+url.QueryEscape(scrubSecret)) },
 		"trailer": func(w http.ResponseWriter) {
 			w.Header().Set("Trailer", "X-Trail")
 			w.WriteHeader(200)
