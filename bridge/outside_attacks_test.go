@@ -15,16 +15,11 @@ import (
 // that tracks each. Remove an entry when its fix lands: the script then
 // runs and must report "defended".
 var stillOpen = map[string]string{
-	"egress/06-json-method-override":    "_method is read from urlencoded and multipart forms only: a JSON body {\"_method\":\"DELETE\"} (Laravel's input bag) passes a DELETE approve rule unheld",
-	"egress/07-secret-reencoded-query":  "the scrubber knows the raw and one percent-encoded spelling: a query credential with / + = re-encoded by the server ('/' raw, lower-case escapes) comes back in Location",
 	"egress/08-secret-header-forms":     "low: a response header carrying the secret as hex, reversed, or split by an obs-fold line (joined with a space) is not scrubbed",
 	"egress/19-abandoned-prompt":        "low: the approver's context is not the client connection's, so a hung-up request's prompt stays (holding a slot) until the timeout and approving it still sends it",
 	"egress/18-plan-widen-host-approve": "low: plan warns about preset open / IP-CIDR allows widening around approve rules only when sandbox.hcl has approve rules itself, not around the host's (egress.hcl)",
 	"egress/17-policy-ls-approve-rules": "low: policy ls (text and --json) lists allow/deny rules and credentials but no approve rules, so the person cannot see which requests are held or that sandbox.hcl added any",
-	"egress/15-held-body-memory":        "held.go readHeldBody buffers up to 8 MiB per held request before the approver (and its 3-prompt limit) runs, with no read deadline: 96 stalled connections grow the bridge by ~2 GiB",
 	"egress/14-cross-sandbox-cooldown":  "low: the one-minute refusal cooldown (netapprove.go heldRequests.refused) is keyed by request identity without the sandbox: one sandbox's throttled request silences another's identical prompt",
-	"egress/13-sni-front-tunnel":        "a CONNECT to an allowed name whose address is not a held host's is tunnelled without reading the ClientHello: SNI svc.test (a shared front, e.g. a CDN) reaches the held endpoint unheld",
-	"egress/12-php-method-override":     "_method is matched by exact name with Go's form/media-type parsers: PHP's name mangling (.method, +_method) and lenient Content-Type (form,x) give Symfony/Laravel a DELETE the proxy never sees",
 	"egress/09-secret-into-host-logs":   "low: Go's transport errors quote the malformed response line (e.g. the echoed Authorization) and bridge.log records them in plain text",
 	"signer/08-audit-rewrite":           "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
 }
