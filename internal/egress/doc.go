@@ -26,10 +26,13 @@
 // the Approver (the bridge's approval queue) says yes; a denial, a timeout
 // or a missing Approver is a 403. Rules apply by destination (IP literals,
 // names sharing a held host's address) and to every spelling of a path and
-// method override a server may read. HTTPS destinations with approve rules
-// are intercepted like credential hosts so the method and path can be seen.
+// method override a server may read (override.go). HTTPS destinations with
+// approve rules are intercepted like credential hosts so the method and path
+// can be seen; other tunnels must then carry TLS whose SNI is the CONNECT
+// host (sni.go). What held requests may buffer is bounded per sandbox
+// (heldbody.go).
 //
-// Limits, on purpose: hosts without credentials are tunnelled, so a
+// Limits, on purpose: hosts without credentials or approve rules are tunnelled, so a
 // placeholder sent inside such a tunnel cannot be seen (it is worthless
 // there: only this proxy turns it into a secret). Request bodies are never
 // scanned or rewritten, and of a response only the reason phrase, headers
