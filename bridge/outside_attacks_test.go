@@ -15,13 +15,14 @@ import (
 // that tracks each. Remove an entry when its fix lands: the script then
 // runs and must report "defended".
 var stillOpen = map[string]string{
-	"egress/08-secret-header-forms":     "low: a response header carrying the secret as hex, reversed, or split by an obs-fold line (joined with a space) is not scrubbed",
-	"egress/19-abandoned-prompt":        "low: the approver's context is not the client connection's, so a hung-up request's prompt stays (holding a slot) until the timeout and approving it still sends it",
-	"egress/18-plan-widen-host-approve": "low: plan warns about preset open / IP-CIDR allows widening around approve rules only when sandbox.hcl has approve rules itself, not around the host's (egress.hcl)",
-	"egress/17-policy-ls-approve-rules": "low: policy ls (text and --json) lists allow/deny rules and credentials but no approve rules, so the person cannot see which requests are held or that sandbox.hcl added any",
-	"egress/14-cross-sandbox-cooldown":  "low: the one-minute refusal cooldown (netapprove.go heldRequests.refused) is keyed by request identity without the sandbox: one sandbox's throttled request silences another's identical prompt",
-	"egress/09-secret-into-host-logs":   "low: Go's transport errors quote the malformed response line (e.g. the echoed Authorization) and bridge.log records them in plain text",
-	"signer/08-audit-rewrite":           "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
+	"egress/08-secret-header-forms":           "low: a response header carrying the secret as hex, reversed, or split by an obs-fold line (joined with a space) is not scrubbed",
+	"egress/19-abandoned-prompt":              "low: the approver's context is not the client connection's, so a hung-up request's prompt stays (holding a slot) until the timeout and approving it still sends it",
+	"egress/18-plan-widen-host-approve":       "low: plan warns about preset open / IP-CIDR allows widening around approve rules only when sandbox.hcl has approve rules itself, not around the host's (egress.hcl)",
+	"egress/17-policy-ls-approve-rules":       "low: policy ls (text and --json) lists allow/deny rules and credentials but no approve rules, so the person cannot see which requests are held or that sandbox.hcl added any",
+	"egress/14-cross-sandbox-cooldown":        "low: the one-minute refusal cooldown (netapprove.go heldRequests.refused) is keyed by request identity without the sandbox: one sandbox's throttled request silences another's identical prompt",
+	"egress/09-secret-into-host-logs":         "low: Go's transport errors quote the malformed response line (e.g. the echoed Authorization) and bridge.log records them in plain text",
+	"direct/26-overflow-drops-private-gitdir": "issue 25: an inotify overflow (or a host change to .git's attributes) makes the gate invalidate the .git entry, which detaches the private git directory mounted on it: the agent reads the real .git",
+	"signer/08-audit-rewrite":                 "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
 }
 
 // TestOutsideAttacks runs the attack scripts an outside tester wrote
@@ -44,7 +45,7 @@ func TestOutsideAttacks(t *testing.T) {
 	for _, set := range []struct {
 		glob string
 		want int
-	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 24}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}} {
+	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 26}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}} {
 		got, _ := filepath.Glob(set.glob)
 		if len(got) < set.want {
 			t.Fatalf("found %d attack scripts for %s, want the %d kept", len(got), set.glob, set.want)
