@@ -21,6 +21,7 @@ var stillOpen = map[string]string{
 	"egress/17-policy-ls-approve-rules":       "low: policy ls (text and --json) lists allow/deny rules and credentials but no approve rules, so the person cannot see which requests are held or that sandbox.hcl added any",
 	"egress/14-cross-sandbox-cooldown":        "low: the one-minute refusal cooldown (netapprove.go heldRequests.refused) is keyed by request identity without the sandbox: one sandbox's throttled request silences another's identical prompt",
 	"egress/09-secret-into-host-logs":         "low: Go's transport errors quote the malformed response line (e.g. the echoed Authorization) and bridge.log records them in plain text",
+	"direct/28-create-race-parent-into-rule":  "issue 25: Create/Mkdir/Link/Symlink check the parent's path, open it, then create relative to the descriptor; renaming the empty parent to a rule's directory in between plants deploy/prod.yml (protected) and config/secret.txt (hidden) within ~40 tries",
 	"direct/27-rename-race-parent-into-rule":  "issue 25: Rename checks paths, opens the parents and walks the moved tree before renameat2; a concurrent rename of the (empty) destination parent into a rule's directory lands the tree on a protected or hidden path",
 	"direct/26-overflow-drops-private-gitdir": "issue 25: an inotify overflow (or a host change to .git's attributes) makes the gate invalidate the .git entry, which detaches the private git directory mounted on it: the agent reads the real .git",
 	"signer/08-audit-rewrite":                 "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
@@ -46,7 +47,7 @@ func TestOutsideAttacks(t *testing.T) {
 	for _, set := range []struct {
 		glob string
 		want int
-	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 27}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}} {
+	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 28}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}} {
 		got, _ := filepath.Glob(set.glob)
 		if len(got) < set.want {
 			t.Fatalf("found %d attack scripts for %s, want the %d kept", len(got), set.glob, set.want)
