@@ -109,6 +109,12 @@ func (b *Backend) connect() error {
 		b.cfg = cfg
 	}
 	b.cfg.UserAgent = "airlock"
+	// client-go's default (5 requests/s, bursts of 10) makes 30 sandboxes
+	// starting at once wait on the client, not the cluster. One bridge is
+	// one person; the API server's priority and fairness still applies.
+	if b.cfg.QPS == 0 {
+		b.cfg.QPS, b.cfg.Burst = 50, 100
+	}
 	cs, err := k8s.NewForConfig(b.cfg)
 	if err != nil {
 		return fmt.Errorf("kubernetes client: %v: %w", err, vm.ErrUnavailable)
@@ -366,7 +372,7 @@ func waitGone(ctx context.Context, get func() error) error {
 		ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 	}
-	for {
+	for wait := 50 * time.Millisecond; ; wait = min(wait*3/2, 500*time.Millisecond) {
 		err := get()
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -374,7 +380,7 @@ func waitGone(ctx context.Context, get func() error) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for deletion: %w (last: %v)", ctx.Err(), err)
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(wait):
 		}
 	}
 }

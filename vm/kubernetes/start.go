@@ -86,7 +86,7 @@ var failReasons = map[string]bool{
 // waitRunning polls the pod until the agent container runs, or fails with
 // what the pod says.
 func (b *Backend) waitRunning(ctx context.Context, ns, id string) error {
-	for {
+	for wait := 50 * time.Millisecond; ; wait = min(wait*3/2, 500*time.Millisecond) {
 		pod, err := b.cs.CoreV1().Pods(ns).Get(ctx, objName(id), metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -108,7 +108,7 @@ func (b *Backend) waitRunning(ctx context.Context, ns, id string) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("sandbox %s: %w (%s)", id, vm.ErrStartTimeout, podNote(pod))
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(wait):
 		}
 	}
 }
@@ -117,7 +117,7 @@ func (b *Backend) waitRunning(ctx context.Context, ns, id string) error {
 // identification line.
 func (b *Backend) waitSSH(ctx context.Context, ns, id string) error {
 	var last error
-	for {
+	for wait := 50 * time.Millisecond; ; wait = min(wait*3/2, 500*time.Millisecond) {
 		c, err := b.portForward(ctx, ns, objName(id), sshPort)
 		if err == nil {
 			c.SetDeadline(time.Now().Add(5 * time.Second))
@@ -138,7 +138,7 @@ func (b *Backend) waitSSH(ctx context.Context, ns, id string) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("sandbox %s: sshd not answering: %v: %w", id, last, vm.ErrStartTimeout)
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(wait):
 		}
 	}
 }
