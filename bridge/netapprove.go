@@ -27,11 +27,12 @@ import (
 // One decision, one request: every held request gets its own prompt, with
 // a digest no other request shares, so an approval releases exactly the
 // request it was shown for (the proxy sends it once). Byte-identical
-// requests waiting at the same time are counted on each prompt
-// (Identical). A request whose identity was refused (denied, timed out or
-// abandoned) is refused without a prompt for netCooldown, so hanging up and
-// asking again cannot flood the person. Every decision is written to the
-// signer's audit log (event "network") before the request goes anywhere.
+// requests of one sandbox waiting at the same time are counted on each
+// prompt (Identical). A request whose identity was refused (denied, timed
+// out or abandoned) is refused without a prompt for netCooldown in the same
+// sandbox, so hanging up and asking again cannot flood the person. Every
+// decision is written to the signer's audit log (event "network") before
+// the request goes anywhere.
 
 const networkOperation = "network"
 
@@ -62,7 +63,7 @@ func (hr *heldRequests) lookup(digest string) (h egress.Held, identical int, ok 
 	}
 	id := h.Identity()
 	for _, x := range hr.byDigest {
-		if x.Identity() == id {
+		if x.Sandbox == h.Sandbox && x.Identity() == id {
 			identical++
 		}
 	}
@@ -76,7 +77,7 @@ var errRecentlyRefused = errors.New("the same request was refused less than a mi
 // hold records h under a digest of its own until release is called. It
 // refuses an identity refused within the cooldown.
 func (hr *heldRequests) hold(h egress.Held, now time.Time) (digest string, release func(refused bool), err error) {
-	id := h.Identity()
+	id := h.Sandbox + "\x00" + h.Identity() // one sandbox's refusal never silences another's prompt
 	hr.mu.Lock()
 	defer hr.mu.Unlock()
 	if hr.byDigest == nil {

@@ -41,6 +41,7 @@ const (
 	ApprovalDenied      = "denied"
 	ApprovalTimeout     = "timeout"
 	ApprovalUnavailable = "unavailable"
+	ApprovalAbandoned   = "abandoned" // the client hung up while the request was held
 )
 
 // LogFile is the decision log's name inside a sandbox state dir.

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 )
 
 // MaxHeldBody is the largest request body a held request may have: the
@@ -152,11 +154,14 @@ func (p *Proxy) hold(ctx context.Context, conn net.Conn, req *http.Request, t Ta
 	e.URL, e.BodySHA256 = h.URL(), h.BodySHA256
 	p.logger.Info("egress: request held for approval", "sandbox", p.sandbox, "method", h.Method, "url", h.URL(),
 		"size", h.Size, "sha256", h.BodySHA256, "rule", h.Rule)
-	err := p.approver(ctx, h)
+	gone, err := p.askWatching(ctx, conn, h)
 	if err != nil {
 		req.Body.Close() // not sent: its buffer leaves the budget now
 	}
 	switch {
+	case gone:
+		e.Approval = ApprovalAbandoned
+		return &denial{rule: "approval-abandoned " + rule.String(), reason: "the client hung up before the decision; the request was not sent"}
 	case err == nil:
 		e.Approval = ApprovalApproved
 		return nil
@@ -167,6 +172,41 @@ func (p *Proxy) hold(ctx context.Context, conn net.Conn, req *http.Request, t Ta
 		e.Approval = ApprovalDenied
 		return &denial{rule: "approval-denied " + rule.String(), reason: "the request was not approved: " + err.Error()}
 	}
+}
+
+// clientPoll is how often a held request's client connection is checked.
+const clientPoll = 200 * time.Millisecond
+
+// askWatching asks the approver while watching conn: when the client hangs
+// up, the question is withdrawn (the approver's context is cancelled) and
+// the request is not sent, whatever the answer.
+func (p *Proxy) askWatching(ctx context.Context, conn net.Conn, h Held) (gone bool, err error) {
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var goneFlag atomic.Bool
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		t := time.NewTicker(clientPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if conn != nil && clientGone(conn) {
+					goneFlag.Store(true)
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	err = p.approver(actx, h)
+	close(stop)
+	<-watched
+	return goneFlag.Load(), err
 }
 
 // setBody makes body the request's fixed-length body.
