@@ -31,6 +31,7 @@ type autorunGraph struct {
 	names nameReach         // package scripts and make targets reached by name
 	s     *scanCtx
 	steps int
+	bytes int64 // content read, bounded by maxGraphBytes
 }
 
 // cmdRef is a command line that runs by itself: in dir, reached by via.
@@ -38,8 +39,19 @@ type cmdRef struct{ cmd, dir, via string }
 
 const (
 	maxGraphSteps = 20000
+	maxGraphBytes = 64 << 20 // an agent's web of 4 MB files naming each other is read this far, no further
 	maxChain      = 10
 )
+
+// read is s.read within the graph's byte budget.
+func (g *autorunGraph) read(p string) ([]byte, bool) {
+	if g.bytes > maxGraphBytes {
+		return nil, false
+	}
+	b, ok := g.s.read(p)
+	g.bytes += int64(len(b))
+	return b, ok
+}
 
 // graph builds the auto-run graph once per scan.
 func (s *scanCtx) graph() *autorunGraph {
@@ -51,11 +63,11 @@ func (s *scanCtx) graph() *autorunGraph {
 	for _, d := range s.projectDirs() {
 		for _, name := range entryNames {
 			p := path.Join(d, name)
-			b, ok := s.read(p)
+			b, ok := g.read(p)
 			if !ok || len(b) > maxScanBytes {
 				continue
 			}
-			g.seed(p, entryOf(p, b))
+			g.seed(p, entryOf(p, b), 0)
 		}
 	}
 	if s.host != nil {
@@ -83,18 +95,18 @@ func (s *scanCtx) projectDirs() []string {
 	return out
 }
 
-func (g *autorunGraph) seed(p string, e entryOut) {
+func (g *autorunGraph) seed(p string, e entryOut, depth int) {
 	for _, c := range e.cmds {
-		g.runCmd(c, 0)
+		g.runCmd(c, depth)
 	}
 	for _, f := range e.files {
-		g.addRun(f.cmd, f.via, f.dir, 0)
+		g.addRun(f.cmd, f.via, f.dir, depth)
 	}
 	for _, d := range e.dirs {
 		g.addDir(d.cmd, d.via)
 	}
 	for _, a := range e.alias {
-		g.addAlias(a[0], a[1], p)
+		g.addAlias(a[0], a[1], depth+1)
 	}
 }
 
@@ -119,19 +131,18 @@ func (g *autorunGraph) addDir(d, via string) {
 
 // addAlias makes p read as a config named like kind, and follows what
 // that config runs in turn.
-func (g *autorunGraph) addAlias(p, kind, from string) {
+func (g *autorunGraph) addAlias(p, kind string, depth int) {
 	p = path.Clean(p)
-	if !inRepo(p) || !g.budget() {
+	if !inRepo(p) || depth > maxChain || len(p) > 4096 || !g.budget() {
 		return
 	}
 	if _, ok := g.alias[p]; ok {
 		return
 	}
 	g.alias[p] = kind
-	if b, ok := g.s.read(p); ok && len(b) <= maxScanBytes {
-		g.seed(p, entryOf(path.Join(path.Dir(p), kind), b))
+	if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
+		g.seed(p, entryOf(path.Join(path.Dir(p), kind), b), depth)
 	}
-	_ = from
 }
 
 // runCmd follows one command line: files it names, npm/composer scripts,
@@ -215,7 +226,7 @@ func (g *autorunGraph) toolCall(f []string, c cmdRef, depth int) {
 				if f[j] == "-f" || f[j] == "--file" {
 					p := path.Join(c.dir, strings.Trim(f[j+1], `"'`))
 					g.addRun(p, c.via, c.dir, depth)
-					g.addAlias(p, "docker-compose.yml", "")
+					g.addAlias(p, "docker-compose.yml", depth)
 				}
 			}
 		}
@@ -225,13 +236,13 @@ func (g *autorunGraph) toolCall(f []string, c cmdRef, depth int) {
 // addRun records that p runs, then follows what p runs or loads.
 func (g *autorunGraph) addRun(p, via, dir string, depth int) {
 	p = path.Clean(p)
-	if !inRepo(p) || depth > maxChain || !g.budget() {
+	if !inRepo(p) || depth > maxChain || len(p) > 4096 || !g.budget() {
 		return
 	}
 	if _, ok := g.runs[p]; ok {
 		return
 	}
-	b, ok := g.s.read(p)
+	b, ok := g.read(p)
 	if !ok {
 		// Not a file: the path may still be a directory of scripts, or
 		// resolve with an extension (node x → x.js).

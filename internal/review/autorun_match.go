@@ -72,7 +72,7 @@ func (g *autorunGraph) pkgScript(dir, file string, names []string, via string, d
 	}
 	for d := path.Clean(dir); ; d = path.Dir(d) {
 		p := path.Join(d, file)
-		if b, ok := g.s.read(p); ok {
+		if b, ok := g.read(p); ok {
 			scripts := scriptsOf(p, b)
 			for _, n := range names {
 				v, ok := scripts[n]
@@ -171,7 +171,7 @@ func (g *autorunGraph) makeTargets(tool, dir, file string, targets []string, via
 	}
 	for _, c := range cands {
 		p := path.Clean(path.Join(dir, c))
-		b, ok := g.s.read(p)
+		b, ok := g.read(p)
 		if !ok || !inRepo(p) {
 			continue
 		}
@@ -183,7 +183,7 @@ func (g *autorunGraph) makeTargets(tool, dir, file string, targets []string, via
 				continue
 			}
 			q := path.Clean(path.Join(dir, inc))
-			if ib, ok := g.s.read(q); ok && inRepo(q) {
+			if ib, ok := g.read(q); ok && inRepo(q) {
 				files = append(files, q)
 				mfs = append(mfs, parseMakefile(ib, false))
 			}
