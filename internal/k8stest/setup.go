@@ -263,3 +263,18 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return !(i > 0 && len(s) > i+2 && (s[i+2] == 'Z' || s[i+2] == 'X'))
 }
+
+// UserKubeconfig writes a kubeconfig for user (a client certificate of
+// the cluster's CA, in no group): what someone given only a Role in one
+// namespace holds.
+func (c *Cluster) UserKubeconfig(user string) (string, error) {
+	p, err := loadPKI(filepath.Join(c.Dir, "pki"))
+	if err != nil {
+		return "", err
+	}
+	if err := p.issue(user, user, nil); err != nil {
+		return "", err
+	}
+	path := filepath.Join(c.Dir, user+".kubeconfig")
+	return path, writeKubeconfig(path, c.Server, p, user)
+}
