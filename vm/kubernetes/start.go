@@ -83,27 +83,33 @@ var failReasons = map[string]bool{
 	"CrashLoopBackOff": true, "PreStartHookError": true,
 }
 
-// waitRunning polls the pod until the agent container runs, or fails with
-// what the pod says.
+// waitRunning watches the pod until the agent container runs, or fails
+// with what the pod says (polling, backing off, when the watch cannot be
+// opened).
 func (b *Backend) waitRunning(ctx context.Context, ns, id string) error {
+	pods := b.cs.CoreV1().Pods(ns)
 	for wait := 50 * time.Millisecond; ; wait = min(wait*3/2, 500*time.Millisecond) {
-		pod, err := b.cs.CoreV1().Pods(ns).Get(ctx, objName(id), metav1.GetOptions{})
+		pod, err := pods.Get(ctx, objName(id), metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		if _, ok := agentRunning(pod); ok {
-			return nil
+		if done, err := startCheck(pod, id); done || err != nil {
+			return err
 		}
-		if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
-			return fmt.Errorf("sandbox %s: pod %s: %s", id, pod.Status.Phase, podNote(pod))
-		}
-		for _, cs := range append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...) {
-			if w := cs.State.Waiting; w != nil && failReasons[w.Reason] {
-				return fmt.Errorf("sandbox %s: container %s: %s: %s", id, cs.Name, w.Reason, w.Message)
+		w, err := pods.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + objName(id), ResourceVersion: pod.ResourceVersion})
+		if err == nil {
+			for ev := range w.ResultChan() {
+				p, ok := ev.Object.(*corev1.Pod)
+				if !ok {
+					break
+				}
+				if done, err := startCheck(p, id); done || err != nil {
+					w.Stop()
+					return err
+				}
+				pod = p
 			}
-			if t := cs.State.Terminated; t != nil && t.ExitCode != 0 {
-				return fmt.Errorf("sandbox %s: container %s exited %d (%s): %s", id, cs.Name, t.ExitCode, t.Reason, strings.TrimSpace(t.Message))
-			}
+			w.Stop()
 		}
 		select {
 		case <-ctx.Done():
@@ -111,6 +117,26 @@ func (b *Backend) waitRunning(ctx context.Context, ns, id string) error {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// startCheck says whether a starting pod's agent runs (done) or the pod
+// failed in a way that will not fix itself (err).
+func startCheck(pod *corev1.Pod, id string) (bool, error) {
+	if _, ok := agentRunning(pod); ok {
+		return true, nil
+	}
+	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+		return false, fmt.Errorf("sandbox %s: pod %s: %s", id, pod.Status.Phase, podNote(pod))
+	}
+	for _, cs := range append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...) {
+		if w := cs.State.Waiting; w != nil && failReasons[w.Reason] {
+			return false, fmt.Errorf("sandbox %s: container %s: %s: %s", id, cs.Name, w.Reason, w.Message)
+		}
+		if t := cs.State.Terminated; t != nil && t.ExitCode != 0 {
+			return false, fmt.Errorf("sandbox %s: container %s exited %d (%s): %s", id, cs.Name, t.ExitCode, t.Reason, strings.TrimSpace(t.Message))
+		}
+	}
+	return false, nil
 }
 
 // waitSSH dials the sshd through the port-forward until it sends its
