@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -34,7 +35,14 @@ type guestConn struct {
 	closeOnce sync.Once
 	done      chan struct{}
 	closeErr  error
+
+	peerDone atomic.Bool // the underlying Read ended (the guest closed its side)
 }
+
+// PeerClosed reports whether the guest has closed its side (seen by the
+// read-ahead, whether or not Read has returned it yet): the egress proxy
+// withdraws a held request whose client hung up.
+func (c *guestConn) PeerClosed() bool { return c.peerDone.Load() }
 
 type readResult struct {
 	n   int
@@ -51,6 +59,9 @@ func newGuestConn(rwc io.ReadWriteCloser, laddr, raddr net.Addr) *guestConn {
 func (c *guestConn) pump() {
 	for {
 		n, err := c.rwc.Read(c.buf)
+		if err != nil {
+			c.peerDone.Store(true)
+		}
 		select {
 		case c.results <- readResult{n, err}:
 		case <-c.done:

@@ -16,10 +16,8 @@ import (
 // runs and must report "defended".
 var stillOpen = map[string]string{
 	"egress/08-secret-header-forms":           "low: a response header carrying the secret as hex, reversed, or split by an obs-fold line (joined with a space) is not scrubbed",
-	"egress/19-abandoned-prompt":              "low: the approver's context is not the client connection's, so a hung-up request's prompt stays (holding a slot) until the timeout and approving it still sends it",
 	"egress/18-plan-widen-host-approve":       "low: plan warns about preset open / IP-CIDR allows widening around approve rules only when sandbox.hcl has approve rules itself, not around the host's (egress.hcl)",
 	"egress/17-policy-ls-approve-rules":       "low: policy ls (text and --json) lists allow/deny rules and credentials but no approve rules, so the person cannot see which requests are held or that sandbox.hcl added any",
-	"egress/14-cross-sandbox-cooldown":        "low: the one-minute refusal cooldown (netapprove.go heldRequests.refused) is keyed by request identity without the sandbox: one sandbox's throttled request silences another's identical prompt",
 	"egress/09-secret-into-host-logs":         "low: Go's transport errors quote the malformed response line (e.g. the echoed Authorization) and bridge.log records them in plain text",
 	"direct/28-create-race-parent-into-rule":  "issue 25: Create/Mkdir/Link/Symlink check the parent's path, open it, then create relative to the descriptor; renaming the empty parent to a rule's directory in between plants deploy/prod.yml (protected) and config/secret.txt (hidden) within ~40 tries",
 	"direct/27-rename-race-parent-into-rule":  "issue 25: Rename checks paths, opens the parents and walks the moved tree before renameat2; a concurrent rename of the (empty) destination parent into a rule's directory lands the tree on a protected or hidden path",

@@ -1,31 +1,14 @@
 package egress
 
 import (
-	"crypto/tls"
 	"net"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// clientGone reports whether the peer of c has closed the connection (FIN
-// or reset), without reading from it: bytes the client sent (a pipelined
-// request, a TLS alert) stay where they are.
-func clientGone(c net.Conn) bool {
-	for {
-		switch x := c.(type) {
-		case *tls.Conn:
-			c = x.NetConn()
-			continue
-		case *bufConn:
-			c = x.Conn
-			continue
-		case *countingConn:
-			c = x.Conn
-			continue
-		}
-		break
-	}
+// sockGone polls a socket for the peer's FIN or reset (POLLRDHUP).
+func sockGone(c net.Conn) bool {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return false

@@ -4,6 +4,5 @@ package egress
 
 import "net"
 
-// clientGone is not detected here (Linux only): a held request whose client
-// hung up waits for its decision.
-func clientGone(net.Conn) bool { return false }
+// sockGone is not detected on sockets here (Linux only).
+func sockGone(net.Conn) bool { return false }
