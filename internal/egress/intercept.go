@@ -152,7 +152,7 @@ func (p *Proxy) relayIntercepted(srv net.Conn, u *upstream, req *http.Request, e
 		}
 	}
 	if err != nil {
-		p.logger.Info("egress: upstream", "sandbox", p.sandbox, "host", u.host, "err", err)
+		p.logger.Info("egress: upstream", "sandbox", p.sandbox, "host", u.host, "err", upstreamErrText(err, scrub))
 		p.refuse(srv, *e, &denial{status: http.StatusBadGateway, rule: e.Rule, reason: "the upstream server did not answer"})
 		return false
 	}

@@ -427,7 +427,7 @@ func (p *Proxy) servePlain(ctx context.Context, c net.Conn, req *http.Request, h
 	req.Close = true // one request per upstream connection
 	resp, err := roundTrip(cu, bufio.NewReader(cu), req)
 	if err != nil {
-		p.logger.Info("egress: upstream", "sandbox", p.sandbox, "host", t.Host(), "err", err)
+		p.logger.Info("egress: upstream", "sandbox", p.sandbox, "host", t.Host(), "err", upstreamErrText(err, nil))
 		p.refuse(c, e, &denial{status: http.StatusBadGateway, rule: e.Rule, reason: "the upstream server did not answer"})
 		return false
 	}

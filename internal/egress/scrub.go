@@ -197,3 +197,15 @@ func decodedContains(v, secret string) bool {
 	}
 	return false
 }
+
+// upstreamErrText is an upstream error for the host's log: net/http quotes
+// the server's malformed bytes (a header line, a status line), which can
+// carry what the request sent, the injected secret included. Secrets are
+// scrubbed and anything from the first quote on is left out.
+func upstreamErrText(err error, secrets map[string]string) string {
+	s := scrubValue(err.Error(), secrets)
+	if i := strings.IndexAny(s, "\"`'"); i >= 0 {
+		s = s[:i] + "(quoted server bytes left out)"
+	}
+	return s
+}
