@@ -2,6 +2,7 @@ package egress
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"io"
 	"net/http"
 	"net/url"
@@ -78,8 +79,43 @@ func scrubValue(v string, secrets map[string]string) string {
 				return scrubbedValue
 			}
 		}
+		if otherForm(v, secret) {
+			return scrubbedValue
+		}
 	}
 	return v
+}
+
+// otherForm reports whether v carries secret as hex (either case),
+// reversed, or in any known form split by spaces (an obs-fold line joined
+// with a space).
+func otherForm(v, secret string) bool {
+	sq := strings.ToLower(dropSpace(v))
+	forms := []string{dropSpace(secret), reverse(secret), hex.EncodeToString([]byte(secret)), url.QueryEscape(secret)}
+	forms = append(forms, base64Cores(secret)...)
+	for _, f := range forms {
+		if f = strings.ToLower(dropSpace(f)); len(f) >= minBase64Core/2 && strings.Contains(sq, f) {
+			return true
+		}
+	}
+	return false
+}
+
+func dropSpace(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\t' {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func reverse(s string) string {
+	b := []byte(s)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
 }
 
 // scrubHeader scrubs every value of h in place.

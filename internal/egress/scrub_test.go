@@ -2,6 +2,7 @@ package egress
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +19,14 @@ const scrubSecret = "s3cr3t/Tok+en=val&ue"
 func leaks(s string) bool {
 	if strings.Contains(s, scrubSecret) {
 		return true
+	}
+	for _, line := range strings.Split(s, "\n") {
+		sq := strings.ToLower(strings.ReplaceAll(line, " ", ""))
+		for _, f := range []string{scrubSecret, hex.EncodeToString([]byte(scrubSecret)), reverse(scrubSecret)} {
+			if strings.Contains(sq, strings.ToLower(f)) {
+				return true
+			}
+		}
 	}
 	for _, d := range []string{lenientUnescape(s), lenientUnescape(strings.ReplaceAll(s, "+", "%2B"))} {
 		if strings.Contains(d, scrubSecret) || strings.Contains(lenientUnescape(strings.ReplaceAll(d, "+", "%2B")), scrubSecret) {
@@ -80,6 +89,20 @@ func TestSecretNeverReturns(t *testing.T) {
 				fmt.Fprintf(&b, "%%%02x", scrubSecret[i])
 			}
 			w.Header().Set("X-Echo", "v="+b.String()+"&next=1")
+		},
+		"hex": func(w http.ResponseWriter) { w.Header().Set("X-Echo", hex.EncodeToString([]byte(scrubSecret))) },
+		"hex-upper": func(w http.ResponseWriter) {
+			w.Header().Set("X-Echo", strings.ToUpper(hex.EncodeToString([]byte(scrubSecret))))
+		},
+		"reversed": func(w http.ResponseWriter) { w.Header().Set("X-Echo", "x "+reverse(scrubSecret)) },
+		"obs-fold": func(w http.ResponseWriter) {
+			c, bw, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			fmt.Fprintf(bw, "HTTP/1.1 200 OK\r\nX-Echo: %s\r\n %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", scrubSecret[:7], scrubSecret[7:])
+			bw.Flush()
 		},
 		"double-encoded": func(w http.ResponseWriter) { w.Header().Set("X-Echo", url.QueryEscape(url.QueryEscape(scrubSecret))) },
 		"cookie":         func(w http.ResponseWriter) { w.Header().Set("Set-Cookie", "s="+url.QueryEscape(scrubSecret)) },
