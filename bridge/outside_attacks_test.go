@@ -15,7 +15,6 @@ import (
 // that tracks each. Remove an entry when its fix lands: the script then
 // runs and must report "defended".
 var stillOpen = map[string]string{
-	"egress/08-secret-header-forms":           "low: a response header carrying the secret as hex, reversed, or split by an obs-fold line (joined with a space) is not scrubbed",
 	"egress/18-plan-widen-host-approve":       "low: plan warns about preset open / IP-CIDR allows widening around approve rules only when sandbox.hcl has approve rules itself, not around the host's (egress.hcl)",
 	"egress/17-policy-ls-approve-rules":       "low: policy ls (text and --json) lists allow/deny rules and credentials but no approve rules, so the person cannot see which requests are held or that sandbox.hcl added any",
 	"direct/28-create-race-parent-into-rule":  "issue 25: Create/Mkdir/Link/Symlink check the parent's path, open it, then create relative to the descriptor; renaming the empty parent to a rule's directory in between plants deploy/prod.yml (protected) and config/secret.txt (hidden) within ~40 tries",
