@@ -81,6 +81,11 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, hidden := range []string{"/run", "/var/run", "/var/log", "/var/lib"} {
+		if dir == hidden || strings.HasPrefix(dir, hidden+"/") {
+			return nil, fmt.Errorf("test cluster dir %s: not under %s (the node mounts a private tmpfs there)", dir, hidden)
+		}
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}

@@ -21,8 +21,10 @@ import (
 //   - iptables and ip6tables (if installed) are /bin/false in the node's
 //     view, so kubelet creates no KUBE-FIREWALL chain in the host's
 //     tables ("no iptables support").
-//   - /run and /var/log are private tmpfs: containerd's shim sockets and
-//     network namespace pins, kubelet's pod log links; every volume mount
+//   - /run, /var/log and /var/lib are private tmpfs: containerd's shim
+//     sockets and network namespace pins, the CNI result cache
+//     (/var/lib/cni), kubelet's pod log links and device-plugin socket
+//     (/var/lib/kubelet/device-plugins, a fixed path); every volume mount
 //     kubelet makes lives and dies with the namespace.
 //   - kubelet refuses a loopback node address, so it listens on the host's
 //     first global IPv4 address, accepting only client certificates of
@@ -62,6 +64,7 @@ for b in iptables ip6tables iptables-legacy ip6tables-legacy iptables-nft ip6tab
 done
 mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t tmpfs -o mode=0755 tmpfs /var/log
+mount -t tmpfs -o mode=0755 tmpfs /var/lib
 for c in /sys/fs/cgroup/*/; do mkdir -p "${c}%[3]s"; done
 if [ -e /sys/fs/cgroup/cpuset/cpuset.cpus ]; then
 	cat /sys/fs/cgroup/cpuset/cpuset.cpus > "/sys/fs/cgroup/cpuset/%[3]s/cpuset.cpus"

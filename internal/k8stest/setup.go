@@ -278,3 +278,39 @@ func (c *Cluster) UserKubeconfig(user string) (string, error) {
 	path := filepath.Join(c.Dir, user+".kubeconfig")
 	return path, writeKubeconfig(path, c.Server, p, user)
 }
+
+// HostSnapshot records what a cluster must leave as it found it: the
+// sysctls kubelet cares about, the fixed paths kubelet, containerd and CNI
+// would use on a normal node, and the cgroup roots. Compare two with
+// DiffHost.
+func HostSnapshot() map[string]string {
+	m := map[string]string{}
+	for _, s := range sysctlsKubelet {
+		b, _ := os.ReadFile("/proc/sys/" + s[0])
+		m["sysctl "+s[0]] = strings.TrimSpace(string(b))
+	}
+	for _, p := range []string{"/var/lib/kubelet", "/var/lib/cni", "/var/lib/containerd", "/run/containerd", "/var/log/pods", "/var/log/containers", "/etc/cni", "/opt/cni", "/etc/kubernetes", "/run/netns"} {
+		_, err := os.Lstat(p)
+		m["path "+p] = fmt.Sprint(err == nil)
+	}
+	ctrls, _ := filepath.Glob("/sys/fs/cgroup/*/airlock-k8s-*")
+	m["cgroups"] = strings.Join(ctrls, " ")
+	if out, err := exec.Command("iptables-save").Output(); err == nil {
+		m["iptables"] = string(out)
+	}
+	return m
+}
+
+// DiffHost lists what differs between two snapshots.
+func DiffHost(before, after map[string]string) []string {
+	var out []string
+	for k, v := range after {
+		if before[k] != v && k != "iptables" {
+			out = append(out, fmt.Sprintf("%s: %q -> %q", k, before[k], v))
+		}
+	}
+	if before["iptables"] != after["iptables"] {
+		out = append(out, "iptables rules changed")
+	}
+	return out
+}

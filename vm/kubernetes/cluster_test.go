@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -35,6 +36,7 @@ var testImageOptions = microvm.ImageOptions{
 var (
 	clusterOnce sync.Once
 	cluster     *k8stest.Cluster
+	hostBefore  map[string]string
 	clusterErr  error
 	agentBin    string
 )
@@ -46,6 +48,11 @@ func TestMain(m *testing.M) {
 	}
 	if cluster != nil && os.Getenv("AIRLOCK_K8S_KEEP") == "" {
 		cluster.Stop()
+		// The cluster leaves the host as it found it.
+		if diff := k8stest.DiffHost(hostBefore, k8stest.HostSnapshot()); len(diff) > 0 {
+			fmt.Fprintf(os.Stderr, "FAIL: the test cluster changed the host:\n  %s\n", strings.Join(diff, "\n  "))
+			code = 1
+		}
 	}
 	os.Exit(code)
 }
@@ -61,6 +68,7 @@ func needCluster(t testing.TB) *k8stest.Cluster {
 	archive := testImageArchive(t)
 	clusterOnce.Do(func() {
 		ctx := context.Background()
+		hostBefore = k8stest.HostSnapshot()
 		dir, err := os.MkdirTemp("", "airlock-k8s-")
 		if err != nil {
 			clusterErr = err
