@@ -15,8 +15,7 @@ import (
 // that tracks each. Remove an entry when its fix lands: the script then
 // runs and must report "defended".
 var stillOpen = map[string]string{
-	"egress/18-plan-widen-host-approve":       "low: plan warns about preset open / IP-CIDR allows widening around approve rules only when sandbox.hcl has approve rules itself, not around the host's (egress.hcl)",
-	"egress/17-policy-ls-approve-rules":       "low: policy ls (text and --json) lists allow/deny rules and credentials but no approve rules, so the person cannot see which requests are held or that sandbox.hcl added any",
+	"direct/29-inotify-watches-user-budget":   "issue 25: one inotify watch per directory the sandbox looks up, no cap; the gate runs as the folder's owner, so the agent spends that user's max_user_watches (their editor's and dev servers' watchers)",
 	"direct/28-create-race-parent-into-rule":  "issue 25: Create/Mkdir/Link/Symlink check the parent's path, open it, then create relative to the descriptor; renaming the empty parent to a rule's directory in between plants deploy/prod.yml (protected) and config/secret.txt (hidden) within ~40 tries",
 	"direct/27-rename-race-parent-into-rule":  "issue 25: Rename checks paths, opens the parents and walks the moved tree before renameat2; a concurrent rename of the (empty) destination parent into a rule's directory lands the tree on a protected or hidden path",
 	"direct/26-overflow-drops-private-gitdir": "issue 25: an inotify overflow (or a host change to .git's attributes) makes the gate invalidate the .git entry, which detaches the private git directory mounted on it: the agent reads the real .git",
@@ -43,7 +42,7 @@ func TestOutsideAttacks(t *testing.T) {
 	for _, set := range []struct {
 		glob string
 		want int
-	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 28}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}} {
+	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 29}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}} {
 		got, _ := filepath.Glob(set.glob)
 		if len(got) < set.want {
 			t.Fatalf("found %d attack scripts for %s, want the %d kept", len(got), set.glob, set.want)
