@@ -345,7 +345,10 @@ func (e *egressFeature) policyList(ctx context.Context, env Env, raw json.RawMes
 	}
 	pol := st.proxy.Policy()
 	res := protocol.PolicyListResult{Sandbox: sb.Name(), Preset: pol.Preset, Rules: []protocol.PolicyRule{},
-		Credentials: []protocol.PolicyCredential{}, Always: alwaysRules}
+		Approve: []protocol.PolicyApproveRule{}, Credentials: []protocol.PolicyCredential{}, Always: alwaysRules}
+	for _, a := range st.proxy.ApproveRules() {
+		res.Approve = append(res.Approve, protocol.PolicyApproveRule{Rule: a.Raw, Source: a.Source})
+	}
 	for _, r := range pol.Rules() {
 		res.Rules = append(res.Rules, protocol.PolicyRule{Action: string(r.Action), Pattern: r.Pattern, Kind: string(r.Kind), Port: r.Port, Source: r.Source})
 	}

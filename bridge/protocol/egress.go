@@ -36,12 +36,20 @@ type PolicyCredential struct {
 	Place     string   `json:"place"`         // e.g. "header Authorization (Bearer %s)", "query key"
 }
 
+// PolicyApproveRule is one rule that holds matching requests until a
+// person approves them.
+type PolicyApproveRule struct {
+	Rule   string `json:"rule"`   // "HOST METHOD PATH-GLOB"
+	Source string `json:"source"` // a sandbox.hcl path or "host settings FILE"
+}
+
 // PolicyListResult is a sandbox's effective egress policy.
 type PolicyListResult struct {
-	Sandbox     string             `json:"sandbox"`
-	Preset      string             `json:"preset"`
-	Rules       []PolicyRule       `json:"rules"`
-	Credentials []PolicyCredential `json:"credentials"`
+	Sandbox     string              `json:"sandbox"`
+	Preset      string              `json:"preset"`
+	Rules       []PolicyRule        `json:"rules"`
+	Approve     []PolicyApproveRule `json:"approve"`
+	Credentials []PolicyCredential  `json:"credentials"`
 	// Always is the fixed part of the policy, in words (blocked address
 	// classes, deny beats allow, default deny).
 	Always []string `json:"always"`

@@ -33,11 +33,18 @@ export interface PolicyCredential {
   env?: string; // env var holding the placeholder inside
   place: string; // e.g. "header Authorization (Bearer %s)", "query key"
 }
+// PolicyApproveRule is one rule that holds matching requests until a
+// person approves them.
+export interface PolicyApproveRule {
+  rule: string; // "HOST METHOD PATH-GLOB"
+  source: string; // a sandbox.hcl path or "host settings FILE"
+}
 // PolicyListResult is a sandbox's effective egress policy.
 export interface PolicyListResult {
   sandbox: string;
   preset: string;
   rules: PolicyRule[];
+  approve: PolicyApproveRule[];
   credentials: PolicyCredential[];
   always: string[];
 }

@@ -74,6 +74,12 @@ func runPolicyLs(e *Env, args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Action, r.Pattern, r.Source)
 	}
 	tw.Flush()
+	if len(res.Approve) > 0 {
+		fmt.Fprintln(e.Stdout, "held for your approval (airlock approvals):")
+		for _, a := range res.Approve {
+			fmt.Fprintf(e.Stdout, "  %s  (%s)\n", a.Rule, a.Source)
+		}
+	}
 	if len(res.Credentials) > 0 {
 		fmt.Fprintln(e.Stdout, "credentials (injected by the proxy; the sandbox sees only a placeholder):")
 		for _, c := range res.Credentials {

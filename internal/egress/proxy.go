@@ -132,6 +132,9 @@ func New(cfg Config) (*Proxy, error) {
 // Policy is the proxy's effective policy.
 func (p *Proxy) Policy() *Policy { return p.policy }
 
+// ApproveRules are the rules that hold requests for a person's decision.
+func (p *Proxy) ApproveRules() []*ApproveRule { return append([]*ApproveRule(nil), p.approve...) }
+
 // denial is a refusal: the rule named in X-Airlock-Denied and a sentence
 // for the body. Status 0 means 403.
 type denial struct {
