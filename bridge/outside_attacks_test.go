@@ -15,6 +15,7 @@ import (
 // that tracks each. Remove an entry when its fix lands: the script then
 // runs and must report "defended".
 var stillOpen = map[string]string{
+	"direct/30-review-blind-to-rule-paths":    "issue 25: review leaves hidden paths out and rates a file on a protected path MEDIUM unknown-file, so a file planted there (28's race) reaches the user unflagged",
 	"direct/29-inotify-watches-user-budget":   "issue 25: one inotify watch per directory the sandbox looks up, no cap; the gate runs as the folder's owner, so the agent spends that user's max_user_watches (their editor's and dev servers' watchers)",
 	"direct/28-create-race-parent-into-rule":  "issue 25: Create/Mkdir/Link/Symlink check the parent's path, open it, then create relative to the descriptor; renaming the empty parent to a rule's directory in between plants deploy/prod.yml (protected) and config/secret.txt (hidden) within ~40 tries",
 	"direct/27-rename-race-parent-into-rule":  "issue 25: Rename checks paths, opens the parents and walks the moved tree before renameat2; a concurrent rename of the (empty) destination parent into a rule's directory lands the tree on a protected or hidden path",
@@ -42,7 +43,7 @@ func TestOutsideAttacks(t *testing.T) {
 	for _, set := range []struct {
 		glob string
 		want int
-	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 29}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}} {
+	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 30}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}} {
 		got, _ := filepath.Glob(set.glob)
 		if len(got) < set.want {
 			t.Fatalf("found %d attack scripts for %s, want the %d kept", len(got), set.glob, set.want)
