@@ -8,6 +8,7 @@
 #
 #   scripts/k8s-cluster.sh start [DIR] [--image ARCHIVE]...  # prints the kubernetes.hcl to use
 #   scripts/k8s-cluster.sh stop [DIR]
+#   scripts/k8s-cluster.sh image ARCHIVE [ROOT.img]   # sandbox image airlock.local/airlock:dev
 #
 # Needs: apt-get install etcd-server containerd runc iproute2 e2fsprogs debootstrap
 set -eu
@@ -17,6 +18,7 @@ cmd=${1:-}
 dir=/tmp/airlock-k8s-cluster
 case "${1:-}" in --*|"") ;; *) dir=$1; shift ;; esac
 case "$cmd" in
+image) exec go run ./internal/k8stest/cmd/k8s-cluster image "$dir" "$@" ;;
 start|stop) exec go run ./internal/k8stest/cmd/k8s-cluster "$cmd" "$dir" "$@" ;;
-*) echo "usage: $0 start|stop [DIR] [--image ARCHIVE]..." >&2; exit 2 ;;
+*) echo "usage: $0 start|stop [DIR] [--image ARCHIVE]... | image ARCHIVE [ROOT.img]" >&2; exit 2 ;;
 esac

@@ -4,19 +4,68 @@
 //
 //	k8s-cluster start DIR [--image ARCHIVE]...   # prints the kubernetes.hcl to use
 //	k8s-cluster stop DIR
+//	k8s-cluster image ARCHIVE [ROOT.img]          # the sandbox image airlock.local/airlock:dev
+//
+// image turns a microVM root image (default: one built with the default
+// packages into the cache) plus this checkout's airlock-agent into an
+// image archive for start --image.
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 
 	"github.com/airlock-sandbox/airlock/internal/k8stest"
+	"github.com/airlock-sandbox/airlock/vm/kubernetes"
+	"github.com/airlock-sandbox/airlock/vm/microvm"
 )
+
+// DevImage is the tag `image` writes.
+const DevImage = "airlock.local/airlock:dev"
+
+func buildImage(dst string, args []string) error {
+	ctx := context.Background()
+	var root string
+	if len(args) > 0 {
+		root = args[0]
+	} else {
+		home := filepath.Join(k8stest.CacheDir(), "microvm-home")
+		opts := microvm.ImageOptions{Name: "k8s-default", Packages: microvm.DefaultPackages}
+		root = microvm.ImagePath(home, opts.Name)
+		if _, err := os.Stat(root); err != nil {
+			if _, err := microvm.BuildImage(ctx, home, opts, os.Stderr); err != nil {
+				return err
+			}
+		}
+	}
+	work, err := os.MkdirTemp("", "k8s-image-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	agent := filepath.Join(work, "airlock-agent")
+	cmd := exec.Command("go", "build", "-o", agent, "github.com/airlock-sandbox/airlock/cmd/airlock-agent")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build airlock-agent: %v\n%s", err, out)
+	}
+	abs, err := filepath.Abs(dst)
+	if err != nil {
+		return err
+	}
+	if err := kubernetes.BuildOCI(ctx, root, agent, DevImage, abs); err != nil {
+		return err
+	}
+	fmt.Printf("%s: %s (from %s)\n", abs, DevImage, root)
+	return nil
+}
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: k8s-cluster start DIR [--image ARCHIVE]... | stop DIR")
+		fmt.Fprintln(os.Stderr, "usage: k8s-cluster start DIR [--image ARCHIVE]... | stop DIR | image ARCHIVE [ROOT.img]")
 		os.Exit(2)
 	}
 	dir := os.Args[2]
@@ -44,6 +93,11 @@ func main() {
 		fmt.Printf("# $AIRLOCK_HOME/kubernetes.hcl for this cluster (up in %v)\n", c.StartTime.Round(1e6))
 		fmt.Printf("kubeconfig    = %q\nnamespace     = %q\nstorage_class = %q\nnode_name     = %q\nimage         = \"airlock.local/airlock:dev\"\n",
 			c.Kubeconfig, k8stest.Namespace, k8stest.StorageClass, k8stest.NodeName)
+	case "image":
+		if err := buildImage(dir, os.Args[3:]); err != nil {
+			fmt.Fprintf(os.Stderr, "k8s-cluster: %v\n", err)
+			os.Exit(1)
+		}
 	case "stop":
 		if err := k8stest.StopDir(dir); err != nil {
 			fmt.Fprintf(os.Stderr, "k8s-cluster: %v\n", err)
