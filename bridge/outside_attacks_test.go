@@ -16,10 +16,6 @@ import (
 // runs and must report "defended".
 var stillOpen = map[string]string{
 	"direct/30-review-blind-to-rule-paths":    "issue 25: review leaves hidden paths out and rates a file on a protected path MEDIUM unknown-file, so a file planted there (28's race) reaches the user unflagged",
-	"direct/29-inotify-watches-user-budget":   "issue 25: one inotify watch per directory the sandbox looks up, no cap; the gate runs as the folder's owner, so the agent spends that user's max_user_watches (their editor's and dev servers' watchers)",
-	"direct/28-create-race-parent-into-rule":  "issue 25: Create/Mkdir/Link/Symlink check the parent's path, open it, then create relative to the descriptor; renaming the empty parent to a rule's directory in between plants deploy/prod.yml (protected) and config/secret.txt (hidden) within ~40 tries",
-	"direct/27-rename-race-parent-into-rule":  "issue 25: Rename checks paths, opens the parents and walks the moved tree before renameat2; a concurrent rename of the (empty) destination parent into a rule's directory lands the tree on a protected or hidden path",
-	"direct/26-overflow-drops-private-gitdir": "issue 25: an inotify overflow (or a host change to .git's attributes) makes the gate invalidate the .git entry, which detaches the private git directory mounted on it: the agent reads the real .git",
 	"signer/08-audit-rewrite":                 "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
 }
 

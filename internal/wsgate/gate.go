@@ -18,7 +18,13 @@ type Gate struct {
 	p    Policy
 	// bare serialises creating the names that make a git directory, so
 	// two racing creates cannot both pass bareCheck.
-	bare  sync.Mutex
+	bare sync.Mutex
+	// ns orders the sandbox's renames (exclusive) against its creates and
+	// removals (shared): a create checks the path, opens the parent and
+	// makes the entry relative to it, and a rename of that parent in
+	// between would put the entry on a path the check never saw (a
+	// protected or hidden one). Host-side renames are the user's own.
+	ns    sync.RWMutex
 	srv   *fuse.Server
 	watch *watcher // host changes to invalidations (nil: short timeouts only)
 }
@@ -75,7 +81,7 @@ func mount(o Options, root int) (*Gate, error) {
 		},
 	}
 	rootNode := &node{g: g}
-	if w, err := newWatcher(); err == nil {
+	if w, err := newWatcher(g.keepEntry); err == nil {
 		g.watch = w
 	}
 	srv, err := fs.Mount(o.Mountpoint, rootNode, opts)
@@ -134,4 +140,17 @@ func (g *Gate) bareCheck(dfd int, name string) syscall.Errno {
 		}
 	}
 	return 0
+}
+
+// keepEntry reports whether the entry name of directory dir may be a mount
+// point in the sandbox (its private .git, a read-only bind over a protect
+// path, a pinned directory above one): the kernel detaches every mount on
+// a dentry the gate invalidates, so such names are never invalidated by
+// name, and they are cached for a second only.
+func (g *Gate) keepEntry(dir *fs.Inode, name string) bool {
+	n, ok := dir.Operations().(*node)
+	if !ok {
+		return true
+	}
+	return g.p.mountish(join(n.rel(), name))
 }

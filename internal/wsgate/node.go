@@ -46,7 +46,7 @@ func (n *node) rel() string { return n.Path(n.Root()) }
 // child makes (or finds) the inode for the entry name of this directory,
 // open as fd (O_PATH, reached beneath the root): its attributes and
 // timeouts go to out, and a directory gets an inotify watch (watch.go).
-func (n *node) child(ctx context.Context, fd int, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+func (n *node) child(ctx context.Context, fd int, rel string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	var st syscall.Stat_t
 	btime, err := statFD(fd, &st)
 	if err != nil {
@@ -62,6 +62,9 @@ func (n *node) child(ctx context.Context, fd int, out *fuse.EntryOut) (*fs.Inode
 		n.g.watch.add(in, fd)
 	}
 	d := n.g.timeouts(&n.Inode)
+	if n.g.p.mountish(rel) {
+		d = shortTimeout // never invalidated by name: see Gate.keepEntry
+	}
 	out.SetEntryTimeout(d)
 	out.SetAttrTimeout(d)
 	return in, 0
@@ -75,7 +78,7 @@ func (n *node) lookupChild(ctx context.Context, rel string, out *fuse.EntryOut) 
 		return nil, errno(err)
 	}
 	defer unix.Close(fd)
-	return n.child(ctx, fd, out)
+	return n.child(ctx, fd, rel, out)
 }
 
 // made finishes a create: the new entry's inode (it belongs to the gate's
@@ -213,6 +216,8 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 }
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	n.g.ns.RLock()
+	defer n.g.ns.RUnlock()
 	dir := n.rel()
 	if e := n.g.p.createErr(dir, name); e != 0 {
 		return nil, nil, 0, e
@@ -242,6 +247,8 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 // mkEntry makes one non-regular entry with mk (relative to the directory
 // descriptor), after the policy allows the name.
 func (n *node) mkEntry(ctx context.Context, name string, out *fuse.EntryOut, mk func(dfd int) error) (*fs.Inode, syscall.Errno) {
+	n.g.ns.RLock()
+	defer n.g.ns.RUnlock()
 	dir := n.rel()
 	if e := n.g.p.createErr(dir, name); e != 0 {
 		return nil, e
@@ -295,12 +302,20 @@ func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, o
 	if target.EmbeddedInode().StableAttr().Mode&syscall.S_IFMT == syscall.S_IFLNK && n.g.p.guarded(join(n.rel(), name)) {
 		return nil, syscall.EPERM
 	}
-	sfd, sbase, err := openParent(n.g.root, src)
-	if err != nil {
-		return nil, errno(err)
-	}
-	defer unix.Close(sfd)
-	return n.mkEntry(ctx, name, out, func(dfd int) error { return unix.Linkat(sfd, sbase, dfd, name, 0) })
+	return n.mkEntry(ctx, name, out, func(dfd int) error {
+		// Under mkEntry's lock: the source's directory cannot be renamed
+		// between opening it and linking.
+		src := target.EmbeddedInode().Path(n.Root())
+		if n.g.p.hidden(src) || n.g.p.readOnly(src) {
+			return syscall.EPERM
+		}
+		sfd, sbase, err := openParent(n.g.root, src)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(sfd)
+		return unix.Linkat(sfd, sbase, dfd, name, 0)
+	})
 }
 
 func (n *node) Unlink(ctx context.Context, name string) syscall.Errno {
@@ -312,6 +327,8 @@ func (n *node) Rmdir(ctx context.Context, name string) syscall.Errno {
 }
 
 func (n *node) remove(name string, flags int) syscall.Errno {
+	n.g.ns.RLock()
+	defer n.g.ns.RUnlock()
 	dir := n.rel()
 	rel := join(dir, name)
 	switch {

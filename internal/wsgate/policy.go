@@ -124,6 +124,12 @@ func (p *Policy) guarded(rel string) bool {
 	return false
 }
 
+// mountish reports whether rel may carry a mount in the sandbox: a .git
+// entry (the private git directory, submodule gitfiles) or anything below
+// one, a protect path, or a directory a protect or hide path runs through
+// (pinned by the namespace backend).
+func (p *Policy) mountish(rel string) bool { return p.readOnly(rel) || p.guarded(rel) }
+
 // exposes reports whether moving the existing entry at rel to newRel would
 // change which rules hold for it: out of a hide or protect rule (a hidden
 // file renamed into view), or into one (a directory built elsewhere and

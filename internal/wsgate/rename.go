@@ -19,6 +19,8 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 	if flags&unix.RENAME_WHITEOUT != 0 {
 		return syscall.EINVAL
 	}
+	n.g.ns.Lock() // see Gate.ns
+	defer n.g.ns.Unlock()
 	dir, newDir := n.rel(), np.rel()
 	src, dst := join(dir, name), join(newDir, newName)
 	p := &n.g.p

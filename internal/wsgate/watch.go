@@ -36,19 +36,27 @@ const watchMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN
 
 // watcher maps inotify watches to the directory inodes they cover.
 type watcher struct {
-	f *os.File // non-blocking, so close ends run's read
+	f    *os.File                              // non-blocking, so close ends run's read
+	keep func(dir *fs.Inode, name string) bool // never invalidate this name (a mount point)
 
 	mu   sync.Mutex // guards dirs and wds
 	dirs map[int32]*fs.Inode
 	wds  map[*fs.Inode]int32
 }
 
-func newWatcher() (*watcher, error) {
+// maxWatches caps the watches one gate takes from the folder owner's
+// inotify budget (fs.inotify.max_user_watches is per user); directories
+// past it keep the short timeouts (2,048 covers Go's src/ with room;
+// the default budget on older kernels is 8,192 for all of the user's
+// programs).
+const maxWatches = 2048
+
+func newWatcher(keep func(dir *fs.Inode, name string) bool) (*watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("inotify: %w", err)
 	}
-	return &watcher{f: os.NewFile(uintptr(fd), "inotify"), dirs: map[int32]*fs.Inode{}, wds: map[*fs.Inode]int32{}}, nil
+	return &watcher{f: os.NewFile(uintptr(fd), "inotify"), keep: keep, dirs: map[int32]*fs.Inode{}, wds: map[*fs.Inode]int32{}}, nil
 }
 
 // add watches the directory open as dfd (an O_PATH descriptor reached the
@@ -61,6 +69,9 @@ func (w *watcher) add(in *fs.Inode, dfd int) bool {
 	defer w.mu.Unlock()
 	if _, ok := w.wds[in]; ok {
 		return true
+	}
+	if len(w.wds) >= maxWatches {
+		return false
 	}
 	// The magic link names exactly the directory the descriptor holds.
 	wd, err := unix.InotifyAddWatch(int(w.f.Fd()), fmt.Sprintf("/proc/self/fd/%d", dfd), watchMask)
@@ -163,7 +174,9 @@ func (w *watcher) run() {
 			if child := dir.GetChild(k.name); child != nil {
 				child.NotifyContent(0, 0) // attributes and every cached page
 			}
-			dir.NotifyEntry(k.name)
+			if !w.keep(dir, k.name) {
+				dir.NotifyEntry(k.name)
+			}
 			if mask&(unix.IN_CREATE|unix.IN_DELETE|unix.IN_MOVED_FROM|unix.IN_MOVED_TO) != 0 {
 				listings[dir] = true
 			}
@@ -187,7 +200,9 @@ func (w *watcher) invalidateAll() {
 		d.NotifyContent(-1, 0)
 		for name, child := range d.Children() {
 			child.NotifyContent(0, 0)
-			d.NotifyEntry(name)
+			if !w.keep(d, name) {
+				d.NotifyEntry(name)
+			}
 		}
 	}
 }
