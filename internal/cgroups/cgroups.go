@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 const cgroupRoot = "/sys/fs/cgroup"
@@ -232,7 +234,14 @@ func RemoveSaved(file string) {
 	}
 	for _, d := range strings.Fields(string(data)) {
 		if strings.HasPrefix(d, cgroupRoot+"/") && strings.Contains(d, "/airlock/") {
-			os.Remove(d)
+			// A killed process stays in its group until its parent reaps
+			// it (EBUSY meanwhile): wait a little for that.
+			for i := 0; i < 100; i++ {
+				if err := os.Remove(d); !errors.Is(err, syscall.EBUSY) {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
 		}
 	}
 	os.Remove(file)
