@@ -16,8 +16,9 @@
 //     loopback only. Both run as uid 1000 with no capabilities, no
 //     privilege escalation, a read-only root, the runtime's default
 //     seccomp profile, no service account token, no host namespaces and
-//     the settings' runtimeClassName; CPU and memory limits come from the
-//     spec.
+//     the settings' runtimeClassName; CPU, memory and ephemeral-storage
+//     limits come from the spec (DiskBytes also sizes the claim). Pids have
+//     no per-pod field: the node's podPidsLimit applies.
 //
 // Nothing is exposed by a Service: Dial is the API server's port-forward
 // (a WebSocket tunnel, SPDY as fallback, like kubectl), and everything

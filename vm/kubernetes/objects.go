@@ -171,13 +171,17 @@ func (b *Backend) pod(ns string, st *state) *corev1.Pod {
 		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 	}
 	res := corev1.ResourceRequirements{
+		// ephemeral-storage: /tmp, /var/tmp and the container's logs; the
+		// claim holds home and workspace (sized by the same DiskBytes).
 		Limits: corev1.ResourceList{
-			corev1.ResourceCPU:    *resource.NewQuantity(int64(st.CPUs), resource.DecimalSI),
-			corev1.ResourceMemory: *resource.NewQuantity(st.MemoryBytes, resource.BinarySI),
+			corev1.ResourceCPU:              *resource.NewQuantity(int64(st.CPUs), resource.DecimalSI),
+			corev1.ResourceMemory:           *resource.NewQuantity(st.MemoryBytes, resource.BinarySI),
+			corev1.ResourceEphemeralStorage: *resource.NewQuantity(st.DiskBytes, resource.BinarySI),
 		},
 		Requests: corev1.ResourceList{
-			corev1.ResourceCPU:    resource.MustParse("50m"),
-			corev1.ResourceMemory: *resource.NewQuantity(min(st.MemoryBytes, 128<<20), resource.BinarySI),
+			corev1.ResourceCPU:              resource.MustParse("50m"),
+			corev1.ResourceMemory:           *resource.NewQuantity(min(st.MemoryBytes, 128<<20), resource.BinarySI),
+			corev1.ResourceEphemeralStorage: *resource.NewQuantity(min(st.DiskBytes, 64<<20), resource.BinarySI),
 		},
 	}
 	args := []string{AgentImagePath, "sshd", "--listen", fmt.Sprintf("127.0.0.1:%d", sshPort),

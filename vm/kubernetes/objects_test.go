@@ -38,7 +38,7 @@ func TestPodSpec(t *testing.T) {
 		if sc == nil || *sc.AllowPrivilegeEscalation || !*sc.ReadOnlyRootFilesystem || len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL" {
 			t.Errorf("%s: security context %+v", c.Name, sc)
 		}
-		if c.Resources.Limits.Cpu().Value() != 2 || c.Resources.Limits.Memory().Value() != 512<<20 {
+		if c.Resources.Limits.Cpu().Value() != 2 || c.Resources.Limits.Memory().Value() != 512<<20 || c.Resources.Limits.StorageEphemeral().Value() != 1<<30 {
 			t.Errorf("%s: limits %v", c.Name, c.Resources.Limits)
 		}
 		if len(c.Ports) != 0 {
