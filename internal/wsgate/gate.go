@@ -5,7 +5,6 @@ import (
 	"os"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -61,12 +60,15 @@ func mount(o Options, root int) (*Gate, error) {
 	}
 	asRoot := os.Geteuid() == 0
 	g := &Gate{root: root, p: o.Policy}
-	short, zero := shortTimeout, time.Duration(0)
+	short, cached := shortTimeout, cachedTimeout
 	opts := &fs.Options{
 		EntryTimeout:    &short,
 		AttrTimeout:     &short,
 		NullPermissions: true, // a mode 000 file stays 000
-		NegativeTimeout: &zero,
+		// "No such entry" is cached as long as entries are, in watched
+		// directories (a host create invalidates it); Lookup answers other
+		// misses uncached.
+		NegativeTimeout: &cached,
 		RootStableAttr:  &fs.StableAttr{Ino: st.Ino, Gen: max(bt, 1)},
 		MountOptions: fuse.MountOptions{
 			FsName:        "airlock-workspace",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -90,9 +91,16 @@ func (n *node) made(ctx context.Context, dfd int, name string, out *fuse.EntryOu
 func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	rel := join(n.rel(), name)
 	if n.g.p.hidden(rel) {
-		return nil, syscall.ENOENT
+		return nil, syscall.ENOENT // cached: the rule does not change
 	}
-	return n.lookupChild(ctx, rel, out)
+	in, e := n.lookupChild(ctx, rel, out)
+	if e == syscall.ENOENT && (!n.g.watch.watched(&n.Inode) || n.g.p.mountish(rel)) {
+		// No watch will report this name's creation (or it is never
+		// invalidated by name): a miss that is not cached (a set timeout
+		// makes go-fuse answer ENOENT instead of a negative entry).
+		out.SetEntryTimeout(time.Nanosecond)
+	}
+	return in, e
 }
 
 func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {

@@ -156,6 +156,7 @@ func (w *watcher) run() {
 			}
 		}
 		if overflow {
+			os.Stderr.WriteString("wsgate: inotify overflow\n")
 			w.invalidateAll()
 			continue
 		}
