@@ -15,8 +15,8 @@ import (
 // that tracks each. Remove an entry when its fix lands: the script then
 // runs and must report "defended".
 var stillOpen = map[string]string{
-	"direct/30-review-blind-to-rule-paths":    "issue 25: review leaves hidden paths out and rates a file on a protected path MEDIUM unknown-file, so a file planted there (28's race) reaches the user unflagged",
-	"signer/08-audit-rewrite":                 "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
+	"direct/30-review-blind-to-rule-paths": "issue 25: review leaves hidden paths out and rates a file on a protected path MEDIUM unknown-file, so a file planted there (28's race) reaches the user unflagged",
+	"signer/08-audit-rewrite":              "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
 }
 
 // TestOutsideAttacks runs the attack scripts an outside tester wrote
