@@ -110,7 +110,7 @@ func idmappedTree(dir, id int) (int, error) {
 	if err != nil {
 		return -1, fmt.Errorf("open_tree: %w", err)
 	}
-	uns, err := idmapUserns(0, id)
+	uns, err := IDMapUserns(0, 0, id, id)
 	if err != nil {
 		unix.Close(tree)
 		return -1, err
@@ -124,15 +124,17 @@ func idmappedTree(dir, id int) (int, error) {
 	return tree, nil
 }
 
-// idmapUserns returns a user namespace mapping from (uid and gid) to to:
-// a short-lived child of this binary (holdArg) is made in it, and its
-// namespace outlives it through the descriptor.
-func idmapUserns(from, to int) (int, error) {
+// IDMapUserns returns a user namespace (a descriptor) in which uid fromUID
+// and gid fromGID are the host's toUID and toGID: what an idmapped mount
+// needs. A short-lived child of this binary (Arg holdArg, which any binary
+// linking this package answers) is made in it; the namespace outlives the
+// child through the descriptor. The caller closes it.
+func IDMapUserns(fromUID, fromGID, toUID, toGID int) (int, error) {
 	cmd := exec.Command("/proc/self/exe", Arg, holdArg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags:  syscall.CLONE_NEWUSER,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: from, HostID: to, Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: from, HostID: to, Size: 1}},
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: fromUID, HostID: toUID, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: fromGID, HostID: toGID, Size: 1}},
 	}
 	hold, err := cmd.StdinPipe()
 	if err != nil {

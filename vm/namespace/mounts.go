@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -169,8 +168,8 @@ func (l *launch) hostTree(ctx context.Context, src, target string, ro, file, idm
 }
 
 // idmapUserns returns a user namespace (fd) mapping exactly uid/gid to the
-// agent's host ids. A short-lived helper process creates it; the backend
-// keeps the descriptor (which keeps the namespace) for later starts.
+// agent's host ids (wsgate.IDMapUserns makes it); the backend keeps the
+// descriptor (which keeps the namespace) for later starts.
 func (b *Backend) idmapUserns(ctx context.Context, l *launch, uid, gid int) (int, error) {
 	key := [4]int{uid, gid, l.ids.hostUID(agentUID), l.ids.hostGID(agentGID)}
 	b.mu.Lock()
@@ -178,30 +177,7 @@ func (b *Backend) idmapUserns(ctx context.Context, l *launch, uid, gid int) (int
 	if fd, ok := b.userns[key]; ok {
 		return fd, nil
 	}
-	exe, err := os.Open(l.spec.AgentBinary)
-	if err != nil {
-		return -1, err
-	}
-	defer exe.Close()
-	cmd := &exec.Cmd{
-		Path:       "/proc/self/fd/3",
-		Args:       []string{"airlock-agent", "init", "--hold"},
-		ExtraFiles: []*os.File{exe},
-		SysProcAttr: &syscall.SysProcAttr{
-			Cloneflags:  syscall.CLONE_NEWUSER,
-			UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: key[2], Size: 1}},
-			GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: key[3], Size: 1}},
-		},
-	}
-	hold, err := cmd.StdinPipe()
-	if err != nil {
-		return -1, err
-	}
-	if err := cmd.Start(); err != nil {
-		return -1, fmt.Errorf("userns helper: %w", err)
-	}
-	defer func() { hold.Close(); cmd.Wait() }()
-	fd, err := unix.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, err := wsgate.IDMapUserns(uid, gid, key[2], key[3])
 	if err != nil {
 		return -1, err
 	}
