@@ -335,3 +335,13 @@ func TestDirectModeReviewAndRevert(t *testing.T) {
 	}
 	_ = io.Discard
 }
+
+// Apply to a repository that was moved or deleted says so, instead of
+// git's "invalid branch name".
+func TestApplyToMissingRepo(t *testing.T) {
+	tg := &Target{Name: "x", StateDir: t.TempDir(), Repo: filepath.Join(t.TempDir(), "gone"), Mode: ModeDirect}
+	_, _, err := Apply(context.Background(), tg, "airlock/x", nil)
+	if err == nil || !strings.Contains(err.Error(), "no longer exists") {
+		t.Errorf("apply to a missing repo: %v", err)
+	}
+}

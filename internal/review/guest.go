@@ -404,6 +404,11 @@ func Apply(ctx context.Context, t *Target, branch string, accept []string) (stri
 	if err := t.validate(); err != nil {
 		return "", "", err
 	}
+	// Say so when the repository to apply to is gone (git's own message,
+	// "invalid branch name", names the wrong cause).
+	if fi, err := os.Stat(t.Repo); err != nil || !fi.IsDir() {
+		return "", "", fmt.Errorf("the repository to apply to, %s, no longer exists (moved or deleted?): nothing applied", t.Repo)
+	}
 	t.healPrivate()
 	s, err := t.loadState()
 	if err != nil {
