@@ -91,14 +91,36 @@ func match(pattern, rel string, file bool) bool {
 		}
 		return false
 	}
-	segs := strings.Split(pattern, "/")
-	// A directory match covers everything below: try every prefix.
-	for n := 1; n <= last; n++ {
-		if matchSegs(segs, parts[:n]) {
-			return true
+	// A directory match covers everything below: the pattern may match any
+	// prefix parts[:n], 1 <= n <= last (one table for all of them, so deep
+	// paths cost segments x depth, not depth squared).
+	return matchPrefix(strings.Split(pattern, "/"), parts, last)
+}
+
+// matchPrefix reports whether segs match parts[:n] for some n in 1..last.
+func matchPrefix(segs, parts []string, last int) bool {
+	// ok[i][j]: segs[i:] matches parts[j:n] for some allowed n.
+	ok := make([][]bool, len(segs)+1)
+	for i := range ok {
+		ok[i] = make([]bool, len(parts)+1)
+	}
+	for j := 1; j <= last && j <= len(parts); j++ {
+		ok[len(segs)][j] = true
+	}
+	for i := len(segs) - 1; i >= 0; i-- {
+		for j := len(parts); j >= 0; j-- {
+			if segs[i] == "**" {
+				ok[i][j] = ok[i+1][j] || (j < len(parts) && ok[i][j+1])
+				continue
+			}
+			if j < len(parts) {
+				if m, _ := path.Match(segs[i], parts[j]); m {
+					ok[i][j] = ok[i+1][j+1]
+				}
+			}
 		}
 	}
-	return false
+	return ok[0][0]
 }
 
 // CanonicalGlob rewrites pattern into an equivalent one without a leading
