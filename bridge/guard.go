@@ -24,6 +24,7 @@ const guardScript = `me=$$
 for d in /proc/[0-9]*; do
   p=${d#/proc/}
   [ "$p" = "$me" ] && continue
+  [ "$p" = 1 ] && continue # the sandbox's init (the microVM's /init vminit)
   pp=$(sed -n 's/^PPid:[[:space:]]*//p' "$d/status" 2>/dev/null) || continue
   [ "$pp" = "$me" ] && continue
   [ "$pp" = 2 ] && continue
