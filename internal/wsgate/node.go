@@ -82,10 +82,17 @@ func (n *node) lookupChild(ctx context.Context, rel string, out *fuse.EntryOut) 
 	return n.child(ctx, fd, rel, out)
 }
 
-// made finishes a create: the new entry's inode (it belongs to the gate's
-// own ids, which are the folder owner's, see doc.go).
+// made finishes a create: the inode of the entry just made in the
+// directory dfd (it belongs to the gate's own ids, which are the folder
+// owner's, see doc.go). It is reached through dfd, where it was made, not
+// by walking the path from the root again.
 func (n *node) made(ctx context.Context, dfd int, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return n.lookupChild(ctx, join(n.rel(), name), out)
+	fd, err := unix.Openat(dfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, errno(err)
+	}
+	defer unix.Close(fd)
+	return n.child(ctx, fd, join(n.rel(), name), out)
 }
 
 func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {

@@ -31,12 +31,14 @@ import (
 //   - any other architecture's calls.
 
 // seccompRule denies one system call: always, or when its argument arg
-// (low 32 bits) is one of vals, or is not own.
+// (low 32 bits) is one of vals, none of only, has a bit of mask, or is not
+// the gate's own pid.
 type seccompRule struct {
 	nr    uintptr
 	arg   uint32
 	vals  []uint32 // deny when arg is one of these
 	only  []uint32 // deny when arg is none of these
+	mask  uint32   // deny when arg has any of these bits
 	notMe bool     // deny when arg is not the gate's pid
 	errno unix.Errno
 }
@@ -79,7 +81,7 @@ func gateRules() []seccompRule {
 		unix.SYS_FANOTIFY_INIT, unix.SYS_TKILL, unix.SYS_RT_SIGQUEUEINFO, unix.SYS_RT_TGSIGQUEUEINFO,
 	)...)
 	rules = append(rules,
-		seccompRule{nr: unix.SYS_CLONE, arg: 0, vals: nil, errno: unix.EPERM},
+		seccompRule{nr: unix.SYS_CLONE, arg: 0, mask: nsFlags, errno: unix.EPERM},
 		seccompRule{nr: unix.SYS_KILL, arg: 0, notMe: true, errno: unix.EPERM},
 		seccompRule{nr: unix.SYS_TGKILL, arg: 0, notMe: true, errno: unix.EPERM},
 	)
@@ -111,8 +113,8 @@ func seccompProgram(rules []seccompRule, me int) []unix.SockFilter {
 	for _, r := range rules {
 		var body []unix.SockFilter
 		switch {
-		case r.nr == unix.SYS_CLONE:
-			body = []unix.SockFilter{ld(offArgs + 8*r.arg), jset(nsFlags, 0, 1), deny(r.errno), allow}
+		case r.mask != 0:
+			body = []unix.SockFilter{ld(offArgs + 8*r.arg), jset(r.mask, 0, 1), deny(r.errno), allow}
 		case r.notMe:
 			body = []unix.SockFilter{ld(offArgs + 8*r.arg), jeq(uint32(me), 0, 1), allow, deny(r.errno)}
 		case len(r.only) > 0:
