@@ -44,4 +44,25 @@
 // and the bridge are trusted. Refusals carry deliberate messages (403 with a
 // body and X-Airlock-Denied naming the rule); internal error text is logged
 // on the host, never sent to the sandbox.
+//
+// # Privilege (what a sandbox can make this host code do)
+//
+// The proxy runs inside the bridge process, not a process of its own:
+//
+//	uid, gid      the bridge's (the host user; root when the bridge runs as
+//	              root — not dropped yet: moving the proxy into a confined
+//	              child like the workspace gate is open work)
+//	capabilities  the bridge's; the proxy uses none of them
+//	cgroup        the bridge's; a sandbox's held bodies are bounded (3
+//	              requests, 32 MiB, 60 s), connections by the guest
+//	              service limit, the decision log by its cap (16 MiB + 1)
+//	syscalls for  socket/connect to the one address it vetted (never
+//	the sandbox   loopback, private or link-local unless an IP allow names
+//	              it), read/write on those sockets and the sandbox's
+//	              channel, getaddrinfo-free DNS through its resolver, append
+//	              to the sandbox's egress.log; reads the host secret store
+//	              for a credential host only
+//
+// It never opens a host file by a name the sandbox chose and never runs a
+// program.
 package egress

@@ -27,4 +27,17 @@
 // deliberate messages (causes go to the host log). Every tools/call is a
 // line in the call log (CallLog): time, tool, SHA-256 of the arguments,
 // result size, decision.
+//
+// # Privilege (what a sandbox can make this host code do)
+//
+//	gateway       inside the bridge process: the bridge's uid and
+//	              capabilities (root when it runs as root; not dropped
+//	              yet) and cgroup; per call it writes to the server's stdin,
+//	              reads its stdout, appends to mcp.log (capped 16 MiB + 1)
+//	MCP servers   the host user's own programs from $AIRLOCK_HOME/mcp.hcl
+//	              (never from sandbox.hcl), started by the bridge as its
+//	              uid, in a PID namespace of their own (and a user namespace
+//	              when unprivileged), killed with the bridge (Pdeathsig);
+//	              the sandbox reaches them only through the tool filter,
+//	              one allowed tool call at a time
 package mcpgw

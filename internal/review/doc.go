@@ -31,4 +31,21 @@
 //
 // The host user (the CLI and editor over the bridge socket) is trusted: it
 // decides which high flags to accept.
+//
+// # Privilege (what a sandbox can make review's host processes do)
+//
+//	uid, gid      the bridge's (root when it runs as root)
+//	capabilities  the bridge's; none used
+//	cgroup        the bridge's
+//	processes     the system git (/usr/bin), with hostgit.Hardening: no
+//	              hooks, no fsmonitor, no filters or textconv, no global
+//	              config, GIT_DIR a private directory in the state dir,
+//	              never the workspace's own .git config; under time limits
+//	              (3 min per snapshot)
+//	syscalls for  reads of the folder's files (direct mode: lstat first,
+//	the sandbox   nothing over 64 MiB by st_size, no FIFO or device
+//	              opened), reads of the host repo's .git/config and its
+//	              includes as files, writes only in review's private git
+//	              directory and quarantine; `apply` writes one branch ref
+//	              and objects into the host repo, never its work tree
 package review

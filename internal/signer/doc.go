@@ -59,4 +59,17 @@
 // (refuseEarly, with the body's digest) and those whose client hung up
 // while a human was asked (ErrClientGone). With the key store locked,
 // requests are refused before a human is asked.
+//
+// # Privilege (what a sandbox can make this host code do)
+//
+// The signer runs inside the bridge process:
+//
+//	uid, gid      the bridge's (root when the bridge runs as root; not
+//	              dropped yet)
+//	capabilities  the bridge's; none used
+//	cgroup        the bridge's
+//	syscalls for  reads of the key files in $AIRLOCK_HOME/keys (names from
+//	the sandbox   sandbox.hcl's approved plan, never from a request),
+//	              signing in memory, append + fdatasync to the audit log;
+//	              no network, no program run
 package signer
