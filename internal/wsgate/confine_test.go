@@ -460,3 +460,25 @@ func TestUnlinkedOpenFile(t *testing.T) {
 		t.Errorf("the folder changed: mode %o→%o mtime %v→%v", before.Mode, after.Mode, before.Mtim, after.Mtim)
 	}
 }
+
+// TestSymlinkRaceOnGuardedPath (outside check, end of session): a symlink
+// made in x while x is renamed to a hide rule's top directory must not end
+// up at secrets/prod: the guard is checked under the lock renames take, on
+// the path the parent is opened by.
+func TestSymlinkRaceOnGuardedPath(t *testing.T) {
+	folder, m := mountGate(t, Policy{Hide: []string{"secrets/prod/key.txt"}}, nil)
+	for i := 0; i < 300; i++ {
+		os.RemoveAll(m + "/x")
+		os.RemoveAll(m + "/secrets")
+		if err := os.Mkdir(m+"/x", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() { os.Symlink("../leak", m+"/x/prod"); close(done) }()
+		os.Rename(m+"/x", m+"/secrets")
+		<-done
+		if fi, err := os.Lstat(folder + "/secrets/prod"); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			t.Fatalf("iteration %d: secrets/prod is a symlink on the host", i)
+		}
+	}
+}

@@ -212,6 +212,9 @@ func safeMode(fileMode, m uint32) uint32 {
 
 func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	rel := n.rel()
+	if n.g.p.hidden(rel) {
+		return nil, 0, syscall.ENOENT // (no inode should have such a path; never serve one)
+	}
 	if (flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0) && n.g.p.readOnly(rel) {
 		return nil, 0, syscall.EROFS
 	}
@@ -261,12 +264,18 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 
 // mkEntry makes one non-regular entry with mk (relative to the directory
 // descriptor), after the policy allows the name.
-func (n *node) mkEntry(ctx context.Context, name string, out *fuse.EntryOut, mk func(dfd int) error) (*fs.Inode, syscall.Errno) {
+// A symlink (link) is also refused where a hide or protect path runs
+// through; every check is made here, under the lock, on the path the
+// parent is then opened by.
+func (n *node) mkEntry(ctx context.Context, name string, out *fuse.EntryOut, link bool, mk func(dfd int) error) (*fs.Inode, syscall.Errno) {
 	n.g.ns.RLock()
 	defer n.g.ns.RUnlock()
 	dir := n.rel()
 	if e := n.g.p.createErr(dir, name); e != 0 {
 		return nil, e
+	}
+	if link && n.g.p.guarded(join(dir, name)) {
+		return nil, syscall.EPERM
 	}
 	defer n.g.bareLock(name)()
 	dfd, err := open(n.g.root, dir, unix.O_PATH|unix.O_DIRECTORY, 0)
@@ -284,7 +293,7 @@ func (n *node) mkEntry(ctx context.Context, name string, out *fuse.EntryOut, mk 
 }
 
 func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return n.mkEntry(ctx, name, out, func(dfd int) error {
+	return n.mkEntry(ctx, name, out, false, func(dfd int) error {
 		return unix.Mkdirat(dfd, name, safeMode(syscall.S_IFDIR, mode))
 	})
 }
@@ -297,16 +306,13 @@ func (n *node) Mknod(ctx context.Context, name string, mode, dev uint32, out *fu
 		// review and editors would block forever opening one.
 		return nil, syscall.EPERM
 	}
-	return n.mkEntry(ctx, name, out, func(dfd int) error {
+	return n.mkEntry(ctx, name, out, false, func(dfd int) error {
 		return unix.Mknodat(dfd, name, mode&syscall.S_IFMT|safeMode(syscall.S_IFREG, mode), 0)
 	})
 }
 
 func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	if n.g.p.guarded(join(n.rel(), name)) {
-		return nil, syscall.EPERM
-	}
-	return n.mkEntry(ctx, name, out, func(dfd int) error { return unix.Symlinkat(target, dfd, name) })
+	return n.mkEntry(ctx, name, out, true, func(dfd int) error { return unix.Symlinkat(target, dfd, name) })
 }
 
 func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
@@ -314,10 +320,8 @@ func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, o
 	if n.g.p.hidden(src) || n.g.p.readOnly(src) {
 		return nil, syscall.EPERM // a new name must not reach a protected file
 	}
-	if target.EmbeddedInode().StableAttr().Mode&syscall.S_IFMT == syscall.S_IFLNK && n.g.p.guarded(join(n.rel(), name)) {
-		return nil, syscall.EPERM
-	}
-	return n.mkEntry(ctx, name, out, func(dfd int) error {
+	isLink := target.EmbeddedInode().StableAttr().Mode&syscall.S_IFMT == syscall.S_IFLNK
+	return n.mkEntry(ctx, name, out, isLink, func(dfd int) error {
 		// Under mkEntry's lock: the source's directory cannot be renamed
 		// between opening it and linking.
 		src := target.EmbeddedInode().Path(n.Root())
