@@ -16,7 +16,6 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 	"golang.org/x/crypto/ssh"
-	"golang.org/x/sys/unix"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 )
@@ -32,13 +31,7 @@ type Client struct {
 // lockHolder is the pid of a live process holding bridge.lock ("" when
 // none): a bridge that no longer answers but has not exited yet.
 func lockHolder(p paths) string {
-	f, err := os.OpenFile(p.lock(), os.O_RDWR, 0)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err == nil {
-		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	if !lockHeld(p) {
 		return ""
 	}
 	b, _ := os.ReadFile(p.lock())
@@ -76,6 +69,10 @@ func Connect(ctx context.Context, home string) (*Client, error) {
 		}
 	}
 }
+
+// LockHolder is the pid of the process holding home's bridge.lock, or ""
+// when no bridge runs.
+func LockHolder(home string) string { return lockHolder(paths{home}) }
 
 // Dial connects to a running bridge without starting one.
 func Dial(ctx context.Context, home string) (*Client, error) {

@@ -19,7 +19,8 @@ import (
 
 // guardScript lists the sandbox's processes that are someone's work: not
 // airlock's own init and sshd, not the private Docker engine, not kernel
-// threads, not this script and its children.
+// threads, not this script and its children, not the git-upload-pack of a
+// review's fetch (airlock's own, and cutting one loses nothing).
 const guardScript = `me=$$
 for d in /proc/[0-9]*; do
   p=${d#/proc/}
@@ -29,7 +30,7 @@ for d in /proc/[0-9]*; do
   [ "$pp" = "$me" ] && continue
   [ "$pp" = 2 ] && continue
   c=$(tr '\0' ' ' < "$d/cmdline" 2>/dev/null) || continue
-  case "$c" in ""|airlock-agent*|*/airlock-agent*|/proc/self/exe*|dockerd*|*/dockerd*|containerd*|*/containerd*) continue;; esac
+  case "$c" in ""|airlock-agent*|*/airlock-agent*|/proc/self/exe*|dockerd*|*/dockerd*|containerd*|*/containerd*|git-upload-pack\ *) continue;; esac
   printf '%s %s\n' "$p" "$c"
 done
 `
@@ -48,6 +49,9 @@ func (d *Daemon) guardRemove(ctx context.Context, env Env, sb *sandbox) error {
 			"sandbox %s is stopped, so airlock cannot tell whether it holds work you have not applied: "+
 				"`airlock start %s` and `airlock review %s`, or `airlock rm --force %s` to delete it anyway", name, name, name, name)}
 	}
+	// The review base fetch a start begins in the background runs
+	// git-upload-pack in the sandbox: let it finish before looking.
+	d.review.lock(name)()
 	var lost, advice []string
 	if procs, err := d.guestProcesses(ctx, sb); err != nil {
 		lost = append(lost, fmt.Sprintf("airlock could not list its commands (%v)", err))

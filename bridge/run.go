@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -210,21 +211,16 @@ func watchdog(d *Daemon, l net.Listener, fi os.FileInfo, ppid int, log *slog.Log
 	return true, errors.New("bridge socket removed; exiting")
 }
 
-// WaitStopped waits until no bridge holds home's lock (the one asked to
-// shut down has exited), or ctx ends.
+// WaitStopped waits until no bridge holds home's lock and the process
+// that held it has exited (the one asked to shut down is gone: between
+// releasing the lock and exiting, its goroutines could still write state
+// a caller is about to change), or ctx ends.
 func WaitStopped(ctx context.Context, home string) error {
 	p := paths{home}
+	b, _ := os.ReadFile(p.lock())
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	for {
-		f, err := os.OpenFile(p.lock(), os.O_RDWR, 0)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		f.Close() // releases it again
-		if err == nil {
+		if !lockHeld(p) && (pid <= 0 || pid == os.Getpid() || exited(pid)) {
 			return nil
 		}
 		select {
@@ -233,4 +229,26 @@ func WaitStopped(ctx context.Context, home string) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// exited says whether pid is gone or a zombie (a bridge started on demand
+// is reaped by whoever adopted it, perhaps never).
+func exited(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return unix.Kill(pid, 0) == unix.ESRCH
+	}
+	// pid (comm) STATE ...: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z' || b[i+2] == 'X'
+}
+
+// lockHeld says whether a process holds home's bridge.lock.
+func lockHeld(p paths) bool {
+	f, err := os.OpenFile(p.lock(), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close() // releases it again
+	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil
 }

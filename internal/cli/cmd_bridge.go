@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -29,6 +30,9 @@ func runBridge(e *Env, args []string) error {
 	if *stop {
 		c, err := bridge.Dial(context.Background(), e.Home())
 		if err != nil {
+			if pid := bridge.LockHolder(e.Home()); pid != "" {
+				return fmt.Errorf("the bridge (pid %s) holds %s/bridge.lock but does not answer on its socket (%v); `kill %s` stops it", pid, e.Home(), err, pid)
+			}
 			return nil // nothing running
 		}
 		defer c.Close()
