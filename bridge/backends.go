@@ -59,7 +59,7 @@ type autoChoice struct {
 // pickBackend resolves the requested backend name ("" or "auto" = choose).
 func (d *Daemon) pickBackend(ctx context.Context, requested string) (name, warning string, err error) {
 	switch requested {
-	case "namespace", "microvm":
+	case "namespace", "microvm", "kubernetes":
 		b, err := d.backend(requested)
 		if err == nil {
 			err = b.Available(ctx)
@@ -70,7 +70,7 @@ func (d *Daemon) pickBackend(ctx context.Context, requested string) (name, warni
 		return requested, "", nil
 	case "", "auto":
 	default:
-		return "", "", &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("unknown backend %q (auto, microvm or namespace)", requested)}
+		return "", "", &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("unknown backend %q (auto, microvm, namespace or kubernetes)", requested)}
 	}
 	d.mu.Lock()
 	c := d.autoPick

@@ -18,7 +18,7 @@ import (
 // (vm/BACKEND/NAME) knows the processes, mounts and images.
 
 // backendNames are the backends a broken sandbox may have run on.
-var backendNames = []string{"namespace", "microvm"}
+var backendNames = []string{"namespace", "microvm", "kubernetes"}
 
 func (d *Daemon) markBroken(name, why string) {
 	d.log.Error("broken sandbox state", "sandbox", name, "err", why)

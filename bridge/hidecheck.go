@@ -3,12 +3,14 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/egress"
 	"github.com/airlock-sandbox/airlock/internal/gitseed"
+	"github.com/airlock-sandbox/airlock/vm"
 )
 
 // Hide globs and git's history. In clone and direct mode the agent gets the
@@ -99,6 +101,38 @@ func PlanWithHistory(ctx context.Context, f *config.File, home string) *config.P
 		if hostErr != "" {
 			*w = append(*w, hostErr)
 		}
+		if sb.Backend == "kubernetes" && home != "" {
+			p.Sandboxes[i].Cluster = clusterPlan(home)
+		}
 	}
 	return p
+}
+
+// Placer is implemented by backends whose sandboxes run elsewhere
+// (kubernetes): the plan shows where, from the host's settings.
+type Placer interface {
+	Placement() (config.ClusterPlan, error)
+}
+
+// clusterPlan is where a kubernetes sandbox would run, read through the
+// backend (not linked: says so).
+func clusterPlan(home string) *config.ClusterPlan {
+	c := &config.ClusterPlan{Settings: filepath.Join(home, config.KubernetesFile)}
+	be, err := vm.Open("kubernetes", filepath.Join(home, "vm", "kubernetes"))
+	if err != nil {
+		c.Error = "the kubernetes backend is not in this build"
+		return c
+	}
+	pl, ok := be.(Placer)
+	if !ok {
+		c.Error = "the kubernetes backend cannot say where it runs"
+		return c
+	}
+	got, err := pl.Placement()
+	if err != nil {
+		c.Error = strings.TrimSuffix(oneLineErr(err), ": "+vm.ErrUnavailable.Error())
+		return c
+	}
+	got.Settings = c.Settings
+	return &got
 }

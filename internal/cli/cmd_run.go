@@ -47,7 +47,7 @@ func parseRunArgs(e *Env, args []string) (*runOpts, error) {
 	fs := newFlags("run", e)
 	fs.StringVar(&o.file, "f", "sandbox.hcl", "config file")
 	fs.StringVar(&o.name, "name", "", "sandbox block (default: the only one)")
-	fs.StringVar(&o.backend, "backend", "", "auto, microvm or namespace (default: the file's)")
+	fs.StringVar(&o.backend, "backend", "", "auto, microvm, namespace or kubernetes (default: the file's)")
 	fs.BoolVar(&o.yes, "yes", false, "approve the plan non-interactively")
 	fs.Func("var", "set a variable: NAME=VALUE (repeatable)", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")

@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	Register(&Command{Name: "up", Usage: "up [-f FILE] [--name N] [--backend auto|microvm|namespace] [--template T] [--yes] [-var N=V]",
+	Register(&Command{Name: "up", Usage: "up [-f FILE] [--name N] [--backend auto|microvm|namespace|kubernetes] [--template T] [--yes] [-var N=V]",
 		Summary: "create and start a sandbox; prints its name when SSH is ready", Run: runUp})
 	Register(&Command{Name: "ls", Usage: "ls [--json]", Summary: "list sandboxes", Run: runLs})
 	Register(&Command{Name: "stop", Usage: "stop NAME", Summary: "stop a sandbox, keeping its state", Run: lifecycle("stop", protocol.MethodStop)})
@@ -99,7 +99,7 @@ func runUp(e *Env, args []string) error {
 	fs := newFlags("up", e)
 	file := fs.String("f", "sandbox.hcl", "config file")
 	name := fs.String("name", "", "sandbox block to bring up (default: the only one)")
-	backend := fs.String("backend", "", "auto, microvm or namespace (default: the file's)")
+	backend := fs.String("backend", "", "auto, microvm, namespace or kubernetes (default: the file's)")
 	yes := fs.Bool("yes", false, "approve the plan non-interactively")
 	template := fs.String("template", "", "start a new sandbox's home from this saved template (default: the file's)")
 	quiet := fs.Bool("quiet", false, "print only the sandbox name (no notes on stderr)")

@@ -154,7 +154,7 @@ func TestSuggestions(t *testing.T) {
 		details = append(details, d.Detail)
 	}
 	all := strings.Join(details, "\n")
-	for _, want := range []string{`Did you mean "memory"?`, `Did you mean "namespace"?`, `Did you mean "direct"?`, `"auto", "microvm" or "namespace"`} {
+	for _, want := range []string{`Did you mean "memory"?`, `Did you mean "namespace"?`, `Did you mean "direct"?`, `"auto", "microvm", "namespace" or "kubernetes"`} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no %q in:\n%s", want, all)
 		}
@@ -393,7 +393,7 @@ func TestWriteText(t *testing.T) {
 	want := "dir/s.hcl:2,12: Invalid backend\n" +
 		"    2 |  backend = \"kvm\"\n" +
 		"      |            ^^^^^\n" +
-		"  backend must be one of \"auto\", \"microvm\" or \"namespace\"; got \"kvm\".\n\n"
+		"  backend must be one of \"auto\", \"microvm\", \"namespace\" or \"kubernetes\"; got \"kvm\".\n\n"
 	if buf.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", buf.String(), want)
 	}

@@ -17,7 +17,7 @@ var mountSchema = &hcl.BodySchema{
 // decodeMountBlock returns the mount (nil when its name is invalid) and
 // the range of its target for the cross-block checks.
 func (d *decoder) decodeMountBlock(b *hcl.Block, diags *hcl.Diagnostics) (*Mount, hcl.Range) {
-	m := &Mount{Name: b.Labels[0], ReadOnly: true}
+	m := &Mount{Name: b.Labels[0], ReadOnly: true, ReadOnlyRange: b.DefRange}
 	targetRange := b.DefRange
 	nameOK := checkBlockName("mount", b, diags)
 	content, ds := b.Body.Content(mountSchema)
@@ -35,6 +35,9 @@ func (d *decoder) decodeMountBlock(b *hcl.Block, diags *hcl.Diagnostics) (*Mount
 	}
 	if v, ok := d.boolean(attrs, "read_only", diags); ok {
 		m.ReadOnly = v
+		if a := attrs["read_only"]; a != nil {
+			m.ReadOnlyRange = a.Expr.Range()
+		}
 	}
 	if !nameOK {
 		return nil, targetRange

@@ -39,8 +39,24 @@ type SandboxPlan struct {
 	SkillsWritable bool   `json:"skills_writable,omitempty"`
 	Template       string `json:"template,omitempty"`
 	Docker         bool   `json:"docker,omitempty"`
+	// Cluster is where a backend = "kubernetes" sandbox runs, from the
+	// host's kubernetes.hcl (filled by the bridge, which reads the host's
+	// settings; nil for the other backends).
+	Cluster *ClusterPlan `json:"cluster,omitempty"`
 	// Warnings are the things a careful user should look at twice.
 	Warnings []string `json:"warnings"`
+}
+
+// ClusterPlan is where kubernetes sandboxes go: the host decides, the
+// repository only names the backend.
+type ClusterPlan struct {
+	Settings     string `json:"settings"`                // the host file it comes from
+	Server       string `json:"server,omitempty"`        // the API server's URL
+	Context      string `json:"context,omitempty"`       // kubeconfig context ("" = none named)
+	Namespace    string `json:"namespace,omitempty"`     // every object of the sandbox is in it
+	RuntimeClass string `json:"runtime_class,omitempty"` // "" = the cluster's default runtime
+	Image        string `json:"image,omitempty"`         // the pod's image (the file's image is not used)
+	Error        string `json:"error,omitempty"`         // why the settings or kubeconfig do not load
 }
 
 // WorkspacePlan describes the workspace.
@@ -312,6 +328,7 @@ func (p *Plan) Text() string {
 func (sp *SandboxPlan) text(b *strings.Builder) {
 	fmt.Fprintf(b, "sandbox %q: backend %s, %d CPUs, %s memory, %s disk, %d processes, image %s, runs as %s\n",
 		sp.Name, sp.Backend, sp.CPUs, FormatSize(sp.Memory), FormatSize(sp.Disk), sp.Pids, sp.Image, sp.User)
+	sp.clusterText(b)
 	sp.workspaceText(b)
 	sp.sharesText(b)
 	sp.networkText(b)
@@ -334,6 +351,27 @@ func (sp *SandboxPlan) text(b *strings.Builder) {
 			fmt.Fprintf(b, "    ! %s\n", w)
 		}
 	}
+}
+
+// clusterText: where a kubernetes sandbox runs.
+func (sp *SandboxPlan) clusterText(b *strings.Builder) {
+	c := sp.Cluster
+	if c == nil {
+		return
+	}
+	if c.Error != "" {
+		fmt.Fprintf(b, "  cluster: unknown, %s does not load (up fails until it does): %s\n", c.Settings, c.Error)
+		return
+	}
+	ctx := c.Context
+	if ctx == "" {
+		ctx = "none named"
+	}
+	rc := "runtime class " + c.RuntimeClass
+	if c.RuntimeClass == "" {
+		rc = "the cluster's default runtime (no runtime class: containers share the node's kernel)"
+	}
+	fmt.Fprintf(b, "  cluster: %s (context %s), namespace %s, %s, image %s; from %s\n", c.Server, ctx, c.Namespace, rc, c.Image, c.Settings)
 }
 
 // workspaceText: what the agent sees of the workspace, and what it can change.

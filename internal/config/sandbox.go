@@ -21,7 +21,7 @@ const (
 )
 
 // Backends are the allowed values of sandbox.backend.
-var Backends = []string{"auto", "microvm", "namespace"}
+var Backends = []string{"auto", "microvm", "namespace", "kubernetes"}
 
 // Limits on sandbox resources.
 const (

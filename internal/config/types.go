@@ -17,7 +17,7 @@ type File struct {
 // Sandbox is one `sandbox "NAME" { ... }` block.
 type Sandbox struct {
 	Name    string
-	Backend string // "auto" | "microvm" | "namespace" (default "auto")
+	Backend string // "auto" | "microvm" | "namespace" | "kubernetes" (default "auto")
 	CPUs    int    // default 2
 	Memory  int64  // bytes; default 2 GiB
 	Disk    int64  // bytes; default 10 GiB
@@ -52,6 +52,8 @@ type Workspace struct {
 	Hide    []string // globs; defaults merged in (see DefaultHide)
 	Protect []string // direct mode read-only paths; defaults merged in (see DefaultProtect)
 	AbsPath string   // Path made absolute against the file's directory
+	// ModeRange is where mode was set (zero when not), for BackendDiagnostics.
+	ModeRange hcl.Range `json:"-"`
 }
 
 // Mount is a `mount "NAME" { ... }` block.
@@ -62,6 +64,9 @@ type Mount struct {
 	ReadOnly bool // default true
 	// AbsSource is Source made absolute against the file's directory.
 	AbsSource string
+	// ReadOnlyRange is where read_only was set (else the block header),
+	// for BackendDiagnostics.
+	ReadOnlyRange hcl.Range `json:"-"`
 }
 
 // Port is a `port "NAME" { ... }` block: host bind:host → guest port.

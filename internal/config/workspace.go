@@ -38,7 +38,7 @@ func (d *decoder) decodeWorkspaceBlock(b *hcl.Block, diags *hcl.Diagnostics) Wor
 			ws.Path = it.Value
 		}
 		if it, ok := d.str(attrs, "mode", diags); ok && enum(it, "mode", "Invalid workspace mode", WorkspaceModes, diags) {
-			ws.Mode = it.Value
+			ws.Mode, ws.ModeRange = it.Value, it.Range
 		}
 		if it, ok := d.str(attrs, "target", diags); ok && checkGuestPath(it, "workspace target", diags) {
 			ws.Target = it.Value

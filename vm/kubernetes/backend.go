@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/crypto/ssh"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -52,20 +53,22 @@ type Backend struct {
 	root string
 	home string // $AIRLOCK_HOME, where kubernetes.hcl is read from
 
-	once     sync.Once
-	err      error
+	initMu   sync.Mutex // held while connecting; a failure is retried at the next call
 	set      *config.KubernetesSettings
 	cfg      *rest.Config
+	context  string // the kubeconfig context in use ("" = given a REST config)
 	cs       k8s.Interface
 	progress io.Writer
+
+	probeMu sync.Mutex           // guards probes
+	probes  map[string]*probeRun // network policy probes running, by sandbox
 }
 
 // New returns a backend rooted at root using the given settings and
 // REST config (tests; the registry's factory reads kubernetes.hcl).
 func New(root string, set *config.KubernetesSettings, cfg *rest.Config) (*Backend, error) {
 	b := &Backend{root: root, set: set, cfg: cfg}
-	b.once.Do(func() { b.err = b.connect() })
-	return b, b.err
+	return b, b.connect()
 }
 
 // homeOf: the bridge roots each backend at $AIRLOCK_HOME/vm/NAME.
@@ -81,18 +84,35 @@ func homeOf(root string) string {
 func (b *Backend) SetProgress(w io.Writer) { b.progress = w }
 
 func (b *Backend) init() error {
-	b.once.Do(func() {
-		if b.set == nil {
-			set, diags := config.LoadKubernetes(b.home)
-			if diags.HasErrors() {
-				b.err = fmt.Errorf("%s: %w", diags.Error(), vm.ErrUnavailable)
-				return
-			}
-			b.set = set
+	// Not a sync.Once: a kubernetes.hcl written or fixed after the bridge
+	// first looked is read at the next call, without a bridge restart.
+	b.initMu.Lock()
+	defer b.initMu.Unlock()
+	if b.cs != nil {
+		return nil
+	}
+	if b.home != "" {
+		set, diags := config.LoadKubernetes(b.home)
+		if diags.HasErrors() {
+			return fmt.Errorf("%s: %w", firstError(diags), vm.ErrUnavailable)
 		}
-		b.err = b.connect()
-	})
-	return b.err
+		b.set, b.cfg = set, nil
+	}
+	return b.connect()
+}
+
+// firstError is diags' first error on one line, file:line,col first.
+func firstError(diags hcl.Diagnostics) string {
+	for _, d := range diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		if d.Subject != nil {
+			return fmt.Sprintf("%s:%d,%d: %s: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary, d.Detail)
+		}
+		return d.Summary + ": " + d.Detail
+	}
+	return diags.Error()
 }
 
 func (b *Backend) connect() error {
@@ -101,12 +121,16 @@ func (b *Backend) connect() error {
 		if b.set.Kubeconfig != "" {
 			rules.ExplicitPath = b.set.Kubeconfig
 		}
-		cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
-			&clientcmd.ConfigOverrides{CurrentContext: b.set.Context}).ClientConfig()
+		cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
+			&clientcmd.ConfigOverrides{CurrentContext: b.set.Context})
+		cfg, err := cc.ClientConfig()
 		if err != nil {
 			return fmt.Errorf("kubeconfig: %v: %w", err, vm.ErrUnavailable)
 		}
-		b.cfg = cfg
+		b.cfg, b.context = cfg, b.set.Context
+		if raw, err := cc.RawConfig(); err == nil && b.context == "" {
+			b.context = raw.CurrentContext
+		}
 	}
 	b.cfg.UserAgent = "airlock"
 	// client-go's default (5 requests/s, bursts of 10) makes 30 sandboxes
@@ -143,6 +167,16 @@ func (b *Backend) Plan() (cluster, namespace, runtimeClass string, err error) {
 		return "", "", "", err
 	}
 	return b.cfg.Host, b.set.Namespace, b.set.RuntimeClass, nil
+}
+
+// Placement is where sandboxes go, for the plan: API server, kubeconfig
+// context, namespace and runtime class, from kubernetes.hcl and the
+// kubeconfig it names (no request to the cluster).
+func (b *Backend) Placement() (config.ClusterPlan, error) {
+	if err := b.init(); err != nil {
+		return config.ClusterPlan{}, err
+	}
+	return config.ClusterPlan{Server: b.cfg.Host, Context: b.context, Namespace: b.set.Namespace, RuntimeClass: b.set.RuntimeClass, Image: b.set.Image}, nil
 }
 
 // state is what the backend keeps on the host per sandbox (state.json in
@@ -307,6 +341,7 @@ func (b *Backend) Stop(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	b.probeWait(id)
 	return b.deletePod(ctx, st.Namespace, id)
 }
 
@@ -319,6 +354,7 @@ func (b *Backend) Remove(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	b.probeWait(id)
 	if err := b.deleteObjects(ctx, id, st.Namespace); err != nil {
 		return err
 	}
@@ -409,14 +445,18 @@ func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
 	if !running || pod.DeletionTimestamp != nil {
 		return vm.Status{State: vm.StateStopped, Note: podNote(pod)}, nil
 	}
-	s := vm.Status{State: vm.StateRunning, Note: fmt.Sprintf("pod %s/%s on node %s; deny-all NetworkPolicy %s in place, enforced only if the cluster's network plugin enforces policies (not checked)",
-		st.Namespace, pod.Name, pod.Spec.NodeName, objName(id))}
+	s := vm.Status{State: vm.StateRunning, Note: fmt.Sprintf("pod %s/%s on node %s; %s; %s",
+		st.Namespace, pod.Name, pod.Spec.NodeName, b.policyNote(st, string(pod.UID), pod.Status.HostIP), pidsNote)}
 	if pid := localPID(cid); pid > 0 {
 		s.PID = pid
 		s.MemoryBytes = rssBytes(pid)
 	}
 	return s, nil
 }
+
+// pidsNote: the Pod API has no per-pod pids field (in the form status
+// reads as a limit not enforced).
+const pidsNote = "no pids limit (a pod has no pids limit of its own: the node's podPidsLimit applies)"
 
 // Dial opens a byte stream to the sandbox's sshd through the API server's
 // port-forward.

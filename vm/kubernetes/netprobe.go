@@ -1,0 +1,191 @@
+package kubernetes
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
+)
+
+// Whether the deny-all NetworkPolicy is enforced: the API does not say (a
+// NetworkPolicy has no status), so once per pod the backend looks from
+// inside, over its provisioning SSH session, and keeps the verdict in the
+// state dir (netprobe.json, keyed by the pod's UID):
+//
+//   - the pod has no interface but loopback: the network plugin gives pods
+//     no network, so it enforces no policy either, and nothing leaves the
+//     pod directly (the test cluster);
+//   - a TCP connection to the API server (its service address and the
+//     kubeconfig's) or to the node's kubelet is answered, accepted or
+//     refused: packets got out, the policy is not enforced;
+//   - every attempt timed out or found no route: enforced, as far as the
+//     probe can tell (a firewall would look the same).
+
+// probeTimeout bounds each connection attempt inside the pod.
+const probeTimeout = 2 * time.Second
+
+type probeResult struct {
+	PodUID  string
+	Verdict string
+}
+
+func (b *Backend) probePath(id string) string { return filepath.Join(b.dir(id), "netprobe.json") }
+
+// policyNote is status's line about the sandbox's NetworkPolicy for the
+// running pod uid; it starts the probe when there is no verdict yet.
+func (b *Backend) policyNote(st *state, uid, nodeIP string) string {
+	name := objName(st.ID)
+	if data, err := os.ReadFile(b.probePath(st.ID)); err == nil {
+		var r probeResult
+		if json.Unmarshal(data, &r) == nil && r.PodUID == uid && r.Verdict != "" {
+			return fmt.Sprintf("deny-all NetworkPolicy %s: %s", name, r.Verdict)
+		}
+	}
+	b.probeLater(st, uid, nodeIP)
+	return fmt.Sprintf("deny-all NetworkPolicy %s: whether it is enforced is being checked from inside the pod (ask again in a few seconds)", name)
+}
+
+// probeLater runs the probe for pod uid in the background, once at a time
+// per sandbox; Stop and Remove wait for it (probeWait).
+func (b *Backend) probeLater(st *state, uid, nodeIP string) {
+	b.probeMu.Lock()
+	defer b.probeMu.Unlock()
+	if b.probes == nil {
+		b.probes = map[string]*probeRun{}
+	}
+	if _, busy := b.probes[st.ID]; busy {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	run := &probeRun{cancel: cancel, done: make(chan struct{})}
+	b.probes[st.ID] = run
+	go func() {
+		defer close(run.done)
+		defer cancel()
+		verdict, err := b.probe(ctx, st, nodeIP)
+		b.probeMu.Lock()
+		defer b.probeMu.Unlock()
+		delete(b.probes, st.ID)
+		if err != nil || ctx.Err() != nil {
+			return // stopped meanwhile, or no SSH: asked again at the next status
+		}
+		data, _ := json.Marshal(probeResult{PodUID: uid, Verdict: verdict})
+		fsx.WriteFileAtomic(b.probePath(st.ID), data, 0o600)
+	}()
+}
+
+type probeRun struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// probeWait cancels a running probe of id and waits for it to end.
+func (b *Backend) probeWait(id string) {
+	b.probeMu.Lock()
+	run := b.probes[id]
+	b.probeMu.Unlock()
+	if run != nil {
+		run.cancel()
+		<-run.done
+	}
+}
+
+// probe looks from inside the pod; the verdict is one phrase for status.
+func (b *Backend) probe(ctx context.Context, st *state, nodeIP string) (string, error) {
+	cl, err := b.provisionClient(ctx, st)
+	if err != nil {
+		return "", err
+	}
+	defer cl.Close()
+	go func() { <-ctx.Done(); cl.Close() }()
+	s, err := cl.NewSession()
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	var out bytes.Buffer
+	s.Stdout = &out
+	if err := s.Run(probeScript(b.probeTargets(nodeIP))); err != nil {
+		return "", fmt.Errorf("probe: %w", err)
+	}
+	return probeVerdict(out.String()), nil
+}
+
+// probeTargets are host:port pairs a pod reaches on a cluster whose plugin
+// does not enforce the policy: the API server as the kubeconfig names it,
+// and the node's kubelet. The API server's service address is added by
+// the script from the pod's environment.
+func (b *Backend) probeTargets(nodeIP string) []string {
+	var ts []string
+	if u, err := url.Parse(b.cfg.Host); err == nil && u.Hostname() != "" {
+		port := u.Port()
+		if port == "" {
+			port = "443"
+		}
+		if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsLoopback() {
+			ts = append(ts, net.JoinHostPort(u.Hostname(), port))
+		}
+	}
+	if nodeIP != "" {
+		ts = append(ts, net.JoinHostPort(nodeIP, "10250"))
+	}
+	return ts
+}
+
+// probeScript lists the pod's interfaces ("if NAME" lines), then tries
+// each target at once with bash's /dev/tcp ("try TARGET RESULT" lines:
+// open, refused, timeout, unreachable or the error).
+func probeScript(targets []string) string {
+	var q []string
+	for _, t := range targets {
+		q = append(q, shellQuote(t))
+	}
+	return `for i in /sys/class/net/*; do echo "if ${i##*/}"; done
+[ -n "${KUBERNETES_SERVICE_HOST:-}" ] && set -- "$KUBERNETES_SERVICE_HOST:${KUBERNETES_SERVICE_PORT:-443}" ` + strings.Join(q, " ") + ` || set -- ` + strings.Join(q, " ") + `
+for t in "$@"; do (
+  h=${t%:*}; p=${t##*:}; h=${h#\\[}; h=${h%\\]}
+  e=$(timeout ` + fmt.Sprint(int(probeTimeout/time.Second)) + ` bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$h" "$p" 2>&1); rc=$?
+  case "$rc:$e" in
+  0:*) r=open ;; 124:*) r=timeout ;; *refused*) r=refused ;; *nreachable*|*"No route"*) r=unreachable ;; *) r="error $rc $e" ;;
+  esac
+  echo "try $t $r" ) &
+done
+wait
+`
+}
+
+// probeVerdict reads the script's output.
+func probeVerdict(out string) string {
+	var ifs, through, blocked []string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 2 && f[0] == "if" && f[1] != "lo":
+			ifs = append(ifs, f[1])
+		case len(f) >= 3 && f[0] == "try":
+			switch f[2] {
+			case "open", "refused":
+				through = append(through, f[1]+" ("+f[2]+")")
+			default:
+				blocked = append(blocked, f[1]+" ("+strings.Join(f[2:], " ")+")")
+			}
+		}
+	}
+	switch {
+	case len(ifs) == 0:
+		return "not enforced by this cluster's network plugin, which gives the pod no interface but loopback (so nothing leaves the pod directly either)"
+	case len(through) > 0:
+		return "NOT enforced by this cluster's network plugin: from inside the pod a connection to " + strings.Join(through, ", ") + " got an answer"
+	case len(blocked) > 0:
+		return "enforced, as far as a probe can tell: from inside the pod " + strings.Join(blocked, ", ") + " got no answer"
+	}
+	return "unknown: the pod has a network (" + strings.Join(ifs, ", ") + ") but there was nothing to try to reach"
+}

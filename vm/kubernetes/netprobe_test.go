@@ -1,0 +1,66 @@
+package kubernetes
+
+import (
+	"net"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/rest"
+)
+
+// The probe script runs here under the host's sh and bash, against a
+// listener (open) and a closed port (refused); the verdict reads what it
+// prints. (No address is sure to stay silent on every host: this one
+// answers for TEST-NET-1.)
+func TestProbeScript(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedAddr := closed.Addr().String()
+	closed.Close()
+	out, err := exec.Command("sh", "-c", probeScript([]string{l.Addr().String(), closedAddr})).Output()
+	if err != nil {
+		t.Fatalf("script: %v\n%s", err, out)
+	}
+	got := string(out)
+	for _, want := range []string{"if lo\n", "try " + l.Addr().String() + " open\n", "try " + closedAddr + " refused\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+}
+
+func TestProbeVerdict(t *testing.T) {
+	for _, c := range []struct{ out, want string }{
+		{"if lo\ntry 10.0.0.1:6443 unreachable\n", "not enforced by this cluster's network plugin, which gives the pod no interface but loopback"},
+		{"if eth0\nif lo\ntry 10.0.0.1:6443 refused\ntry 10.0.0.2:10250 timeout\n", "NOT enforced by this cluster's network plugin: from inside the pod a connection to 10.0.0.1:6443 (refused) got an answer"},
+		{"if eth0\nif lo\ntry 10.0.0.1:6443 timeout\ntry 10.0.0.2:10250 unreachable\n", "enforced, as far as a probe can tell: from inside the pod 10.0.0.1:6443 (timeout), 10.0.0.2:10250 (unreachable) got no answer"},
+		{"if eth0\nif lo\n", "unknown: the pod has a network (eth0)"},
+	} {
+		if got := probeVerdict(c.out); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%q:\n got %s\nwant %s", c.out, got, c.want)
+		}
+	}
+}
+
+func TestProbeTargets(t *testing.T) {
+	b := &Backend{}
+	b.cfg = &rest.Config{Host: "https://10.1.2.3:6443"}
+	if got := strings.Join(b.probeTargets("10.9.9.9"), " "); got != "10.1.2.3:6443 10.9.9.9:10250" {
+		t.Errorf("targets %q", got)
+	}
+	b.cfg = &rest.Config{Host: "https://127.0.0.1:6443"} // the pod's own loopback: meaningless
+	if got := strings.Join(b.probeTargets(""), " "); got != "" {
+		t.Errorf("loopback API server: targets %q", got)
+	}
+}
