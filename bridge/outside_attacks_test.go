@@ -15,10 +15,7 @@ import (
 // that tracks each. Remove an entry when its fix lands: the script then
 // runs and must report "defended".
 var stillOpen = map[string]string{
-	"review/02-vscode-settings-exec":       "issue 28 (open): regressed by the reachability rework: a script a VS Code setting names (typescript.tsserver.nodePath = ./tools/lint.sh) is only FS-EXEC-CHANGED medium; the setting itself stays high (AUTORUN-EDIT, VSCODE-SETTING), so apply still refuses",
-	"review/03-editor-loaded-configs":      "issue 28 (open): regressed by the reachability rework: the Ruby file a .rubocop.yml `require:` loads gets no flag (the .rubocop.yml itself is high, so apply still refuses)",
-	"direct/30-review-blind-to-rule-paths": "issue 25: review leaves hidden paths out and rates a file on a protected path MEDIUM unknown-file, so a file planted there (28's race) reaches the user unflagged",
-	"signer/08-audit-rewrite":              "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
+	"signer/08-audit-rewrite": "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
 }
 
 // TestOutsideAttacks runs the attack scripts an outside tester wrote

@@ -106,13 +106,17 @@ func reviewTarget(env Env, sb SandboxRef) (*review.Target, error) {
 		repo = sb.ConfigDir()
 	}
 	hide := append(append([]string{}, config.DefaultHide...), cfg.Workspace.Hide...)
+	var protect []string
+	if mode == review.ModeDirect {
+		protect = cfg.Workspace.Protect // a change there is high (direct/30)
+	}
 	guestRepo := cfg.Workspace.Target
 	if guestRepo == "" {
 		guestRepo = "/workspace"
 	}
 	sshConfig := filepath.Join(env.Home(), "ssh", "config")
 	return &review.Target{
-		Name: sb.Name(), Mode: mode, Repo: repo, StateDir: sb.StateDir(), Hide: hide,
+		Name: sb.Name(), Mode: mode, Repo: repo, StateDir: sb.RecordDir(), Hide: hide, Protect: protect,
 		Guest: &sshGuest{sb: sb, gitDir: path.Join(guestRepo, ".git")}, GuestRepo: guestRepo,
 		FetchEnv: []string{"GIT_SSH_COMMAND=ssh -F " + shellQuote(sshConfig) + " -o BatchMode=yes"},
 	}, nil

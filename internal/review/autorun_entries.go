@@ -47,13 +47,19 @@ type entryOut struct {
 func (e entryOut) sig() map[string]string {
 	m := map[string]string{}
 	for _, c := range e.cmds {
-		m["cmd\x00"+c.cmd] = c.via + ": " + c.cmd
+		if !c.soft {
+			m["cmd\x00"+c.cmd] = c.via + ": " + c.cmd
+		}
 	}
 	for _, c := range e.files {
-		m["file\x00"+c.cmd] = c.via + ": " + c.cmd
+		if !c.soft {
+			m["file\x00"+c.cmd] = c.via + ": " + c.cmd
+		}
 	}
 	for _, c := range e.dirs {
-		m["dir\x00"+c.cmd] = c.via + ": " + c.cmd + "/"
+		if !c.soft {
+			m["dir\x00"+c.cmd] = c.via + ": " + c.cmd + "/"
+		}
 	}
 	return m
 }
@@ -126,6 +132,9 @@ func entryOf(p string, b []byte) entryOut {
 	cmd := func(via, c string) { e.cmds = append(e.cmds, cmdRef{cmd: c, dir: proj, via: via}) }
 	file := func(via, f string) { e.files = append(e.files, cmdRef{cmd: path.Join(proj, f), dir: proj, via: via}) }
 	src := string(b)
+	if reachEntry(p, b, &e) {
+		return e
+	}
 	switch {
 	case path.Base(dir) == ".husky" || path.Base(dir) == ".githooks":
 		cmd(p+" (git hook)", src)

@@ -29,13 +29,20 @@ type autorunGraph struct {
 	dirs  map[string]string // repo dir → chain: every file below runs (PATH dirs, proc-macro crates, buildSrc)
 	alias map[string]string // repo path → the config name whose rules apply to it
 	names nameReach         // package scripts and make targets reached by name
+	pkgs  map[string]string // workspace package name → dir (pkgByName)
 	s     *scanCtx
 	steps int
 	bytes int64 // content read, bounded by maxGraphBytes
 }
 
 // cmdRef is a command line that runs by itself: in dir, reached by via.
-type cmdRef struct{ cmd, dir, via string }
+// A soft reference is followed but left out of AUTORUN-EDIT's comparison
+// (CI, names that resolve outside the repository); a shallow one is
+// followed one import deep (test discovery).
+type cmdRef struct {
+	cmd, dir, via string
+	soft, shallow bool
+}
 
 const (
 	maxGraphSteps = 20000
@@ -61,7 +68,7 @@ func (s *scanCtx) graph() *autorunGraph {
 	g := &autorunGraph{runs: map[string]string{}, dirs: map[string]string{}, alias: map[string]string{}, names: nameReach{}, s: s}
 	s.g = g
 	for _, d := range s.projectDirs() {
-		for _, name := range entryNames {
+		for _, name := range append(entryNames[:len(entryNames):len(entryNames)], reachNames...) {
 			p := path.Join(d, name)
 			b, ok := g.read(p)
 			if !ok || len(b) > maxScanBytes {
@@ -70,6 +77,7 @@ func (s *scanCtx) graph() *autorunGraph {
 			g.seed(p, entryOf(p, b), 0)
 		}
 	}
+	g.seedListed()
 	if s.host != nil {
 		for d, o := range s.host.hooks {
 			g.addDir(d, o)
@@ -96,11 +104,21 @@ func (s *scanCtx) projectDirs() []string {
 }
 
 func (g *autorunGraph) seed(p string, e entryOut, depth int) {
+	at := func(c cmdRef) int {
+		if c.shallow {
+			return max(depth, maxChain-2)
+		}
+		return depth
+	}
 	for _, c := range e.cmds {
-		g.runCmd(c, depth)
+		g.runCmd(c, at(c))
 	}
 	for _, f := range e.files {
-		g.addRun(f.cmd, f.via, f.dir, depth)
+		if name, ok := strings.CutPrefix(f.cmd, "\x00pkg:"); ok {
+			g.addPkg(name, f.via, at(f))
+			continue
+		}
+		g.addRun(f.cmd, f.via, f.dir, at(f))
 	}
 	for _, d := range e.dirs {
 		g.addDir(d.cmd, d.via)
@@ -151,8 +169,14 @@ func (g *autorunGraph) runCmd(c cmdRef, depth int) {
 	if depth > maxChain || !g.budget() || strings.TrimSpace(c.cmd) == "" {
 		return
 	}
+	c.cmd = ciVars.ReplaceAllString(c.cmd, ".")
 	files, scripts := scriptTargets(c.dir, c.cmd)
 	for _, f := range files {
+		// A nested project's config may name a path from the opened
+		// folder's root (a multi-root workspace, a monorepo's tool dir).
+		if rel, ok := strings.CutPrefix(f, c.dir+"/"); ok && c.dir != "." && !g.exists(f) && g.exists(rel) {
+			f = rel
+		}
 		g.addRun(f, c.via, c.dir, depth+1)
 	}
 	for _, m := range npmBare.FindAllStringSubmatch(c.cmd, -1) {
@@ -246,7 +270,7 @@ func (g *autorunGraph) addRun(p, via, dir string, depth int) {
 	if !ok {
 		// Not a file: the path may still be a directory of scripts, or
 		// resolve with an extension (node x → x.js).
-		for _, ext := range []string{".js", ".cjs", ".mjs", ".ts", "/index.js", "/index.ts", ".py", "/__main__.py", ".sh"} {
+		for _, ext := range []string{".js", ".cjs", ".mjs", ".ts", "/index.js", "/index.ts", ".py", "/__main__.py", ".sh", ".rb"} {
 			if _, ok := g.s.read(p + ext); ok {
 				g.addRun(p+ext, via, dir, depth)
 				return
@@ -268,6 +292,7 @@ var (
 	pyImport   = regexp.MustCompile(`(?m)^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))`)
 	rsMod      = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*;|include(?:_str|_bytes)?!\s*\(\s*(?:concat!\s*\(\s*env!\s*\(\s*"CARGO_MANIFEST_DIR"\s*\)\s*,\s*)?"([^"]+)"|#\[path\s*=\s*"([^"]+)"\]`)
 	nixPath    = regexp.MustCompile(`(?:^|[\s(\[=])(\.{1,2}/[\w.\-/]+)`)
+	rbRequire  = regexp.MustCompile(`(?m)^\s*(require_relative|require|load)\s*\(?\s*['"]((?:\.{1,2}/)?[^'"\s]+)['"]`)
 	relLiteral = regexp.MustCompile(`['"](\.{1,2}/[^'"\s]+)['"]`)
 )
 
@@ -300,6 +325,18 @@ func (g *autorunGraph) follow(p string, b []byte, chain, dir string, depth int) 
 			case m[3] != "":
 				g.addRun(path.Join(here, m[3]), chain, dir, depth)
 			}
+		}
+	case ext == ".rb":
+		for _, m := range rbRequire.FindAllStringSubmatch(src, 100) {
+			base := here
+			if m[1] != "require_relative" {
+				base = dir
+			}
+			f := path.Join(base, m[2])
+			if !strings.HasSuffix(f, ".rb") {
+				f += ".rb"
+			}
+			g.addRun(f, chain, dir, depth)
 		}
 	case ext == ".nix":
 		for _, m := range nixPath.FindAllStringSubmatch(src, 100) {
@@ -338,4 +375,28 @@ func (g *autorunGraph) pyModule(dir, mod, via string, depth int) {
 			}
 		}
 	}
+}
+
+// exists says p is a file of the tree (or a changed file).
+func (g *autorunGraph) exists(p string) bool {
+	if _, ok := g.s.files[p]; ok {
+		return true
+	}
+	_, ok := g.s.read(p)
+	return ok
+}
+
+// addPkg follows a workspace package named name to its main file.
+func (g *autorunGraph) addPkg(name, via string, depth int) {
+	d := g.pkgByName(name)
+	if d == "" {
+		return
+	}
+	main := "index.js"
+	if b, ok := g.read(path.Join(d, "package.json")); ok {
+		for _, n := range strs(nodesOf(path.Join(d, "package.json"), b), "main") {
+			main = n.Value
+		}
+	}
+	g.addRun(path.Join(d, main), via+" → "+path.Join(d, "package.json")+" ("+name+")", d, depth)
 }

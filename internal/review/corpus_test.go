@@ -14,10 +14,13 @@ import (
 // N" and one line of why), its files are "old/PATH" and "new/PATH" (a path
 // only under new/ is added, only under old/ deleted). A name may end in
 // "@MODE" (git octal mode: 100755, 120000 with the target as content,
-// 160000 for a gitlink).
+// 160000 for a gitlink). A comment line "high: PATH..." names files that
+// must each get a high flag themselves (not only some file of the case).
 type corpusCase struct {
 	files []*File
 	ctx   map[string][]byte // unchanged files of the tree ("ctx/PATH")
+	class string
+	high  []string
 }
 
 func (c corpusCase) scan() []*Report {
@@ -76,7 +79,16 @@ func loadCorpus(t *testing.T, dir string) map[string]corpusCase {
 		for _, p := range order {
 			files = append(files, byPath[p])
 		}
-		out[strings.TrimSuffix(filepath.Base(n), ".txtar")] = corpusCase{files, ctx}
+		c := corpusCase{files: files, ctx: ctx}
+		for _, l := range strings.Split(string(ar.Comment), "\n") {
+			if v, ok := strings.CutPrefix(l, "class:"); ok {
+				c.class = strings.TrimSpace(v)
+			}
+			if v, ok := strings.CutPrefix(l, "high:"); ok {
+				c.high = append(c.high, strings.Fields(v)...)
+			}
+		}
+		out[strings.TrimSuffix(filepath.Base(n), ".txtar")] = c
 	}
 	return out
 }
@@ -95,6 +107,20 @@ func maxFinding(reps []*Report) (Severity, []string) {
 	return m, got
 }
 
+// fileSeverity is the highest severity of p's findings.
+func fileSeverity(reps []*Report, p string) Severity {
+	m := Info
+	for _, r := range reps {
+		if r.File.Path != p {
+			continue
+		}
+		for _, f := range r.Findings {
+			m = max(m, f.Severity)
+		}
+	}
+	return m
+}
+
 // Every disguised attack in the corpus must raise a high flag.
 func TestAttackCorpus(t *testing.T) {
 	cases := loadCorpus(t, "attack")
@@ -105,10 +131,16 @@ func TestAttackCorpus(t *testing.T) {
 	sort.Strings(names)
 	count := map[Severity]int{}
 	for _, n := range names {
-		sev, got := maxFinding(cases[n].scan())
+		reps := cases[n].scan()
+		sev, got := maxFinding(reps)
 		count[sev]++
 		if sev != High {
 			t.Errorf("%s: max severity %s, want high; findings %v", n, sev, got)
+		}
+		for _, p := range cases[n].high {
+			if fileSeverity(reps, p) != High {
+				t.Errorf("%s: %s has no high flag; findings %v", n, p, got)
+			}
 		}
 	}
 	t.Logf("attack corpus: %d cases, %d high, %d medium, %d missed", len(names), count[High], count[Medium], count[Info])
@@ -163,6 +195,13 @@ func TestBenignCorpusNoHigh(t *testing.T) {
 
 func scanCorpus(c corpusCase) []*Report {
 	return ScanTree(c.files, func(p string) ([]byte, bool) {
+		if p == "/" {
+			var all []string
+			for q := range c.ctx {
+				all = append(all, q)
+			}
+			return []byte(strings.Join(all, "\x00")), true
+		}
 		b, ok := c.ctx[p]
 		return b, ok
 	})

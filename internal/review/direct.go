@@ -124,6 +124,10 @@ func directBaseline(ctx context.Context, t *Target, s *state) error {
 	if err != nil {
 		return err
 	}
+	if s.HiddenBase, err = t.hiddenStats(ctx, t.privGit("index-base")); err != nil {
+		return err
+	}
+	s.HiddenKnown = true
 	meta, err := t.liveMeta()
 	if err != nil {
 		return err
@@ -178,6 +182,16 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		return nil, err
 	}
 	files = bigFiles(files, big, s.BigBase)
+	hidden, err := t.hiddenStats(ctx, t.privGit("index-cur"))
+	if err != nil {
+		return nil, err
+	}
+	if s.HiddenKnown {
+		files = hiddenFiles(files, hidden, s.HiddenBase)
+	} else {
+		s.HiddenBase, s.HiddenKnown = hidden, true
+		res.Notes = append(res.Notes, "hidden paths were not recorded at start; changes to them are reported from this review on")
+	}
 	at = res.step("diff", at)
 	for _, f := range files {
 		if f.NewMode == 0 || f.NewMode == ModeGitlink {
@@ -200,6 +214,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	}
 	files = append(files, curMeta.Diff(baseMeta)...)
 	files = withProblems(files, problems)
+	t.markProtected(files)
 	at = res.step("git-meta", at)
 	if t.Guest != nil {
 		directCommitCapture(ctx, t, s, res)

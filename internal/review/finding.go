@@ -90,6 +90,9 @@ type File struct {
 	// Problem: git refused this path or object while capturing (see
 	// problems.go); the file has no content.
 	Problem string
+	// Guarded: direct mode, the path is hidden or protected (see
+	// direct_guarded.go); says which. A hidden file has no content.
+	Guarded string
 
 	gitConfig     bool   // set by the scanner: this file is a git config include target
 	gitConfigFrom string // set by the scanner: which config includes it (host config)

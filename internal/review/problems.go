@@ -275,6 +275,9 @@ func newTreeReader(ctx context.Context, g gitCmd, rev string) (Tree, func()) {
 			listed = true
 			names = listTree(ctx, g, rev)
 		}
+		if p == "/" {
+			return listing(names)
+		}
 		if names != nil && !names[p] {
 			return nil, false
 		}
@@ -297,6 +300,19 @@ func newTreeReader(ctx context.Context, g gitCmd, rev string) (Tree, func()) {
 			br.close()
 		}
 	}
+}
+
+// listing answers a Tree's "/": every path, NUL-separated.
+func listing(names map[string]bool) ([]byte, bool) {
+	if names == nil {
+		return nil, false
+	}
+	var b bytes.Buffer
+	for p := range names {
+		b.WriteString(p)
+		b.WriteByte(0)
+	}
+	return b.Bytes(), true
 }
 
 // maxListed bounds the tree listing newTreeReader keeps (past it, every

@@ -36,6 +36,7 @@ type Target struct {
 	Repo     string   // host repository (clone/mountless: fetched into, applied to); direct: the live workspace
 	StateDir string   // the sandbox's state dir; review keeps its files in StateDir/review
 	Hide     []string // hide globs: never captured
+	Protect  []string // direct mode: protect globs (read-only to the agent); a change there is high
 	Guest    Guest    // clone/mountless
 	// FetchURL is the git URL of the sandbox's workspace repository
 	// (default "NAME.airlock:/workspace"); FetchEnv is added to git fetch's
@@ -126,6 +127,10 @@ type state struct {
 	GitSnapshot string `json:"gitSnapshot,omitempty"`
 	// Direct mode: files above maxLiveBytes at the start (never read).
 	BigBase map[string]bigStat `json:"bigBase,omitempty"`
+	// Direct mode: the lstat of every hidden file at the start (content
+	// never read); HiddenKnown says it was recorded.
+	HiddenBase  map[string]bigStat `json:"hiddenBase,omitempty"`
+	HiddenKnown bool               `json:"hiddenKnown,omitempty"`
 }
 
 func (t *Target) dir() string { return filepath.Join(t.StateDir, "review") }

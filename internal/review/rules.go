@@ -195,6 +195,8 @@ func gitRules() []*Rule {
 			Match: bareRepo()},
 		{ID: "GIT-SUBMODULE-COMMIT", Severity: Medium, Reason: "A submodule commit (gitlink) was added; its content is not part of this review.",
 			Match: gitlink()},
+		{ID: "GUARDED-PATH", Severity: High, Reason: "Direct mode: this path is hidden from the agent or read-only to it (the workspace's hide/protect globs), yet it changed during the session: you changed it, or something got past the workspace gate. Check it before running anything.",
+			Match: guarded()},
 		{ID: "GIT-REJECTED", Severity: High, Reason: "Git itself refuses this path or object (a .git variant, a .gitmodules fsck rejects, a nested repository without a commit); it was not captured like the rest, so look at it in the sandbox.",
 			Match: rejected()},
 		{ID: "GIT-NESTED-REPO", Severity: High, Reason: "A repository nested in the workspace (a .git directory or gitfile below the root, or a gitlink no .gitmodules entry names) runs its own config and hooks when git recurses into it.",

@@ -10,6 +10,8 @@ func fixturesEco() []fixture {
 		{"GIT-NESTED-REPO", false, []*File{mod(".git/config", "a", "b"), add("docs/git.md", "x")}},
 		{"GIT-REJECTED", true, []*File{{Path: ".Git/hooks/x", NewMode: ModeFile, Problem: "error: invalid path '.Git/hooks/x'"}}},
 		{"GIT-REJECTED", false, []*File{add("src/a.go", "package a\n")}},
+		{"GUARDED-PATH", true, []*File{{Path: "config/secret.txt", NewMode: ModeFile, Size: 6, Guarded: "hidden"}}},
+		{"GUARDED-PATH", false, []*File{add("config/public.txt", "x\n")}},
 		{"PNPM-HOOKS", true, []*File{add("pnpm-workspace.yaml", "packages: [a]\nglobalPnpmfile: /tmp/x.cjs\n")}},
 		{"PNPM-HOOKS", false, []*File{add("pnpm-workspace.yaml", "packages: [a, b]\n")}},
 		{"ENV-INJECT-CONFIG", true, []*File{add(".cargo/config.toml", "[env]\nRUSTC_WRAPPER = \"/tmp/w\"\n")}},

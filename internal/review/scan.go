@@ -89,6 +89,8 @@ type scanCtx struct {
 	rules         []*Rule       // the rule set of this scan (symlinkAtConfigPath reads it)
 	host          *hostMarks
 	normalized    bool // files are normalised (normalize.go): tree reads are too
+	listed        bool
+	paths         []string // allPaths
 }
 
 // doc returns the parsed old or new version of a config file (nil when
@@ -109,7 +111,9 @@ func (s *scanCtx) doc(f *File, old bool) *doc {
 
 // Tree reads the current (reviewed) version of any path in the tree,
 // changed or not; rules that depend on unchanged files (a lifecycle script
-// that runs a changed file) use it.
+// that runs a changed file) use it. The path "/" (never a repository path)
+// asks for a listing: every path of the tree, NUL-separated (false when the
+// Tree cannot list).
 type Tree func(path string) ([]byte, bool)
 
 // read returns the current content of p: from the changed files, else

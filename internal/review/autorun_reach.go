@@ -1,0 +1,271 @@
+package review
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// More entry points of the auto-run graph (issue 28, item 1): CI
+// (GitHub/Gitea/Forgejo workflow run steps and local actions, GitLab script
+// lines), Python test discovery (every conftest.py, pytest plugins named
+// with -p or pytest_plugins), TypeScript language-service plugins a
+// tsconfig names, RuboCop's require/plugins/inherit_from, and the C/C++
+// extension's compilerPath.
+//
+// CI runs on the forge, with the repository's secrets, at every push: the
+// files it reaches by name are high, but an edit to a workflow itself stays
+// the CI rules' (CI-FILE medium, CI-TRIGGER/INJECTION high) — its
+// references are soft, outside AUTORUN-EDIT's comparison. So are names that
+// resolve outside the repository (an installed pytest or tsserver plugin).
+
+// reachNames are probed in every project directory, like entryNames.
+var reachNames = []string{"tsconfig.json", "jsconfig.json", "pytest.ini", "tox.ini", ".rubocop.yml", ".rubocop.yaml",
+	".vscode/c_cpp_properties.json"}
+
+// ciWorkflowDirs hold workflow files the forge runs, all of them.
+var ciWorkflowDirs = []string{".github/workflows/", ".gitea/workflows/", ".forgejo/workflows/"}
+
+// skipDirs are never walked for conftest.py (pytest's norecursedirs and
+// installed code).
+var skipDirs = regexp.MustCompile(`(^|/)(node_modules|\.venv|venv|\.tox|\.nox|site-packages|\.git|build|dist|__pycache__|\.eggs)/`)
+
+// pytestAddoptsP finds -p NAME in addopts (not -p no:NAME, which disables).
+var pytestAddoptsP = regexp.MustCompile(`(?:^|\s)-p\s*=?\s*([\w.]+)`)
+
+// pytestPlugins is a conftest.py's pytest_plugins = "x" / ["x", "y"].
+var pytestPlugins = regexp.MustCompile(`(?m)^pytest_plugins\s*=\s*[\[(]?([^\])\n]*(?:\n[^\])\n]*){0,20})`)
+
+// reachEntry adds what p runs for the kinds this file knows; done says
+// entryOf has nothing to add.
+func reachEntry(p string, b []byte, e *entryOut) (done bool) {
+	dir := path.Dir(p)
+	lbase := strings.ToLower(path.Base(p))
+	soft := func(via, f string) {
+		e.files = append(e.files, cmdRef{cmd: f, dir: dir, via: via, soft: true})
+	}
+	switch {
+	case isWorkflow(p):
+		workflowEntry(p, nodesOf(p, b), e)
+		return true
+	case lbase == "action.yml" || lbase == "action.yaml":
+		actionEntry(p, nodesOf(p, b), e)
+		return true
+	case lbase == ".gitlab-ci.yml":
+		for _, n := range strs(nodesOf(p, b), "*.script", "*.script.*", "before_script", "before_script.*", "*.before_script",
+			"*.before_script.*", "after_script", "after_script.*", "*.after_script", "*.after_script.*") {
+			e.cmds = append(e.cmds, cmdRef{cmd: n.Value, dir: ".", via: p + " " + n.Path + " (CI, with the project's secrets)", soft: true})
+		}
+		return false // includes: entryOf
+	case lbase == "pytest.ini" || lbase == "tox.ini" || lbase == "setup.cfg" || lbase == "pyproject.toml":
+		var opts []string
+		for _, n := range strs(nodesOf(p, b), "pytest.addopts", "tool:pytest.addopts", "tool.pytest.ini_options.addopts", "tool.pytest.ini_options.addopts.*") {
+			opts = append(opts, n.Value)
+		}
+		for _, m := range pytestAddoptsP.FindAllStringSubmatch(strings.Join(opts, " "), 50) {
+			e.cmds = append(e.cmds, cmdRef{cmd: "python -m " + m[1], dir: dir, via: p + " addopts -p (pytest loads the plugin at every run and at test discovery)", soft: true, shallow: true})
+		}
+		return lbase == "pytest.ini" || lbase == "tox.ini"
+	case lbase == "conftest.py":
+		for _, m := range pytestPlugins.FindAllStringSubmatch(string(b), 5) {
+			for _, q := range quoted.FindAllStringSubmatch(m[1], 50) {
+				e.cmds = append(e.cmds, cmdRef{cmd: "python -m " + q[1], dir: ".", via: p + " pytest_plugins", soft: true, shallow: true})
+			}
+		}
+		return true
+	case lbase == "tsconfig.json" || lbase == "jsconfig.json" || strings.HasPrefix(lbase, "tsconfig.") && strings.HasSuffix(lbase, ".json"):
+		nodes := nodesOf(p, b)
+		for _, n := range strs(nodes, "compilerOptions.plugins.*.name") {
+			via := p + " " + n.Path + " (tsserver loads the plugin when a file opens)"
+			if strings.HasPrefix(n.Value, ".") {
+				e.files = append(e.files, cmdRef{cmd: path.Join(dir, n.Value), dir: dir, via: via})
+			} else {
+				soft(via, path.Join(dir, "node_modules", n.Value))
+				soft(via, "\x00pkg:"+n.Value) // a workspace package of that name (graph.pkgByName)
+			}
+		}
+		for _, n := range strs(nodes, "extends", "extends.*") {
+			if strings.HasPrefix(n.Value, ".") {
+				x := path.Join(dir, n.Value)
+				if !strings.HasSuffix(x, ".json") {
+					x += ".json"
+				}
+				e.alias = append(e.alias, [2]string{x, "tsconfig.json"})
+			}
+		}
+		return true
+	case lbase == ".rubocop.yml" || lbase == ".rubocop.yaml":
+		nodes := nodesOf(p, b)
+		for _, n := range strs(nodes, "require", "require.*", "plugins", "plugins.*", "plugins.*.*") {
+			via := p + " " + n.Path + " (RuboCop, run by Ruby LSP on open, requires it)"
+			if strings.HasPrefix(n.Value, ".") || strings.Contains(n.Value, "/") {
+				e.files = append(e.files, cmdRef{cmd: path.Join(dir, n.Value), dir: dir, via: via})
+			} else {
+				soft(via, path.Join(dir, n.Value+".rb"))
+				soft(via, path.Join(dir, "lib", n.Value+".rb"))
+			}
+		}
+		for _, n := range strs(nodes, "inherit_from", "inherit_from.*") {
+			if !strings.Contains(n.Value, "://") {
+				e.alias = append(e.alias, [2]string{path.Join(dir, n.Value), ".rubocop.yml"})
+			}
+		}
+		return true
+	case strings.HasSuffix(p, ".vscode/c_cpp_properties.json"):
+		for _, n := range strs(nodesOf(p, b), "configurations.*.compilerPath", "env.*") {
+			e.cmds = append(e.cmds, cmdRef{cmd: n.Value, dir: path.Dir(dir), via: p + " " + n.Path + " (the C/C++ extension runs it on open)"})
+		}
+		return true
+	case strings.HasSuffix(p, ".vscode/settings.json"):
+		for _, n := range strs(nodesOf(p, b), "typescript.tsserver.pluginPaths.*") {
+			e.dirs = append(e.dirs, cmdRef{cmd: path.Join(path.Dir(dir), n.Value), via: p + " " + n.Path + " (tsserver loads plugins from it)"})
+		}
+	}
+	return false
+}
+
+func isWorkflow(p string) bool {
+	ext := path.Ext(p)
+	if ext != ".yml" && ext != ".yaml" {
+		return false
+	}
+	for _, d := range ciWorkflowDirs {
+		if strings.HasPrefix(p, d) && !strings.Contains(p[len(d):], "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// workflowEntry: run steps (in their working-directory) and local actions.
+func workflowEntry(p string, nodes []Node, e *entryOut) {
+	wd := map[string]string{} // step or job prefix → working-directory
+	for _, n := range strs(nodes, "defaults.run.working-directory", "jobs.*.defaults.run.working-directory", "jobs.*.steps.*.working-directory") {
+		wd[strings.TrimSuffix(strings.TrimSuffix(n.Path, ".working-directory"), ".defaults.run")] = n.Value
+	}
+	for _, n := range strs(nodes, "jobs.*.steps.*.run", "jobs.*.steps.*.uses", "jobs.*.uses") {
+		step := strings.TrimSuffix(strings.TrimSuffix(n.Path, ".run"), ".uses")
+		dir := "."
+		for _, k := range []string{step, step[:max(strings.Index(step, ".steps."), 0)], "defaults.run"} {
+			if w, ok := wd[k]; ok && k != "" {
+				dir = path.Join(".", ciVars.ReplaceAllString(w, "."))
+				break
+			}
+		}
+		via := p + " " + n.Path + " (CI, with the repository's secrets)"
+		if strings.HasSuffix(n.Path, ".run") {
+			e.cmds = append(e.cmds, cmdRef{cmd: n.Value, dir: dir, via: via, soft: true})
+			continue
+		}
+		if !strings.HasPrefix(n.Value, "./") {
+			continue
+		}
+		local := strings.SplitN(n.Value, "@", 2)[0]
+		if isWorkflow(path.Clean(local)) {
+			e.alias = append(e.alias, [2]string{path.Clean(local), path.Base(local)})
+			continue
+		}
+		e.alias = append(e.alias, [2]string{path.Join(local, "action.yml"), "action.yml"}, [2]string{path.Join(local, "action.yaml"), "action.yaml"})
+	}
+}
+
+// actionEntry: a local action's runs: composite steps, node main/pre/post,
+// a Dockerfile image.
+func actionEntry(p string, nodes []Node, e *entryOut) {
+	dir := path.Dir(p)
+	via := p + " runs (a workflow uses this action)"
+	for _, n := range strs(nodes, "runs.steps.*.run") {
+		c := strings.NewReplacer("${{ github.action_path }}", "./"+dir, "${{github.action_path}}", "./"+dir, "$GITHUB_ACTION_PATH", "./"+dir, "${GITHUB_ACTION_PATH}", "./"+dir).Replace(n.Value)
+		e.cmds = append(e.cmds, cmdRef{cmd: c, dir: ".", via: via, soft: true})
+	}
+	for _, n := range strs(nodes, "runs.steps.*.uses") {
+		if strings.HasPrefix(n.Value, "./") {
+			local := strings.SplitN(n.Value, "@", 2)[0]
+			e.alias = append(e.alias, [2]string{path.Join(local, "action.yml"), "action.yml"}, [2]string{path.Join(local, "action.yaml"), "action.yaml"})
+		}
+	}
+	for _, n := range strs(nodes, "runs.main", "runs.pre", "runs.post", "runs.image") {
+		if n.Path == "runs.image" && strings.Contains(n.Value, "://") {
+			continue
+		}
+		e.files = append(e.files, cmdRef{cmd: path.Join(dir, n.Value), dir: dir, via: via, soft: true})
+	}
+}
+
+// ciVars are the spellings of "the checkout / the opened folder" that
+// start a path in a command line or a config value.
+var ciVars = regexp.MustCompile(`\$\{\{\s*github\.workspace\s*\}\}|\$\{?(?:GITHUB_WORKSPACE|CI_PROJECT_DIR|CLAUDE_PROJECT_DIR|PWD)\}?|\$\{(?:workspaceFolder|workspaceRoot)(?::[^}]*)?\}`)
+
+// seedListed seeds the entries that are found by listing the tree, not
+// by a fixed name: every workflow file, every conftest.py.
+func (g *autorunGraph) seedListed() {
+	for _, p := range g.s.allPaths() {
+		switch {
+		case isWorkflow(p):
+			if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
+				g.seed(p, entryOf(p, b), 0)
+			}
+		case path.Base(p) == "conftest.py" && !skipDirs.MatchString(p):
+			// pytest imports it at every run and at the editor's test
+			// discovery; its own imports are followed one step only
+			// (test discovery imports the whole project, which is not
+			// all high).
+			g.addRun(p, "pytest collects it (every test run, the editor's test discovery)", ".", maxChain-1)
+			if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
+				g.seed(p, entryOf(p, b), maxChain-2)
+			}
+		}
+	}
+}
+
+// pkgByName finds the workspace package (a package.json outside
+// node_modules) named name, the way a workspace link resolves it.
+func (g *autorunGraph) pkgByName(name string) string {
+	if g.pkgs == nil {
+		g.pkgs = map[string]string{}
+		n := 0
+		for _, p := range g.s.allPaths() {
+			if path.Base(p) != "package.json" || skipDirs.MatchString(p) || n > 500 {
+				continue
+			}
+			n++
+			b, ok := g.read(p)
+			if !ok {
+				continue
+			}
+			for _, nd := range strs(nodesOf(p, b), "name") {
+				if _, dup := g.pkgs[nd.Value]; !dup {
+					g.pkgs[nd.Value] = path.Dir(p)
+				}
+			}
+		}
+	}
+	return g.pkgs[name]
+}
+
+// allPaths lists every path of the reviewed tree (a Tree answers "/" with
+// the paths, NUL-separated) and the changed files; nil when it cannot.
+func (s *scanCtx) allPaths() []string {
+	if s.listed {
+		return s.paths
+	}
+	s.listed = true
+	seen := map[string]bool{}
+	if s.tree != nil {
+		if b, ok := s.tree("/"); ok {
+			for _, p := range strings.Split(string(b), "\x00") {
+				if p != "" && !seen[p] {
+					seen[p] = true
+					s.paths = append(s.paths, p)
+				}
+			}
+		}
+	}
+	for p, f := range s.files {
+		if f.NewMode != 0 && !seen[p] {
+			seen[p] = true
+			s.paths = append(s.paths, p)
+		}
+	}
+	return s.paths
+}
