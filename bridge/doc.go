@@ -41,7 +41,12 @@
 //     sandbox, the rest rejected; each connection gets working deadlines
 //     and a Close that ends its pending Read.
 //   - state.go: sandboxes/NAME/sandbox.json (atomic writes) with the approved
-//     config block, so a restart needs neither the file nor its approval.
+//     config block, so a restart needs neither the file nor its approval. It
+//     is the one truth about a sandbox, in its record directory
+//     (SandboxRef.RecordDir); the backend keeps its own working directory,
+//     vm/BACKEND/NAME (vm.Spec.StateDir), which the bridge only creates and
+//     deletes. The format is versioned and pinned by golden files
+//     (testdata/state): a change of shape is a new version with a migration.
 //   - sshfiles.go: per-sandbox ed25519 host keys, ssh/known_hosts and
 //     ssh/config (Host NAME.airlock blocks), rewritten on every change.
 //   - mcp.go, skills.go: the MCP gateway (guest service 127.0.0.1:8551,

@@ -104,7 +104,7 @@ func (e *egressFeature) proxyFor(env Env, sb SandboxRef, running bool) (*egressS
 	dlog, ok := e.logs[sb.Name()]
 	if !ok {
 		var err error
-		if dlog, err = egress.OpenDecisionLog(filepath.Join(sb.StateDir(), egress.LogFile)); err != nil {
+		if dlog, err = egress.OpenDecisionLog(filepath.Join(sb.RecordDir(), egress.LogFile)); err != nil {
 			return nil, err
 		}
 		e.logs[sb.Name()] = dlog
@@ -158,7 +158,7 @@ func buildEgress(env Env, sb SandboxRef, dlog *egress.DecisionLog, approvals *si
 	if err != nil {
 		return nil, err
 	}
-	phs, err := egress.LoadOrCreatePlaceholders(sb.StateDir(), names)
+	phs, err := egress.LoadOrCreatePlaceholders(sb.RecordDir(), names)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func buildEgress(env Env, sb SandboxRef, dlog *egress.DecisionLog, approvals *si
 		creds = append(creds, &egress.Credential{Name: c.Name, Secret: c.Secret, Hosts: c.Hosts, Header: c.Header,
 			Format: c.Format, Query: c.Query, Env: c.Env, Placeholder: phs[c.Name]})
 	}
-	ca, err := egress.LoadOrCreateCA(sb.StateDir(), sb.Name(), nil)
+	ca, err := egress.LoadOrCreateCA(sb.RecordDir(), sb.Name(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -379,7 +379,7 @@ func egressPolicyLog(ctx context.Context, env Env, raw json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	entries, next, err := egress.ReadLog(filepath.Join(sb.StateDir(), egress.LogFile), p.Offset, logPage(p.Limit))
+	entries, next, err := egress.ReadLog(filepath.Join(sb.RecordDir(), egress.LogFile), p.Offset, logPage(p.Limit))
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,12 @@ type SandboxRef interface {
 	ConfigDir() string       // directory holding the sandbox.hcl; workspace paths resolve against it
 	ConfigPath() string      // the config file it came from (sandbox.hcl or whatever -f named)
 	WorkspaceDir() string    // absolute host workspace path ("" in mountless mode)
-	StateDir() string        // $AIRLOCK_HOME/sandboxes/NAME, 0700, removed with the sandbox
+	// RecordDir is the bridge's record of the sandbox,
+	// $AIRLOCK_HOME/sandboxes/NAME (0700, removed with the sandbox):
+	// sandbox.json, the host key and the features' files. It is not the
+	// backend's directory ($AIRLOCK_HOME/vm/BACKEND/NAME, vm.Spec.StateDir),
+	// which only the backend reads.
+	RecordDir() string
 	// SSH returns the bridge's SSH client to the guest's sshd, connecting if needed.
 	SSH(ctx context.Context) (*ssh.Client, error)
 }

@@ -204,7 +204,7 @@ func (d *Daemon) undoCreate(ctx context.Context, sb *sandbox, beName string, cre
 		}
 	}
 	os.RemoveAll(d.p.sandbox(name))
-	os.RemoveAll(filepath.Join(d.p.vmRoot(beName), name))
+	os.RemoveAll(d.p.backendDir(beName, name))
 	d.mu.Lock()
 	delete(d.sandboxes, name)
 	d.mu.Unlock()
@@ -341,7 +341,7 @@ func (d *Daemon) buildSpec(st *sandboxState, sbc *config.Sandbox, hostPEM []byte
 	if err != nil {
 		return vm.Spec{}, &Error{Code: protocol.CodeFailed, Message: "cannot find the airlock-agent binary (set $AIRLOCK_AGENT, or put it next to airlock)"}
 	}
-	stateDir := filepath.Join(d.p.vmRoot(st.Backend), st.Name)
+	stateDir := d.p.backendDir(st.Backend, st.Name)
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return vm.Spec{}, err
 	}
@@ -468,7 +468,7 @@ func (d *Daemon) remove(ctx context.Context, sb *sandbox) error {
 		return backendError(sb.name, "remove", err)
 	}
 	st := sb.state()
-	for _, dir := range []string{filepath.Join(d.p.vmRoot(st.Backend), sb.name), d.p.sandbox(sb.name)} {
+	for _, dir := range []string{d.p.backendDir(st.Backend, sb.name), d.p.sandbox(sb.name)} {
 		if err := os.RemoveAll(dir); err != nil {
 			return failf(protocol.CodeFailed, err, "could not delete %s", dir)
 		}

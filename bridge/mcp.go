@@ -138,11 +138,11 @@ func mcpGatewayFor(ctx context.Context, env Env, sb SandboxRef) (*mcpgw.Gateway,
 	if err != nil {
 		return nil, err
 	}
-	log, err := mcpgw.OpenCallLog(filepath.Join(sb.StateDir(), mcpgw.LogFile))
+	log, err := mcpgw.OpenCallLog(filepath.Join(sb.RecordDir(), mcpgw.LogFile))
 	if err != nil {
 		return nil, err
 	}
-	gw := mcpgw.New(mcpgw.Options{Sandbox: sb.Name(), Grants: grants, Log: log, StderrDir: sb.StateDir(),
+	gw := mcpgw.New(mcpgw.Options{Sandbox: sb.Name(), Grants: grants, Log: log, StderrDir: sb.RecordDir(),
 		Logger: env.Logger().With("feature", "mcp")})
 	mcpGateways[key] = &mcpState{gw: gw, log: log}
 	return gw, nil
@@ -189,7 +189,7 @@ func mcpLog(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, next, err := mcpgw.ReadLog(filepath.Join(sb.StateDir(), mcpgw.LogFile), p.Offset, logPage(p.Limit))
+	entries, next, err := mcpgw.ReadLog(filepath.Join(sb.RecordDir(), mcpgw.LogFile), p.Offset, logPage(p.Limit))
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ import (
 )
 
 // Provenance: which environment ran a sandbox's work. The bridge records it
-// each time a sandbox starts (StateDir/provenance.json); review shows it and
+// each time a sandbox starts (RecordDir/provenance.json); review shows it and
 // apply writes it as Airlock-* trailers on the commit it creates. Everything
 // comes from the host's own records except the kernel release, which only
 // the guest can tell (uname -r over the bridge's SSH connection).
@@ -52,7 +52,7 @@ func provenanceStarted(ctx context.Context, env Env, sb SandboxRef, eg *egressFe
 		go imageDigest(env.Home(), img) // warm the cache for review
 	}
 	b, _ := json.MarshalIndent(p, "", "  ")
-	return writeFileAtomic(filepath.Join(sb.StateDir(), provenanceFile), append(b, '\n'), 0o600)
+	return writeFileAtomic(filepath.Join(sb.RecordDir(), provenanceFile), append(b, '\n'), 0o600)
 }
 
 // recordProvenance gathers what is known when the sandbox starts; eg is
@@ -63,11 +63,8 @@ func recordProvenance(ctx context.Context, env Env, sb SandboxRef, eg *egressFea
 	if s, ok := sb.(*sandbox); ok {
 		st := s.state()
 		p.Backend, p.Plan = st.Backend, st.ConfigSHA256
-		if st.Backend == "microvm" {
-			p.Accelerator = "tcg"
-			if bs, err := s.be.Status(ctx, s.name); err == nil && strings.HasPrefix(bs.Note, "KVM") {
-				p.Accelerator = "kvm"
-			}
+		if bs, err := s.be.Status(ctx, s.name); err == nil && bs.Accelerator != "" {
+			p.Accelerator = bs.Accelerator // the backend's field, never its note
 		}
 	}
 	kctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -86,7 +83,8 @@ func recordProvenance(ctx context.Context, env Env, sb SandboxRef, eg *egressFea
 }
 
 // policyDigest hashes the effective egress policy as `airlock policy NAME
-// --json` shows it, minus whether each secret is currently set.
+// --json` shows it, in its canonical form (protocol.PolicyListResult's
+// Canonical: fixed words, not the JSON of a Go type).
 func policyDigest(ctx context.Context, env Env, eg *egressFeature, name string) (string, error) {
 	raw, _ := json.Marshal(protocol.PolicyParams{Name: name})
 	v, err := eg.policyList(ctx, env, raw)
@@ -97,22 +95,14 @@ func policyDigest(ctx context.Context, env Env, eg *egressFeature, name string) 
 	if !ok {
 		return "", errors.New("egress policy: unexpected result")
 	}
-	for i := range res.Credentials {
-		res.Credentials[i].SecretSet = false
-	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return res.Digest(), nil
 }
 
 // provenance returns the sandbox's record completed with what is only known
 // later: the root image digest and the signer keys used since the start.
 func provenance(ctx context.Context, env Env, sb SandboxRef, eg *egressFeature) (*protocol.Provenance, error) {
 	var p protocol.Provenance
-	b, err := os.ReadFile(filepath.Join(sb.StateDir(), provenanceFile))
+	b, err := os.ReadFile(filepath.Join(sb.RecordDir(), provenanceFile))
 	if err == nil {
 		err = json.Unmarshal(b, &p)
 	}

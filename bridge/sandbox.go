@@ -61,7 +61,7 @@ func (sb *sandbox) Config() *config.Sandbox                      { return sb.sta
 func (sb *sandbox) ConfigDir() string                            { return sb.state().ConfigDir }
 func (sb *sandbox) ConfigPath() string                           { return sb.state().ConfigPath }
 func (sb *sandbox) WorkspaceDir() string                         { return sb.state().WorkspaceDir }
-func (sb *sandbox) StateDir() string                             { return sb.d.p.sandbox(sb.name) }
+func (sb *sandbox) RecordDir() string                            { return sb.d.p.sandbox(sb.name) }
 func (sb *sandbox) SSH(ctx context.Context) (*ssh.Client, error) { return sb.ssh(ctx) }
 
 // ssh returns the shared SSH client, dialing the guest if needed. The host

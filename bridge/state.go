@@ -10,26 +10,41 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
-// Layout of $AIRLOCK_HOME used by the bridge.
+// Layout of $AIRLOCK_HOME used by the bridge. Each sandbox has two
+// directories with distinct owners:
 //
+//	sandboxes/NAME/               the sandbox's record (SandboxRef.RecordDir), the bridge's:
+//	  sandbox.json                  sandboxState, the truth about the sandbox (atomic writes)
+//	  host_key[.pub]                the sandbox's ed25519 host key (pinned)
+//	  ssh.sock                      byte stream to the guest sshd while running
+//	  provenance.json, egress and MCP logs, ...   the features' files
+//	vm/BACKEND/NAME/              the backend's working directory (vm.Spec.StateDir), the
+//	                              backend's alone: disks, pid files, its own record
+//	                              (namespace: backend.json; microvm: config.json, run.json)
 //	bridge.sock, bridge.lock, logs/bridge.log
-//	sandboxes/NAME/sandbox.json   persisted sandboxState (atomic writes)
-//	sandboxes/NAME/host_key[.pub] the sandbox's ed25519 host key (pinned)
-//	sandboxes/NAME/ssh.sock       byte stream to the guest sshd while running
-//	vm/BACKEND/NAME/              the backend's own state (vm.Spec.StateDir)
 //	ssh/id_ed25519, ssh/known_hosts, ssh/config
 //	approvals/SHA256              plan approvals
 //
 // stateVersion is the sandbox.json format this airlock writes. A newer
-// airlock reads every older version (testdata/state holds one golden file
-// per version); a file from a newer airlock is refused with its version.
+// airlock reads every older version (stateMigrations; testdata/state holds
+// one golden file per version and the schema of the current one); a file
+// from a newer airlock is refused with its version.
 const stateVersion = 1
+
+// stateMigrations[i] turns a sandbox.json of version i+1 into version i+2
+// (as a JSON object, before it is decoded), so a home written by an older
+// airlock restores. A change of sandboxState's shape, or of anything it
+// holds (the approved config.Sandbox is persisted as decoded), bumps
+// stateVersion and appends one function here; TestStateGolden fails until
+// both are done.
+var stateMigrations = []func(obj map[string]json.RawMessage) error{}
 
 // writeFileAtomic is the one atomic replace (fsx), under the name this
 // package's files use.
@@ -86,24 +101,50 @@ func (p paths) approval(sha string) string {
 	return filepath.Join(p.home, "approvals", sha)
 }
 
+// backendDir is backend b's working directory for sandbox n (vm.Spec.StateDir).
+func (p paths) backendDir(b, n string) string { return filepath.Join(p.vmRoot(b), n) }
+
 func loadState(file string) (*sandboxState, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	var st sandboxState
-	if err := json.Unmarshal(b, &st); err != nil {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || len(b) == 0 {
 			return nil, fmt.Errorf("its sandbox.json is not valid JSON (%d bytes; truncated or damaged: %v)", len(b), err)
 		}
 		return nil, fmt.Errorf("its sandbox.json does not decode: %v", err)
 	}
+	var version int
+	if v, ok := obj["version"]; ok {
+		if err := json.Unmarshal(v, &version); err != nil {
+			return nil, fmt.Errorf("its sandbox.json has a state version that is not a number (%s)", v)
+		}
+	}
 	switch {
-	case st.Version > stateVersion:
-		return nil, fmt.Errorf("its sandbox.json is state version %d, written by a newer airlock (this one reads versions 1 to %d)", st.Version, stateVersion)
-	case st.Version < 1:
-		return nil, fmt.Errorf("its sandbox.json has no state version (%d): not written by airlock", st.Version)
+	case version > stateVersion:
+		return nil, fmt.Errorf("its sandbox.json is state version %d, written by a newer airlock (this one reads versions 1 to %d)", version, stateVersion)
+	case version < 1:
+		return nil, fmt.Errorf("its sandbox.json has no state version (%d): not written by airlock", version)
+	}
+	for v := version; v < stateVersion; v++ {
+		if err := stateMigrations[v-1](obj); err != nil {
+			return nil, fmt.Errorf("its sandbox.json (state version %d) cannot be read as version %d: %v", v, v+1, err)
+		}
+	}
+	if version < stateVersion {
+		obj["version"] = json.RawMessage(strconv.Itoa(stateVersion))
+		if b, err = json.Marshal(obj); err != nil {
+			return nil, err
+		}
+	}
+	var st sandboxState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("its sandbox.json does not decode: %v", err)
+	}
+	switch {
 	case !validName(st.Name):
 		return nil, fmt.Errorf("its sandbox.json names no valid sandbox (%q)", st.Name)
 	case st.Config == nil:

@@ -66,8 +66,12 @@ type File = guestspec.File
 // Spec is everything a backend needs to create a sandbox. It is produced by
 // the bridge from an approved plan and never contains secret values.
 type Spec struct {
-	ID       string // sandbox name: [a-z0-9][a-z0-9-]{0,62}
-	StateDir string // host directory owned by the backend for this sandbox (created by the caller, mode 0700)
+	ID string // sandbox name: [a-z0-9][a-z0-9-]{0,62}
+	// StateDir is the backend's own working directory for this sandbox,
+	// $AIRLOCK_HOME/vm/BACKEND/ID (created by the caller, mode 0700). It is
+	// not the bridge's record of the sandbox ($AIRLOCK_HOME/sandboxes/ID,
+	// whose sandbox.json is the truth); a backend's files here are its own.
+	StateDir string
 
 	CPUs        int    // 0 = backend default
 	MemoryBytes int64  // 0 = backend default
@@ -104,6 +108,11 @@ type Status struct {
 	State State
 	PID   int    // host pid of the sandbox's root process (init or qemu), 0 when stopped
 	Note  string // one human line, e.g. "TCG: no working KVM"
+	// Accelerator is how a running guest's CPU is provided: "kvm" or "tcg"
+	// (software emulation) for a microVM; "" where no emulator is involved
+	// (the guest runs on the host's kernel, or the backend cannot tell).
+	// Provenance records it; Note is for people and is never parsed.
+	Accelerator string
 	// MemoryBytes is the host memory the running sandbox uses now (the
 	// resident set of qemu for a microVM); 0 when unknown or stopped.
 	MemoryBytes int64

@@ -1,6 +1,12 @@
 package protocol
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Egress methods (feature "egress"; bridge/egress.go).
 const (
@@ -89,4 +95,56 @@ type EgressDecision struct {
 type PolicyLogResult struct {
 	Entries []EgressDecision `json:"entries"`
 	Next    int64            `json:"next"`
+}
+
+// policyFormat is the first line of the canonical policy form. Change it
+// whenever Canonical's output changes for the same policy, so that two
+// digests of different forms are never compared as equals.
+const policyFormat = "airlock-policy 1"
+
+// Canonical is the one form the Airlock-Policy digest is taken of: one
+// line per fact, each field under a fixed word, strings quoted. It reads
+// no JSON tags and no Go field names, so renaming a field here or in
+// internal/config cannot change it (TestPolicyCanonicalGolden pins the
+// output, TestPolicyCanonicalCoversEveryField fails when the result gains
+// a field this form does not place). Whether a credential's secret is set
+// now is not part of the policy and is left out.
+func (r PolicyListResult) Canonical() []byte {
+	var b strings.Builder
+	line := func(word string, fields ...string) {
+		b.WriteString(word)
+		for _, f := range fields {
+			b.WriteByte(' ')
+			b.WriteString(f)
+		}
+		b.WriteByte('\n')
+	}
+	q := strconv.Quote
+	line(policyFormat)
+	line("sandbox", q(r.Sandbox))
+	line("preset", q(r.Preset))
+	for _, x := range r.Rules {
+		line("rule", q(x.Action), q(x.Pattern), "kind="+q(x.Kind), "port="+strconv.Itoa(x.Port), "source="+q(x.Source))
+	}
+	for _, x := range r.Approve {
+		line("approve", q(x.Rule), "source="+q(x.Source))
+	}
+	for _, x := range r.Credentials {
+		hosts := make([]string, len(x.Hosts))
+		for i, h := range x.Hosts {
+			hosts[i] = q(h)
+		}
+		line("credential", q(x.Name), "secret="+q(x.Secret), "env="+q(x.Env), "place="+q(x.Place), "hosts=["+strings.Join(hosts, ",")+"]")
+	}
+	for _, x := range r.Always {
+		line("always", q(x))
+	}
+	return []byte(b.String())
+}
+
+// Digest is the hex SHA-256 of Canonical: provenance's Policy field and
+// the Airlock-Policy trailer.
+func (r PolicyListResult) Digest() string {
+	sum := sha256.Sum256(r.Canonical())
+	return hex.EncodeToString(sum[:])
 }

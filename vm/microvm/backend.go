@@ -134,6 +134,8 @@ type runInfo struct {
 	Start uint64 `json:"start"` // /proc start time: guards against pid reuse
 	Port  int    `json:"port"`
 	Note  string `json:"note"`
+	// Accel is "kvm" or "tcg": what this qemu runs on (vm.Status.Accelerator).
+	Accel string `json:"accel,omitempty"`
 	// Phases is the breakdown of the Start that launched this qemu.
 	Phases Phases `json:"phases,omitempty"`
 	// Args is the command line's fingerprint (a saved state records it).
@@ -168,6 +170,12 @@ func (b *Backend) running(id string) (*runInfo, bool) {
 	var r runInfo
 	if json.Unmarshal(data, &r) != nil {
 		return nil, false
+	}
+	if r.Accel == "" { // a run.json from before the field: its note began with the accelerator
+		r.Accel = "tcg"
+		if strings.HasPrefix(r.Note, "KVM") {
+			r.Accel = "kvm"
+		}
 	}
 	alive := r.PID > 0 && procid.Start(r.PID) == r.Start
 	if alive {
@@ -365,11 +373,11 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	if os.Geteuid() == 0 && len(c.Shares) == 0 {
 		l.RunAs = "nobody" // nothing it needs after setup is root's
 	}
-	note := "KVM"
+	note, accel := "KVM", "kvm"
 	if !kvm {
-		note = "TCG: no working KVM on this host (software emulation: boots take seconds, guest code runs 20-40x slower)"
+		note, accel = "TCG: no working KVM on this host (software emulation: boots take seconds, guest code runs 20-40x slower)", "tcg"
 	}
-	ri := runInfo{Port: port, Note: note, Args: l.fingerprint()}
+	ri := runInfo{Port: port, Note: note, Accel: accel, Args: l.fingerprint()}
 	if meta, why := usableState(dir, l); why == "" {
 		prep := time.Since(t00)
 		err := b.resume(ctx, l, meta, &ri)
@@ -385,7 +393,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 		debugf("resume failed: %v", err)
 		why = err.Error()
 		dropState(dir)
-		ri = runInfo{Port: port, Args: ri.Args, Note: note + "; saved state unusable (" + why + "): booted afresh"}
+		ri = runInfo{Port: port, Args: ri.Args, Accel: accel, Note: note + "; saved state unusable (" + why + "): booted afresh"}
 	} else if why != "none" {
 		dropState(dir)
 		ri.Note = note + "; saved state unusable (" + why + "): booted afresh"
@@ -556,7 +564,7 @@ func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
 	}
 	r, ok := b.running(id)
 	if ok {
-		return vm.Status{State: vm.StateRunning, PID: r.PID, Note: r.Note, MemoryBytes: procRSS(r.PID)}, nil
+		return vm.Status{State: vm.StateRunning, PID: r.PID, Note: r.Note, Accelerator: r.Accel, MemoryBytes: procRSS(r.PID)}, nil
 	}
 	if _, err := os.Stat(filepath.Join(b.dir(id), "booted")); err == nil {
 		st := vm.Status{State: vm.StateStopped}

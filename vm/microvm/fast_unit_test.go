@@ -215,3 +215,22 @@ func TestCapConsole(t *testing.T) {
 		t.Error("a missing log was reported emptied")
 	}
 }
+
+// The accelerator is a field of run.json, not read from the note; a
+// run.json written before the field existed still says which it was.
+func TestRunInfoAccelerator(t *testing.T) {
+	b := New(t.TempDir(), t.TempDir())
+	os.MkdirAll(b.dir("a"), 0o700)
+	for _, c := range []struct{ json, want string }{
+		{`{"pid": 0, "note": "anything at all", "accel": "kvm"}`, "kvm"},
+		{`{"pid": 0, "note": "KVM; resumed from saved state", "accel": "tcg"}`, "tcg"},
+		{`{"pid": 0, "note": "KVM; resumed from saved state"}`, "kvm"},
+		{`{"pid": 0, "note": "TCG: no working KVM on this host"}`, "tcg"},
+	} {
+		os.WriteFile(filepath.Join(b.dir("a"), "run.json"), []byte(c.json), 0o600)
+		r, _ := b.running("a")
+		if r == nil || r.Accel != c.want {
+			t.Errorf("%s: accel %+v, want %q", c.json, r, c.want)
+		}
+	}
+}

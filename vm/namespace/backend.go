@@ -93,8 +93,10 @@ func (b *Backend) lock(id string) func() {
 	return m.Unlock
 }
 
-// record is sandbox.json: the spec the sandbox was created with. Its
-// presence is what makes the sandbox exist.
+// record is backend.json: the spec the sandbox was created with. Its
+// presence is what makes the sandbox exist. It is this backend's own
+// file, not the bridge's record of the sandbox
+// ($AIRLOCK_HOME/sandboxes/NAME/sandbox.json, which is the truth).
 type record struct {
 	Spec    vm.Spec `json:"spec"`
 	Started bool    `json:"started"`
@@ -102,13 +104,33 @@ type record struct {
 	IDBase  int     `json:"id_base,omitempty"` // host id of guest root (root-run backend)
 }
 
-const recordFile = "sandbox.json"
+const recordFile = "backend.json"
+
+// legacyRecordFile is the record's name before it was told apart from the
+// bridge's sandbox.json: a sandbox created then is read from it, and its
+// next save moves it to recordFile.
+const legacyRecordFile = "sandbox.json"
+
+// hasRecord reports whether a record exists in dir, under either name.
+func hasRecord(dir string) bool {
+	for _, f := range []string{recordFile, legacyRecordFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
 
 func (b *Backend) load(id string) (*record, error) {
 	if !config.ValidSandboxName(id) {
 		return nil, fmt.Errorf("sandbox %q: %w", id, vm.ErrNotFound)
 	}
-	data, err := os.ReadFile(filepath.Join(b.dir(id), recordFile))
+	name := recordFile
+	data, err := os.ReadFile(filepath.Join(b.dir(id), name))
+	if errors.Is(err, os.ErrNotExist) {
+		name = legacyRecordFile
+		data, err = os.ReadFile(filepath.Join(b.dir(id), name))
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("sandbox %q: %w", id, vm.ErrNotFound)
 	}
@@ -117,7 +139,7 @@ func (b *Backend) load(id string) (*record, error) {
 	}
 	var r record
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("sandbox %q: decode %s: %w", id, recordFile, err)
+		return nil, fmt.Errorf("sandbox %q: decode %s: %w", id, name, err)
 	}
 	return &r, nil
 }
@@ -127,7 +149,13 @@ func (b *Backend) save(id string, r *record) error {
 	if err != nil {
 		return err
 	}
-	return fsx.WriteFileAtomic(filepath.Join(b.dir(id), recordFile), data, 0o600)
+	if err := fsx.WriteFileAtomic(filepath.Join(b.dir(id), recordFile), data, 0o600); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(b.dir(id), legacyRecordFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // Status implements vm.Backend.

@@ -19,7 +19,8 @@ import (
 
 // State directory layout (all under root/ID, mode 0700):
 //
-//	sandbox.json    the spec (its presence makes the sandbox exist)
+//	backend.json    the spec (its presence makes the sandbox exist; sandbox.json
+//	                before it was renamed, still read)
 //	spec.json       the init spec of the current/last start
 //	ssh/host_key    the guest sshd's host key; ssh/authorized_keys
 //	rootfs/         mount point of the guest's root (unprivileged mode)
@@ -122,7 +123,7 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 		spec.Workspace.Mode = vm.ModeMountless
 	}
 	defer b.lock(spec.ID)()
-	if _, err := os.Stat(filepath.Join(dir, recordFile)); err == nil {
+	if hasRecord(dir) {
 		return fmt.Errorf("sandbox %q: %w", spec.ID, vm.ErrExists)
 	}
 	if err := os.MkdirAll(b.root, 0o700); err != nil {
@@ -201,7 +202,7 @@ func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec, ids id
 		{"ownership", func() error {
 			// The init (guest root) must reach the state dir and own /etc;
 			// the agent owns its home and private workspace. Host root
-			// keeps ssh/ and sandbox.json to itself.
+			// keeps ssh/ and backend.json to itself.
 			if err := os.Lchown(dir, rootUID, rootGID); err != nil {
 				return err
 			}
