@@ -96,6 +96,7 @@ func (n *node) made(ctx context.Context, dfd int, name string, out *fuse.EntryOu
 }
 
 func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	n.g.watch.live(&n.Inode)
 	rel := join(n.rel(), name)
 	if n.g.p.hidden(rel) {
 		return nil, syscall.ENOENT // cached: the rule does not change
@@ -366,6 +367,7 @@ func (n *node) remove(name string, flags int) syscall.Errno {
 
 // OpendirHandle opens a directory for listing; see dir.
 func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	n.g.watch.live(&n.Inode)
 	rel := n.rel()
 	fd, err := open(n.g.root, rel, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {

@@ -34,14 +34,20 @@ const watchMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN
 	unix.IN_ATTRIB | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF |
 	unix.IN_ONLYDIR | unix.IN_EXCL_UNLINK
 
-// watcher maps inotify watches to the directory inodes they cover.
+// watcher maps inotify watches to the directories they cover. A
+// directory is known by its identity (inode number and birth time), not by
+// an *fs.Inode: each lookup makes a new Inode that go-fuse drops for the
+// one already in its tree, so the Inode a watch was added for may never
+// be the one the kernel holds (the sandbox's caching then silently ended
+// after any change: no watch matched the directories being listed, and
+// every host change was told to an Inode the kernel did not know).
 type watcher struct {
 	f    *os.File                              // non-blocking, so close ends run's read
 	keep func(dir *fs.Inode, name string) bool // never invalidate this name (a mount point)
 
-	mu   sync.Mutex // guards dirs and wds
-	dirs map[int32]*fs.Inode
-	wds  map[*fs.Inode]int32
+	mu   sync.Mutex              // guards dirs and wds
+	dirs map[int32]*fs.Inode     // watch → the Inode its events are told to
+	wds  map[fs.StableAttr]int32 // directory identity → its watch
 }
 
 // maxWatches caps the watches one gate takes from the folder owner's
@@ -56,7 +62,7 @@ func newWatcher(keep func(dir *fs.Inode, name string) bool) (*watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inotify: %w", err)
 	}
-	return &watcher{f: os.NewFile(uintptr(fd), "inotify"), keep: keep, dirs: map[int32]*fs.Inode{}, wds: map[*fs.Inode]int32{}}, nil
+	return &watcher{f: os.NewFile(uintptr(fd), "inotify"), keep: keep, dirs: map[int32]*fs.Inode{}, wds: map[fs.StableAttr]int32{}}, nil
 }
 
 // add watches the directory open as dfd (an O_PATH descriptor reached the
@@ -65,9 +71,13 @@ func (w *watcher) add(in *fs.Inode, dfd int) bool {
 	if w == nil {
 		return false
 	}
+	id := in.StableAttr()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, ok := w.wds[in]; ok {
+	if wd, ok := w.wds[id]; ok {
+		if old := w.dirs[wd]; old == nil || !inTree(old) {
+			w.dirs[wd] = in // the old one was forgotten: this lookup's wins
+		}
 		return true
 	}
 	if len(w.wds) >= maxWatches {
@@ -78,12 +88,31 @@ func (w *watcher) add(in *fs.Inode, dfd int) bool {
 	if err != nil {
 		return false
 	}
-	if old, ok := w.dirs[int32(wd)]; ok && old != in {
-		delete(w.wds, old) // the same directory under another inode: keep the newest
+	if old, ok := w.dirs[int32(wd)]; ok {
+		delete(w.wds, old.StableAttr()) // the same directory under another identity: keep the newest
 	}
 	w.dirs[int32(wd)] = in
-	w.wds[in] = int32(wd)
+	w.wds[id] = int32(wd)
 	return true
+}
+
+// inTree reports whether go-fuse keeps in (it has a name, or is the root).
+func inTree(in *fs.Inode) bool {
+	_, parent := in.Parent()
+	return parent != nil || in.IsRoot()
+}
+
+// live records that in is the Inode the kernel holds for its directory
+// (the gate was called on it), so its watch's events are told to it.
+func (w *watcher) live(in *fs.Inode) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if wd, ok := w.wds[in.StableAttr()]; ok && w.dirs[wd] != in {
+		w.dirs[wd] = in
+	}
 }
 
 // watched reports whether changes to in's entries are reported.
@@ -93,22 +122,8 @@ func (w *watcher) watched(in *fs.Inode) bool {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, ok := w.wds[in]
+	_, ok := w.wds[in.StableAttr()]
 	return ok
-}
-
-// forget drops the watch of a directory the kernel forgot.
-func (w *watcher) forget(in *fs.Inode) {
-	if w == nil {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if wd, ok := w.wds[in]; ok {
-		unix.InotifyRmWatch(int(w.f.Fd()), uint32(wd))
-		delete(w.wds, in)
-		delete(w.dirs, wd)
-	}
 }
 
 // run reads events until the descriptor is closed and invalidates what
@@ -147,7 +162,7 @@ func (w *watcher) run() {
 			case mask&unix.IN_IGNORED != 0:
 				w.mu.Lock()
 				if in, ok := w.dirs[wd]; ok {
-					delete(w.wds, in)
+					delete(w.wds, in.StableAttr())
 					delete(w.dirs, wd)
 				}
 				w.mu.Unlock()

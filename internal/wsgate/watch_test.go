@@ -67,3 +67,33 @@ func eventually(t *testing.T, what string, ok func() bool) {
 	}
 	t.Errorf("%s: not seen through the gate within 10 s (the cache lasts %v)", what, cachedTimeout)
 }
+
+// TestHostChangesReachTheSandboxAfterRelookup: when the kernel looks a
+// watched directory up again (its parent's listing was read anew after a
+// change, or its entry expired), go-fuse keeps the Inode it had and drops
+// the one the lookup made; the watch must stay with the directory, not with
+// the dropped Inode. Before, a name cached as missing stayed missing for a
+// minute after the user created it on the host, and no listing below a
+// changed directory was cached again.
+func TestHostChangesReachTheSandboxAfterRelookup(t *testing.T) {
+	folder, m := mountGate(t, Policy{}, func(d string) { write(t, d+"/sub/a.txt", "a") })
+	if _, err := os.ReadDir(m + "/sub"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(m + "/sub/new.txt"); err == nil {
+		t.Fatal("new.txt exists before it was made")
+	}
+	// A change to the root makes the kernel read its listing again, which
+	// looks sub up again.
+	if err := os.Mkdir(m+"/x", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(m + "/x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.ReadDir(m); err != nil {
+		t.Fatal(err)
+	}
+	write(t, folder+"/sub/new.txt", "n")
+	eventually(t, "a file made on the host after a relookup", func() bool { _, err := os.Stat(m + "/sub/new.txt"); return err == nil })
+}
