@@ -46,6 +46,9 @@ func TestMain(m *testing.M) {
 	if agentBin != "" {
 		os.Remove(agentBin)
 	}
+	if cliBins.dir != "" {
+		os.RemoveAll(cliBins.dir)
+	}
 	if cluster != nil && os.Getenv("AIRLOCK_K8S_KEEP") == "" {
 		cluster.Stop()
 		// The cluster leaves the host as it found it.
