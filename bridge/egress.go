@@ -253,16 +253,16 @@ func (e *egressFeature) prepare(ctx context.Context, env Env, sb SandboxRef, spe
 
 func (st *egressState) proxyCA() []byte { return st.proxy.CA().CertPEM() }
 
-// egressEnv is what every session inside sees.
+// egressEnv is what every session inside sees: config.GuestEnv, the one
+// list sandbox.hcl may not set, with the value of what each carries.
 func egressEnv() map[string]string {
-	m := map[string]string{
-		"NO_PROXY": "localhost,127.0.0.1,::1", "no_proxy": "localhost,127.0.0.1,::1",
-		"SSL_CERT_FILE": guestCABundle, "GIT_SSL_CAINFO": guestCABundle, "REQUESTS_CA_BUNDLE": guestCABundle,
-		"CURL_CA_BUNDLE": guestCABundle, "PIP_CERT": guestCABundle, "NODE_EXTRA_CA_CERTS": guestCACert,
+	value := map[config.Carries]string{
+		config.CarriesProxy: egressProxyURL, config.CarriesNoProxy: "localhost,127.0.0.1,::1",
+		config.CarriesCABundle: guestCABundle, config.CarriesCACert: guestCACert,
 	}
-	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
-		"npm_config_proxy", "npm_config_https_proxy", "PIP_PROXY"} {
-		m[k] = egressProxyURL
+	m := map[string]string{}
+	for _, v := range config.GuestEnv() {
+		m[v.Name] = value[v.Carries]
 	}
 	return m
 }

@@ -67,28 +67,6 @@ func ValidBlockName(s string) bool { return blockNameRE.MatchString(s) }
 // ValidSandboxName reports whether s is a valid sandbox name.
 func ValidSandboxName(s string) bool { return sandboxNameRE.MatchString(s) }
 
-// reservedEnv are variables the file may not set: airlock's own and the
-// proxy/CA variables the egress feature sets.
-var reservedEnv = []string{
-	"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
-	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO",
-	"REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NPM_CONFIG_PROXY", "NPM_CONFIG_HTTPS_PROXY",
-	"LD_PRELOAD", "LD_LIBRARY_PATH",
-}
-
-func isReservedEnv(name string) bool {
-	u := strings.ToUpper(name)
-	if strings.HasPrefix(u, "AIRLOCK_") || u == "AIRLOCK" {
-		return true
-	}
-	for _, r := range reservedEnv {
-		if u == r {
-			return true
-		}
-	}
-	return false
-}
-
 func (d *decoder) decodeSandboxBlock(b *hcl.Block) (*Sandbox, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	sb := &Sandbox{
@@ -189,7 +167,7 @@ func (d *decoder) sandboxEnv(sb *Sandbox, attrs hcl.Attributes, diags *hcl.Diagn
 				*diags = append(*diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Reserved environment variable",
-					Detail:   fmt.Sprintf("%s is set by airlock itself (proxy, CA and loader variables and AIRLOCK_*) and cannot be set in the file.", k),
+					Detail:   fmt.Sprintf("%s cannot be set in the file: %s.", k, reservedWhy(k)),
 					Subject:  keyRanges[k].Ptr(),
 				})
 			default:
