@@ -14,8 +14,8 @@ import (
 func init() {
 	Register(&Command{
 		Name:    "image",
-		Usage:   "image build [--node] [--docker] [NAME] | image kernel",
-		Summary: "build the microVM root image (Debian bookworm) or fetch the guest kernel",
+		Usage:   "image build [--node] [--docker] [NAME] | image build --oci (--out FILE.tar | --push REGISTRY/REPO:TAG) [--tag REF] [NAME] | image kernel",
+		Summary: "build the microVM root image (Debian bookworm), or it as an OCI image for backend = \"kubernetes\"; or fetch the guest kernel",
 		Run:     runImage,
 	})
 }
@@ -32,6 +32,8 @@ func runImage(e *Env, args []string) error {
 		node := fs.Bool("node", false, "add nodejs and npm")
 		minimal := fs.Bool("minimal", false, "only minbase + git (small; what the tests use)")
 		docker := fs.Bool("docker", false, "add a private Docker engine (docker.io; for docker = true; the default name is "+microvm.DockerImage+")")
+		var oci ociFlags
+		oci.add(fs)
 		if err := fs.Parse(args[1:]); err != nil {
 			return Usagef("%v", err)
 		}
@@ -44,6 +46,12 @@ func runImage(e *Env, args []string) error {
 		}
 		if *minimal {
 			opts.Packages = []string{"git"}
+		}
+		if oci.on {
+			return runImageOCI(ctx, e, opts, oci)
+		}
+		if err := oci.unused(); err != nil {
+			return err
 		}
 		if _, err := microvm.EnsureKernel(ctx, e.Home()+"/cache", e.Stderr); err != nil {
 			return err

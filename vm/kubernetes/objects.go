@@ -14,12 +14,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/airlock-sandbox/airlock/vm"
+	"github.com/airlock-sandbox/airlock/vm/kubernetes/ociimage"
 )
 
 // Guest layout. The image (airlock image build --oci) holds the agent at
 // AgentImagePath; everything else the pod needs comes from its volumes.
 const (
-	AgentImagePath = "/usr/lib/airlock/airlock-agent"
+	AgentImagePath = ociimage.AgentPath
 	sshPort        = 2222
 	agentUID       = 1000
 	home           = "/home/agent"

@@ -10,6 +10,7 @@ package ociimage
 import (
 	"archive/tar"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -20,10 +21,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
@@ -89,6 +92,29 @@ func WriteArchive(dst, ref string, root string, c Config, extra ...Extra) error 
 		return err
 	}
 	return os.Rename(tmp, dst)
+}
+
+// Push writes the image of root (plus extra files) to the registry ref
+// names (REGISTRY/REPO:TAG), with the credentials `docker login` (or
+// podman's) keeps; a registry on loopback is spoken to over plain HTTP.
+// It returns the pushed manifest's digest.
+func Push(ctx context.Context, ref, root string, c Config, extra ...Extra) (string, error) {
+	r, err := name.ParseReference(ref)
+	if err != nil {
+		return "", fmt.Errorf("image name %q: %w", ref, err)
+	}
+	img, err := Image(root, c, extra...)
+	if err != nil {
+		return "", err
+	}
+	if err := remote.Write(r, img, remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
+		return "", fmt.Errorf("push %s: %w", ref, err)
+	}
+	d, err := img.Digest()
+	if err != nil {
+		return "", err
+	}
+	return d.String(), nil
 }
 
 // writeTar writes root's tree (owners, modes, symlinks and hard links
