@@ -32,3 +32,31 @@ func FuzzAutorunEntries(f *testing.F) {
 		ScanTree(files, func(q string) ([]byte, bool) { return b, len(q)%2 == 0 })
 	})
 }
+
+// The readers of autorun_reach.go (workflows, actions, GitLab CI, pytest
+// configs, conftest.py, tsconfig, .rubocop.yml) and the Python import
+// follower, on any content, under any of those names.
+func FuzzAutorunReach(f *testing.F) {
+	f.Add(0, []byte("jobs:\n  a:\n    defaults: {run: {working-directory: w}}\n    steps:\n      - run: ./x.sh\n      - uses: ./act\n"))
+	f.Add(1, []byte("runs:\n  using: composite\n  steps:\n    - run: ${{ github.action_path }}/a.sh\n  main: d.js\n"))
+	f.Add(2, []byte("include: {local: a.yml}\nj:\n  script: [./b.sh]\n"))
+	f.Add(3, []byte("[pytest]\naddopts = -p a.b -pc\n"))
+	f.Add(4, []byte("pytest_plugins = (\n 'a.b',\n)\nfrom . import x\nfrom ..y import (z,\n w)\nimport q as r, s\n"))
+	f.Add(5, []byte(`{"extends":"./b","compilerOptions":{"plugins":[{"name":"./p"},{"name":"@a/b"}]}}`))
+	f.Add(6, []byte("require: [./a, b]\ninherit_from: [c.yml]\nplugins: [{d: {}}]\n"))
+	names := []string{".github/workflows/ci.yml", "act/action.yml", ".gitlab-ci.yml", "pytest.ini", "tests/conftest.py", "tsconfig.json", ".rubocop.yml", "pyproject.toml"}
+	f.Fuzz(func(t *testing.T, which int, b []byte) {
+		if len(b) > 1<<16 {
+			return
+		}
+		p := names[uint(which)%uint(len(names))]
+		entryOf(p, b).sig()
+		files := []*File{{Path: p, NewMode: ModeFile, New: b, Old: []byte("a")}, {Path: "a/b.py", NewMode: ModeFile, New: b}}
+		ScanTree(files, func(q string) ([]byte, bool) {
+			if q == "/" {
+				return []byte("tests/conftest.py\x00.github/workflows/x.yml\x00a/package.json"), true
+			}
+			return b, len(q)%3 != 0
+		})
+	})
+}

@@ -159,7 +159,17 @@ func (g *autorunGraph) addAlias(p, kind string, depth int) {
 	}
 	g.alias[p] = kind
 	if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
-		g.seed(p, entryOf(path.Join(path.Dir(p), kind), b), depth)
+		as := path.Join(path.Dir(p), kind)
+		e := entryOf(as, b)
+		if as != p {
+			// The chain names the real file, not the name it is read as.
+			for _, l := range [][]cmdRef{e.cmds, e.files, e.dirs} {
+				for i := range l {
+					l[i].via = strings.Replace(l[i].via, as, p, 1)
+				}
+			}
+		}
+		g.seed(p, e, depth)
 	}
 }
 
@@ -289,7 +299,6 @@ func (g *autorunGraph) addRun(p, via, dir string, depth int) {
 }
 
 var (
-	pyImport   = regexp.MustCompile(`(?m)^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))`)
 	rsMod      = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*;|include(?:_str|_bytes)?!\s*\(\s*(?:concat!\s*\(\s*env!\s*\(\s*"CARGO_MANIFEST_DIR"\s*\)\s*,\s*)?"([^"]+)"|#\[path\s*=\s*"([^"]+)"\]`)
 	nixPath    = regexp.MustCompile(`(?:^|[\s(\[=])(\.{1,2}/[\w.\-/]+)`)
 	rbRequire  = regexp.MustCompile(`(?m)^\s*(require_relative|require|load)\s*\(?\s*['"]((?:\.{1,2}/)?[^'"\s]+)['"]`)
@@ -307,9 +316,7 @@ func (g *autorunGraph) follow(p string, b []byte, chain, dir string, depth int) 
 			g.addRun(path.Join(here, m[1]+m[2]), chain, dir, depth)
 		}
 	case ext == ".py":
-		for _, m := range pyImport.FindAllStringSubmatch(src, 100) {
-			g.pyModule(dir, m[1]+m[2], chain, depth)
-		}
+		g.followPy(here, src, chain, dir, depth)
 	case ext == ".rs":
 		for _, m := range rsMod.FindAllStringSubmatch(src, 100) {
 			switch {

@@ -269,3 +269,61 @@ func (s *scanCtx) allPaths() []string {
 	}
 	return s.paths
 }
+
+// pyImport is one import statement: from MOD import NAMES, or import MODS.
+var pyImport = regexp.MustCompile(`(?m)^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|([\w \t,]*(?:\\\n[\w \t,]*)*))|import[ \t]+([\w., \t]+))`)
+
+// followPy follows a Python file's imports: absolute modules from dir or
+// the root, relative ones (from . import x, from .m import y) from here,
+// and names that are submodules (from pkg import mod).
+func (g *autorunGraph) followPy(here, src, chain, dir string, depth int) {
+	for _, m := range pyImport.FindAllStringSubmatch(src, 100) {
+		if m[4] != "" {
+			for _, mod := range strings.Split(m[4], ",") {
+				if f := strings.Fields(mod); len(f) > 0 {
+					g.pyModule(dir, f[0], chain, depth)
+				}
+			}
+			continue
+		}
+		mod, base := m[1], dir
+		if strings.HasPrefix(mod, ".") {
+			dots := len(mod) - len(strings.TrimLeft(mod, "."))
+			base = here
+			for i := 1; i < dots; i++ {
+				base = path.Dir(base)
+			}
+			mod = mod[dots:]
+		}
+		if mod != "" {
+			g.pyModuleAt(base, mod, chain, dir, depth)
+		}
+		for _, name := range strings.FieldsFunc(m[2]+" "+m[3], func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\\' }) {
+			if name == "as" || name == "*" {
+				continue
+			}
+			sub := name
+			if mod != "" {
+				sub = mod + "." + name
+			}
+			g.pyModuleAt(base, sub, chain, dir, depth)
+		}
+	}
+}
+
+// pyModuleAt is pyModule from one base directory only (and from dir and
+// the root when base is dir: absolute imports).
+func (g *autorunGraph) pyModuleAt(base, mod, via, dir string, depth int) {
+	if base == dir {
+		g.pyModule(dir, mod, via, depth)
+		return
+	}
+	rel := strings.ReplaceAll(mod, ".", "/")
+	for _, c := range []string{rel + ".py", rel + "/__init__.py"} {
+		p := path.Join(base, c)
+		if _, ok := g.s.read(p); ok {
+			g.addRun(p, via, dir, depth)
+			return
+		}
+	}
+}
