@@ -27,6 +27,10 @@ const openFlags = syscall.O_ACCMODE | syscall.O_TRUNC | syscall.O_SYNC | syscall
 type file struct {
 	mu sync.Mutex // guards fd against Release during an operation
 	fd int
+	// changing notes, before a write, truncation or close of a file open
+	// for writing, that the gate itself changes it (watcher.ours); nil
+	// for a read-only file.
+	changing func()
 }
 
 var (
@@ -40,7 +44,13 @@ var (
 	_ fs.FileLseeker   = (*file)(nil)
 )
 
-func newFile(fd int) *file { return &file{fd: fd} }
+func newFile(fd int, changing func()) *file { return &file{fd: fd, changing: changing} }
+
+func (f *file) noteChange() {
+	if f.changing != nil {
+		f.changing()
+	}
+}
 
 // with runs op on the descriptor, or answers EBADF after Release.
 func (f *file) with(op func(fd int) syscall.Errno) syscall.Errno {
@@ -66,6 +76,7 @@ func (f *file) Read(ctx context.Context, buf []byte, off int64) (fuse.ReadResult
 }
 
 func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	f.noteChange()
 	var n int
 	e := f.with(func(fd int) syscall.Errno {
 		var err error
@@ -76,7 +87,9 @@ func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, sysca
 }
 
 // Flush has nothing to do: writes went to the host file as they came.
-func (f *file) Flush(ctx context.Context) syscall.Errno { return 0 }
+// ENOSYS tells the kernel so once, and it sends no FLUSH again (one round
+// trip per close(2) saved).
+func (f *file) Flush(ctx context.Context) syscall.Errno { return syscall.ENOSYS }
 
 func (f *file) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 	return f.with(func(fd int) syscall.Errno {
@@ -91,6 +104,7 @@ func (f *file) Release(ctx context.Context) syscall.Errno {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fd >= 0 {
+		f.noteChange() // closing a written file is an inotify event too
 		unix.Close(f.fd)
 		f.fd = -1
 	}
@@ -117,6 +131,7 @@ func (f *file) Allocate(ctx context.Context, off, size uint64, mode uint32) sysc
 	if mode&^allocModes != 0 {
 		return syscall.EOPNOTSUPP
 	}
+	f.noteChange()
 	return f.with(func(fd int) syscall.Errno {
 		return errno(unix.Fallocate(fd, mode, int64(off), int64(size)))
 	})

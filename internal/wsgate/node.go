@@ -133,6 +133,7 @@ func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn,
 	if n.g.p.readOnly(rel) {
 		return syscall.EROFS
 	}
+	n.changing()
 	apply := func(fd int) syscall.Errno {
 		var st syscall.Stat_t
 		if _, err := statFD(fd, &st); err != nil {
@@ -231,7 +232,20 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if flags&syscall.O_ACCMODE == syscall.O_RDONLY {
 		ff |= fuse.FOPEN_NOFLUSH
 	}
-	return newFile(fd), ff, 0
+	var changing func()
+	if flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
+		changing = n.changing
+		changing()
+	}
+	return newFile(fd, changing), ff, 0
+}
+
+// changing notes that the gate itself is about to change this entry
+// (watcher.ours), under whichever name go-fuse knows it by now.
+func (n *node) changing() {
+	if name, parent := n.Parent(); parent != nil {
+		n.g.watch.ours(parent, name)
+	}
 }
 
 func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
@@ -251,6 +265,7 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 		return nil, nil, 0, e
 	}
 	fl := int(flags)&(openFlags|syscall.O_EXCL) | syscall.O_CREAT | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
+	n.g.watch.ours(&n.Inode, name)
 	fd, err := unix.Openat(dfd, name, fl, safeMode(syscall.S_IFREG, mode))
 	if err != nil {
 		return nil, nil, 0, errno(err)
@@ -260,7 +275,7 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 		unix.Close(fd)
 		return nil, nil, 0, e
 	}
-	return in, newFile(fd), 0, 0
+	return in, newFile(fd, func() { n.g.watch.ours(&n.Inode, name) }), 0, 0
 }
 
 // mkEntry makes one non-regular entry with mk (relative to the directory
@@ -287,6 +302,7 @@ func (n *node) mkEntry(ctx context.Context, name string, out *fuse.EntryOut, lin
 	if e := n.g.bareCheck(dfd, name); e != 0 {
 		return nil, e
 	}
+	n.g.watch.ours(&n.Inode, name)
 	if err := mk(dfd); err != nil {
 		return nil, errno(err)
 	}
@@ -362,6 +378,7 @@ func (n *node) remove(name string, flags int) syscall.Errno {
 		return errno(err)
 	}
 	defer unix.Close(dfd)
+	n.g.watch.ours(&n.Inode, name)
 	return errno(unix.Unlinkat(dfd, name, flags))
 }
 

@@ -74,6 +74,8 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 			return e
 		}
 	}
+	n.g.watch.ours(&n.Inode, name)
+	n.g.watch.ours(&np.Inode, newName)
 	return errno(unix.Renameat2(sfd, name, dfd, newName, uint(flags)))
 }
 

@@ -45,9 +45,60 @@ type watcher struct {
 	f    *os.File                              // non-blocking, so close ends run's read
 	keep func(dir *fs.Inode, name string) bool // never invalidate this name (a mount point)
 
-	mu   sync.Mutex              // guards dirs and wds
+	mu   sync.Mutex              // guards dirs, wds and echo
 	dirs map[int32]*fs.Inode     // watch → the Inode its events are told to
 	wds  map[fs.StableAttr]int32 // directory identity → its watch
+	echo map[echoKey]time.Time   // names the gate itself just changed (ours)
+}
+
+// Changes the sandbox makes through the gate are in its kernel's caches
+// already (FUSE told it); their inotify echo would only throw those caches
+// away (each file just created looked up and stat'ed again, each listing
+// read again). The gate notes each name it is about to change (ours), and
+// events for that name within echoWindow are dropped. A host change to the
+// same name in that second is seen when the entry expires (cachedTimeout),
+// as where no watch could be added.
+const echoWindow = time.Second
+
+// maxEcho bounds the noted names (older ones are dropped first).
+const maxEcho = 4096
+
+type echoKey struct {
+	wd   int32
+	name string
+}
+
+// ours notes that the gate is about to change the entry name of dir.
+func (w *watcher) ours(dir *fs.Inode, name string) {
+	if w == nil || dir == nil {
+		return
+	}
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	wd, ok := w.wds[dir.StableAttr()]
+	if !ok {
+		return
+	}
+	if len(w.echo) >= maxEcho {
+		for k, t := range w.echo {
+			if now.Sub(t) >= echoWindow {
+				delete(w.echo, k)
+			}
+		}
+		if len(w.echo) >= maxEcho {
+			clear(w.echo)
+		}
+	}
+	w.echo[echoKey{wd, name}] = now
+}
+
+// echoed reports whether an event for k is the echo of the gate's own change.
+func (w *watcher) echoed(k echoKey, now time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t, ok := w.echo[k]
+	return ok && now.Sub(t) < echoWindow
 }
 
 // maxWatches caps the watches one gate takes from the folder owner's
@@ -62,7 +113,7 @@ func newWatcher(keep func(dir *fs.Inode, name string) bool) (*watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inotify: %w", err)
 	}
-	return &watcher{f: os.NewFile(uintptr(fd), "inotify"), keep: keep, dirs: map[int32]*fs.Inode{}, wds: map[fs.StableAttr]int32{}}, nil
+	return &watcher{f: os.NewFile(uintptr(fd), "inotify"), keep: keep, dirs: map[int32]*fs.Inode{}, wds: map[fs.StableAttr]int32{}, echo: map[echoKey]time.Time{}}, nil
 }
 
 // add watches the directory open as dfd (an O_PATH descriptor reached the
@@ -130,16 +181,12 @@ func (w *watcher) watched(in *fs.Inode) bool {
 // they name; each batch is deduplicated first.
 func (w *watcher) run() {
 	buf := make([]byte, 64<<10)
-	type key struct {
-		wd   int32
-		name string
-	}
 	for {
 		n, err := w.f.Read(buf)
 		if err != nil || n <= 0 {
 			return
 		}
-		seen := map[key]uint32{}
+		seen := map[echoKey]uint32{}
 		overflow := false
 		for b := buf[:n]; len(b) >= unix.SizeofInotifyEvent; {
 			wd := int32(binary.NativeEndian.Uint32(b[0:4]))
@@ -167,7 +214,7 @@ func (w *watcher) run() {
 				}
 				w.mu.Unlock()
 			default:
-				seen[key{wd, string(name)}] |= mask
+				seen[echoKey{wd, string(name)}] |= mask
 			}
 		}
 		if overflow {
@@ -176,7 +223,11 @@ func (w *watcher) run() {
 			continue
 		}
 		listings := map[*fs.Inode]bool{}
+		now := time.Now()
 		for k, mask := range seen {
+			if k.name != "" && w.echoed(k, now) {
+				continue
+			}
 			w.mu.Lock()
 			dir := w.dirs[k.wd]
 			w.mu.Unlock()

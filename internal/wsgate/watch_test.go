@@ -97,3 +97,25 @@ func TestHostChangesReachTheSandboxAfterRelookup(t *testing.T) {
 	write(t, folder+"/sub/new.txt", "n")
 	eventually(t, "a file made on the host after a relookup", func() bool { _, err := os.Stat(m + "/sub/new.txt"); return err == nil })
 }
+
+// TestOwnChangesKeepHostChangesVisible: the gate drops the inotify echo of
+// the sandbox's own changes (their names, for a second), never a host
+// change to another name of the same directory made at the same time.
+func TestOwnChangesKeepHostChangesVisible(t *testing.T) {
+	folder, m := mountGate(t, Policy{}, func(d string) { write(t, d+"/sub/a.txt", "a") })
+	if _, err := os.Stat(m + "/sub/host.txt"); err == nil {
+		t.Fatal("host.txt exists before it was made")
+	}
+	write(t, m+"/sub/mine.txt", "sandbox") // through the gate
+	write(t, folder+"/sub/host.txt", "host")
+	if err := os.WriteFile(m+"/sub/a.txt", []byte("sandbox"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a host file made beside the sandbox's", func() bool { _, err := os.Stat(m + "/sub/host.txt"); return err == nil })
+	if b, _ := os.ReadFile(folder + "/sub/a.txt"); string(b) != "sandbox" {
+		t.Fatalf("host sees %q", b)
+	}
+	if b, _ := os.ReadFile(m + "/sub/mine.txt"); string(b) != "sandbox" {
+		t.Fatalf("sandbox sees %q", b)
+	}
+}
