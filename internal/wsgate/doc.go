@@ -86,7 +86,8 @@
 //	READDIRPLUS        lseek (seekdir), fsync; LOOKUP per
 //	                   entry for READDIRPLUS
 //	READ, WRITE        pread64, pwrite64 on the open file      -
-//	FSYNC, FLUSH       fsync / fdatasync; FLUSH does nothing   -
+//	FSYNC, FLUSH       fsync / fdatasync; FLUSH answers ENOSYS -
+//	                   (nothing to do; the kernel stops asking)
 //	FALLOCATE          fallocate (keep size, punch, zero only) collapse/insert/unshare:
 //	                                                           EOPNOTSUPP
 //	LSEEK              lseek SEEK_DATA / SEEK_HOLE             -
