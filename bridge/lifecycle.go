@@ -80,7 +80,12 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	if diags := config.BackendDiagnostics(sbc, beName, os.Geteuid() == 0); diags.HasErrors() {
+	be, err := d.backend(beName)
+	if err != nil {
+		return nil, err
+	}
+	caps := map[string]vm.Capabilities{beName: be.Capabilities()}
+	if diags := config.BackendDiagnostics(sbc, caps, os.Geteuid() == 0); diags.HasErrors() {
 		return nil, &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("the %s backend cannot run this sandbox: %s", beName, diagLine(diags))}
 	}
 	ctx, featureWarnings := withWarnings(ctx)

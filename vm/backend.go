@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 
@@ -118,12 +120,29 @@ type Status struct {
 	MemoryBytes int64
 }
 
+// Capabilities is what a backend can give a sandbox beyond the baseline
+// every backend gives (sessions as "agent", a clone or mountless
+// workspace, read-only host mounts). Each backend declares its own;
+// validate, plan and up check sandbox.hcl against the chosen backend's at
+// the attribute asking for more (config.BackendDiagnostics), before
+// anything is approved or created, and Create refuses the same spec with
+// ErrInvalidSpec.
+type Capabilities struct {
+	OtherUsers      bool // sessions as a user other than "agent" (sandbox.hcl user)
+	Docker          bool // a private Docker engine (docker = true)
+	DirectMode      bool // the host folder shared live (workspace mode "direct")
+	ReadWriteMounts bool // host mounts the sandbox may write to (read_only = false)
+}
+
 // Backend runs sandboxes. Methods take a ctx and the sandbox ID. Implementations
 // keep all their state under Spec.StateDir so that a restarted bridge can find
 // running sandboxes again (Status/Dial after a fresh New must work).
 type Backend interface {
 	// Name is the registry name: "namespace" or "microvm".
 	Name() string
+	// Capabilities says what this backend can give a sandbox; it is fixed
+	// per backend (it does not depend on the host or on a sandbox).
+	Capabilities() Capabilities
 	// Available reports whether this backend can run here; the error says why not.
 	Available(ctx context.Context) error
 	// Create prepares a sandbox (state dir, disks, clone) without starting it.
@@ -171,6 +190,20 @@ func Open(name, root string) (Backend, error) {
 		return nil, fmt.Errorf("backend %q: %w", name, ErrUnavailable)
 	}
 	return f(root)
+}
+
+// CapabilitiesOf returns what each named backend this binary has
+// declares (a name not registered is left out), for checking a
+// sandbox.hcl before any sandbox exists: a backend's constructor does no
+// I/O, so each is opened on a root that is never used.
+func CapabilitiesOf(names ...string) map[string]Capabilities {
+	caps := map[string]Capabilities{}
+	for _, name := range names {
+		if b, err := Open(name, filepath.Join(os.TempDir(), "airlock-capabilities", name)); err == nil {
+			caps[name] = b.Capabilities()
+		}
+	}
+	return caps
 }
 
 // Names lists registered backends, sorted.

@@ -18,6 +18,7 @@ import (
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/mcpgw"
+	"github.com/airlock-sandbox/airlock/vm"
 )
 
 // The sandbox.hcl commands: validate, fmt and plan.
@@ -110,7 +111,8 @@ func cfgLoad(e *Env, cf *cfgFlags, printClean bool) (*config.File, error) {
 	if f != nil && !diags.HasErrors() {
 		// What the backend cannot do is refused here too, not only at up.
 		for _, sb := range f.Sandboxes {
-			diags = append(diags, config.BackendDiagnostics(sb, sb.Backend, os.Geteuid() == 0)...)
+			caps := vm.CapabilitiesOf(config.CandidateBackends(sb.Backend)...)
+			diags = append(diags, config.BackendDiagnostics(sb, caps, os.Geteuid() == 0)...)
 		}
 	}
 	if cf.json && printClean {

@@ -2,101 +2,93 @@ package config
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/airlock-sandbox/airlock/vm"
 )
 
+// AutoBackends are the backends `backend = "auto"` may pick (the bridge
+// decides at up: microvm where it runs with KVM, namespace otherwise).
+var autoBackends = [...]string{"microvm", "namespace"}
+
+// CandidateBackends lists the backends that may run a sandbox asking for
+// backend: itself, or for "auto" (and "") each one auto may pick.
+func CandidateBackends(backend string) []string {
+	if backend == "" || backend == "auto" {
+		return autoBackends[:]
+	}
+	return []string{backend}
+}
+
 // BackendDiagnostics reports, at the attribute that asks for it, what the
-// backend cannot give sb: backend is the one that will run it ("namespace",
-// "microvm" or "kubernetes"), or "auto"/"" when that is not known yet
-// (validate and plan: the host decides at up, so what only one backend can
-// do is a warning then); root says whether the bridge runs as root (ports
+// backend cannot give sb. caps holds the declared capabilities
+// (vm.Backend.Capabilities) of each backend that may run sb: the one
+// chosen, or each of CandidateBackends("auto") when the host decides at
+// up. What every candidate lacks is an error; what only some lack is a
+// warning naming them. root says whether the bridge runs as root (ports
 // below 1024 need it).
-func BackendDiagnostics(sb *Sandbox, backend string, root bool) hcl.Diagnostics {
+func BackendDiagnostics(sb *Sandbox, caps map[string]vm.Capabilities, root bool) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	sev := hcl.DiagError
-	known := backend == "namespace" || backend == "microvm" || backend == "kubernetes"
-	if !known {
-		sev = hcl.DiagWarning
-	}
-	if sb.User != "" && sb.User != DefaultUser && backend != "microvm" && sb.UserRange.Filename != "" {
-		why := fmt.Sprintf("the namespace backend runs the agent as %q only (started as a normal user there is no other account to be)", DefaultUser)
-		if backend == "kubernetes" {
-			why = fmt.Sprintf("the kubernetes backend runs the agent as %q (uid 1000) in every pod", DefaultUser)
+	lacking := func(has func(vm.Capabilities) bool) (names string, sev hcl.DiagnosticSeverity, ok bool) {
+		var no []string
+		for name, c := range caps {
+			if !has(c) {
+				no = append(no, name)
+			}
 		}
-		d := &hcl.Diagnostic{
-			Severity: sev,
-			Summary:  "User needs the microVM backend",
-			Detail:   fmt.Sprintf("user = %q: %s. Use backend = \"microvm\", or remove user.", sb.User, why),
-			Subject:  sb.UserRange.Ptr(),
+		if len(no) == 0 {
+			return "", 0, false
 		}
-		if !known {
-			d.Detail += " With backend = \"auto\", a host without a working KVM falls back to the namespace backend and up fails."
+		sort.Strings(no)
+		sev = hcl.DiagError
+		if len(no) < len(caps) {
+			sev = hcl.DiagWarning // auto: up fails only where the host picks one of these
 		}
-		diags = append(diags, d)
+		return "the " + strings.Join(no, " and the ") + " backend", sev, true
 	}
-	if sb.Docker && backend == "namespace" && sb.DockerRange.Filename != "" {
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Docker needs the microVM backend",
-			Detail:   "docker = true asks for a private Docker engine, which needs the microVM backend; this host runs the namespace backend (no working KVM), which shares the host kernel and cannot run one.",
-			Subject:  sb.DockerRange.Ptr(),
-		})
+	add := func(sev hcl.DiagnosticSeverity, summary, detail string, at hcl.Range) {
+		diags = append(diags, &hcl.Diagnostic{Severity: sev, Summary: summary, Detail: detail, Subject: at.Ptr()})
 	}
-	if backend == "kubernetes" {
-		diags = append(diags, kubernetesDiagnostics(sb)...)
+	if sb.User != "" && sb.User != DefaultUser && sb.UserRange.Filename != "" {
+		if who, sev, ok := lacking(func(c vm.Capabilities) bool { return c.OtherUsers }); ok {
+			add(sev, "Unsupported user", fmt.Sprintf("user = %q: %s runs sessions as %q only (its image or host has no other account). Remove user.", sb.User, who, DefaultUser), sb.UserRange)
+		}
+	}
+	if sb.Workspace.Mode == "direct" {
+		if who, sev, ok := lacking(func(c vm.Capabilities) bool { return c.DirectMode }); ok {
+			r := sb.Workspace.ModeRange
+			if r.Filename == "" {
+				r = sb.DeclRange
+			}
+			add(sev, "Direct mode needs a local backend", fmt.Sprintf("mode = \"direct\" shares this machine's folder live, and %s cannot (a kubernetes pod runs on a cluster node that cannot reach it). "+
+				"Use mode = \"clone\" (the folder is pushed to the sandbox at the first start; review and apply bring changes back) or \"mountless\".", who), r)
+		}
+	}
+	for _, m := range sb.Mounts {
+		if m.ReadOnly || m.ReadOnlyRange.Filename == "" {
+			continue
+		}
+		if who, sev, ok := lacking(func(c vm.Capabilities) bool { return c.ReadWriteMounts }); ok {
+			add(sev, "Read-write mount needs a local backend", fmt.Sprintf("mount %q: %s gives a sandbox a read-only copy of a mount's files (a kubernetes pod runs on another machine; at most 1 MiB in all); it cannot write to this machine's folder. "+
+				"Set read_only = true, or use backend = \"microvm\" or \"namespace\".", m.Name, who), m.ReadOnlyRange)
+		}
+	}
+	if sb.Docker && sb.DockerRange.Filename != "" {
+		if who, sev, ok := lacking(func(c vm.Capabilities) bool { return c.Docker }); ok {
+			add(sev, "Docker needs the microVM backend", fmt.Sprintf("docker = true asks for a private Docker engine, which needs the microVM backend; %s runs none "+
+				"(the namespace backend shares the host kernel; a kubernetes pod would need privileges it is not given).", who), sb.DockerRange)
+		}
 	}
 	if !root {
 		for _, p := range sb.Ports {
 			if hp := p.HostPort(); hp > 0 && hp < 1024 && p.HostRange.Filename != "" {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Privileged host port",
-					Detail: fmt.Sprintf("port %q: host port %d is below 1024, which only root may listen on, and airlock runs as a normal user here. "+
-						"Set host to 1024 or more (host = %d), keeping guest = %d.", p.Name, hp, hp+8000, p.Guest),
-					Subject: p.HostRange.Ptr(),
-				})
+				add(hcl.DiagError, "Privileged host port", fmt.Sprintf("port %q: host port %d is below 1024, which only root may listen on, and airlock runs as a normal user here. "+
+					"Set host to 1024 or more (host = %d), keeping guest = %d.", p.Name, hp, hp+8000, p.Guest), p.HostRange)
 			}
 		}
-	}
-	return diags
-}
-
-// kubernetesDiagnostics: what a pod on another machine cannot have — a
-// live share of this machine's folder, a read-write host mount, a private
-// Docker engine.
-func kubernetesDiagnostics(sb *Sandbox) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	if sb.Workspace.Mode == "direct" {
-		r := sb.Workspace.ModeRange
-		if r.Filename == "" {
-			r = sb.DeclRange
-		}
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Direct mode needs a local backend",
-			Detail: "mode = \"direct\" shares this machine's folder live, and a kubernetes pod runs on a cluster node that cannot reach it. " +
-				"Use mode = \"clone\" (the folder is pushed to the pod's volume over SSH at the first start; review and apply bring changes back) or \"mountless\".",
-			Subject: r.Ptr(),
-		})
-	}
-	for _, m := range sb.Mounts {
-		if !m.ReadOnly && m.ReadOnlyRange.Filename != "" {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Read-write mount needs a local backend",
-				Detail:   fmt.Sprintf("mount %q: a kubernetes pod runs on another machine and gets a read-only copy of a mount's files (at most 1 MiB in all); it cannot write to this machine's folder. Set read_only = true, or use backend = \"microvm\" or \"namespace\".", m.Name),
-				Subject:  m.ReadOnlyRange.Ptr(),
-			})
-		}
-	}
-	if sb.Docker && sb.DockerRange.Filename != "" {
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Docker needs the microVM backend",
-			Detail:   "docker = true asks for a private Docker engine, which needs the microVM backend; a kubernetes pod runs none (it would need privileges the pod is not given).",
-			Subject:  sb.DockerRange.Ptr(),
-		})
 	}
 	return diags
 }

@@ -1,11 +1,8 @@
 package config
 
 import (
-	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/hashicorp/hcl/v2"
 )
 
 // gitignore-style anchoring and directory patterns (issue 26).
@@ -101,32 +98,4 @@ func FuzzGlob(f *testing.F) {
 			t.Fatalf("CanonicalGlob(%q) = %q hides less: %q", pattern, c, rel)
 		}
 	})
-}
-
-// What a backend cannot do is an error at the attribute asking for it.
-func TestBackendDiagnostics(t *testing.T) {
-	src := "sandbox \"a\" {\n  user = \"dev\"\n  docker = true\n  port \"web\" {\n    guest = 80\n  }\n}\n"
-	f, diags := Decode("t.hcl", []byte(src), nil)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	sb := f.Sandboxes[0]
-	if sb.Image != DockerImage {
-		t.Errorf("docker without image boots %q, want %q", sb.Image, DockerImage)
-	}
-	ds := BackendDiagnostics(sb, "namespace", false)
-	var got []string
-	for _, d := range ds {
-		got = append(got, fmt.Sprintf("%s:%d:%d %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary))
-	}
-	want := []string{"t.hcl:2:10 User needs the microVM backend", "t.hcl:3:12 Docker needs the microVM backend", "t.hcl:5:13 Privileged host port"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if ds := BackendDiagnostics(sb, "microvm", true); len(ds) != 0 {
-		t.Errorf("microvm as root: %v", ds)
-	}
-	if ds := BackendDiagnostics(sb, "auto", true); len(ds) != 1 || ds[0].Severity != hcl.DiagWarning {
-		t.Errorf("auto: want one warning (user), got %v", ds)
-	}
 }

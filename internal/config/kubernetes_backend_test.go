@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/airlock-sandbox/airlock/vm"
 )
 
 // backend = "kubernetes": accepted in sandbox.hcl; what a pod on another
@@ -36,14 +38,15 @@ func TestKubernetesBackendDiagnostics(t *testing.T) {
 		t.Fatalf("backend %q", sb.Backend)
 	}
 	var got []string
-	for _, d := range BackendDiagnostics(sb, sb.Backend, false) {
+	kube := map[string]vm.Capabilities{"kubernetes": {}} // vm/kubernetes declares none
+	for _, d := range BackendDiagnostics(sb, kube, false) {
 		got = append(got, fmt.Sprintf("%s:%d:%d %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary))
 		if strings.Contains(d.Detail, "namespace backend runs") {
 			t.Errorf("kubernetes diagnostic names the namespace backend: %s", d.Detail)
 		}
 	}
 	want := []string{
-		"s.hcl:3:13 User needs the microVM backend",
+		"s.hcl:3:13 Unsupported user",
 		"s.hcl:6:12 Direct mode needs a local backend",
 		"s.hcl:15:17 Read-write mount needs a local backend",
 		"s.hcl:4:13 Docker needs the microVM backend",
@@ -51,16 +54,20 @@ func TestKubernetesBackendDiagnostics(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	// The same file on a local backend: direct mode and the mount are fine.
-	for _, d := range BackendDiagnostics(sb, "microvm", true) {
-		t.Errorf("microvm: %s", d.Summary)
+	// The same file on a local backend: direct mode and the mount are fine
+	// (user is refused everywhere).
+	local := map[string]vm.Capabilities{"microvm": {Docker: true, DirectMode: true, ReadWriteMounts: true}}
+	for _, d := range BackendDiagnostics(sb, local, true) {
+		if d.Summary != "Unsupported user" {
+			t.Errorf("microvm: %s", d.Summary)
+		}
 	}
 	// Clone mode, read-only mounts, no user or docker: nothing to say.
 	ok, diags := Decode("ok.hcl", []byte("sandbox \"k\" {\n  backend = \"kubernetes\"\n  mount \"ro\" {\n    source = \"/srv/a\"\n    target = \"/mnt/a\"\n  }\n}\n"), nil)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	for _, d := range BackendDiagnostics(ok.Sandboxes[0], "kubernetes", false) {
+	for _, d := range BackendDiagnostics(ok.Sandboxes[0], kube, false) {
 		t.Errorf("clean file: %s", d.Summary)
 	}
 }

@@ -100,6 +100,12 @@ func (b *Backend) Accelerated(ctx context.Context) error {
 // Name implements vm.Backend.
 func (b *Backend) Name() string { return "microvm" }
 
+// Capabilities implements vm.Backend. The image has one account, the
+// agent's (finishRoot), so sessions as another user are refused.
+func (b *Backend) Capabilities() vm.Capabilities {
+	return vm.Capabilities{Docker: true, DirectMode: true, ReadWriteMounts: true}
+}
+
 // Available implements vm.Backend: qemu and its tools must be installed.
 func (b *Backend) Available(ctx context.Context) error {
 	for _, tool := range []string{QEMU, "qemu-img", "mkfs.ext4", "apt-get", "dpkg", "depmod", "modprobe", "xz"} {
@@ -192,6 +198,9 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	defer b.lock(spec.ID)()
 	if len(spec.HostKeyPEM) == 0 || len(spec.AuthorizedKeys) == 0 || spec.AgentBinary == "" {
 		return fmt.Errorf("sandbox %s: host key, authorized keys and agent binary are required: %w", spec.ID, vm.ErrInvalidSpec)
+	}
+	if spec.User != "" && spec.User != "agent" {
+		return fmt.Errorf("sandbox %s: user %q: the image has only the agent's account: %w", spec.ID, spec.User, vm.ErrInvalidSpec)
 	}
 	dir := b.dir(spec.ID)
 	if _, err := os.Stat(filepath.Join(dir, "config.json")); err == nil {

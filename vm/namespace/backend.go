@@ -55,6 +55,13 @@ func NewBackend(root string) (*Backend, error) {
 // Name implements vm.Backend.
 func (b *Backend) Name() string { return "namespace" }
 
+// Capabilities implements vm.Backend: the agent's account is the only one
+// (started as a normal user there is no other to be), and the host
+// kernel is shared, so no Docker engine of its own.
+func (b *Backend) Capabilities() vm.Capabilities {
+	return vm.Capabilities{DirectMode: true, ReadWriteMounts: true}
+}
+
 var (
 	availOnce sync.Once
 	availErr  error
