@@ -70,8 +70,9 @@
 //	FUSE op            host system calls                      policy first
 //	-----------------  -------------------------------------  -----------------------------
 //	LOOKUP, GETATTR    openat2(O_PATH|O_NOFOLLOW), statx       hidden: ENOENT
-//	SETATTR            openat2(O_PATH), statx; fchmodat,        read-only: EROFS; no chown,
-//	                   truncate, utimensat on /proc/self/fd/N  set-id bits stripped
+//	SETATTR            openat2(O_PATH), statx; fchmodat,        hidden: ENOENT; read-only:
+//	                   truncate, utimensat on /proc/self/fd/N  EROFS; no chown, set-id
+//	                                                           bits stripped
 //	OPEN               openat2 with only O_ACCMODE, O_TRUNC,   read-only: EROFS for write
 //	                   O_SYNC, O_DSYNC (+O_NOFOLLOW)
 //	CREATE             openat2(dir), openat(O_CREAT|O_NOFOLLOW) createErr, bareCheck

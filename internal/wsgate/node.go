@@ -120,8 +120,14 @@ func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) 
 	if fg, ok := f.(fs.FileGetattrer); ok {
 		return fg.Getattr(ctx, out)
 	}
+	rel := n.rel()
+	if n.g.p.hidden(rel) {
+		// No inode should have such a path (Lookup refuses it); should
+		// go-fuse's tree lag behind a rename, never stat the host's file.
+		return syscall.ENOENT
+	}
 	var st syscall.Stat_t
-	if _, err := lstat(n.g.root, n.rel(), &st); err != nil {
+	if _, err := lstat(n.g.root, rel, &st); err != nil {
 		return errno(err)
 	}
 	out.FromStat(&st)
@@ -130,7 +136,10 @@ func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) 
 
 func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	rel := n.rel()
-	if n.g.p.readOnly(rel) {
+	switch {
+	case n.g.p.hidden(rel):
+		return syscall.ENOENT // as Getattr
+	case n.g.p.readOnly(rel):
 		return syscall.EROFS
 	}
 	n.changing()
