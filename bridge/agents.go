@@ -20,9 +20,9 @@ import (
 // never the host user's home. The installers reach their registries through
 // the egress proxy like every other tool.
 
-func init() {
-	RegisterFeature(&Feature{Name: "agents", Prepare: agentsPrepare})
-}
+// agentsFeature puts user-level installs on PATH and the package
+// managers' defaults in the environment.
+func agentsFeature() *Feature { return &Feature{Name: "agents", Prepare: agentsPrepare} }
 
 // userDefaultPath is sshd's default PATH (sshd/account.go).
 const userDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

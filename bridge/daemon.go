@@ -53,6 +53,7 @@ type Daemon struct {
 	signer    *signerFeature // passphrase, signer service, the one approval queue
 	egress    *egressFeature // per-sandbox proxies and decision logs
 	review    *reviewFeature // per-sandbox review locks and base fetches
+	mcp       *mcpFeature    // per-sandbox MCP gateways and their servers
 	closeOnce sync.Once
 }
 
@@ -100,7 +101,19 @@ func New(opt Options) (*Daemon, error) {
 	d.signer = newSignerFeature()
 	d.egress = newEgressFeature(d.signer)
 	d.review = newReviewFeature(d.egress)
-	d.features = newFeatures(d)
+	d.mcp = newMCPFeature()
+	// Every feature, in the order their hooks run (Prepare, Started,
+	// Detached, Removed; Close in reverse), each built with what it needs.
+	d.features = []*Feature{
+		agentsFeature(),
+		d.egress.feature(),
+		d.mcp.feature(),
+		provenanceFeature(d.egress),
+		d.review.feature(),
+		d.signer.feature(),
+		skillsFeature(),
+		templatesFeature(),
+	}
 	d.methods = d.builtinMethods()
 	for _, f := range d.features {
 		for m, h := range f.Methods {
@@ -336,7 +349,7 @@ func (d *Daemon) refreshSSHFiles() {
 }
 
 // Close detaches from every sandbox (they keep running), ends the daemon
-// context and closes the features (last registered first).
+// context and closes the features (the last in New's list first).
 func (d *Daemon) Close() {
 	for _, sb := range d.sortedSandboxes() {
 		sb.op.Lock()

@@ -16,11 +16,12 @@
 //     the log (logs/bridge.log), and an orphan watchdog: a bridge whose socket
 //     was removed exits, and stops its sandboxes if the whole home is gone.
 //   - daemon.go: dispatch, error policy (clientError), subscriptions.
-//   - ext.go: the feature registry. Features are instances: New builds
-//     every registered feature for its Daemon (egress, signer and review
-//     keep their state in the value the Daemon owns, not in package
-//     globals), Removed hooks drop a sandbox's entries when it goes, and
-//     Close closes them with the daemon.
+//   - ext.go: what a feature is. Features are instances: New builds each
+//     with its dependencies as arguments, in one explicit list in the order
+//     their hooks run (egress, signer, review and the MCP gateways keep
+//     their state in the value the Daemon owns, not in package globals),
+//     Removed hooks drop a sandbox's entries when it goes, and Close closes
+//     them with the daemon.
 //   - lifecycle.go: a sandbox's life (sandbox.up/start/stop/remove, Restore,
 //     StopAll). ops.go: what uses sandboxes and plans without changing a
 //     sandbox's life (the method table, plan.show/plan.approve,

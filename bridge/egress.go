@@ -40,10 +40,6 @@ const (
 // hostBundles are where Linux distributions keep the system CA bundle.
 var hostBundles = []string{"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"}
 
-func init() {
-	registerFeatureInstance("egress", func(d *Daemon) *Feature { return d.egress.feature() })
-}
-
 // egressFeature is one daemon's egress: the proxy and decision log of each
 // sandbox, dropped when the sandbox is removed and closed with the daemon.
 type egressFeature struct {

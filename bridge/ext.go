@@ -17,8 +17,9 @@ import (
 // each contributes JSON-RPC methods, a hook that adds env and files to a
 // sandbox before it starts, and guest services reached from inside the
 // sandbox over a remote forward on the bridge's SSH connection. Each feature
-// registers itself from its own file in this package (bridge/egress.go, ...);
-// each Daemon owns its instance of it (below).
+// lives in its own file in this package (bridge/egress.go, ...) and is
+// built by a constructor that takes what it depends on; Daemon's New calls
+// them, in one list, in the order their hooks run, and owns the instances.
 
 // Env is what the daemon offers features.
 type Env interface {
@@ -84,52 +85,6 @@ type Feature struct {
 	// background work) goes.
 	Close         func()
 	GuestServices []GuestService
-}
-
-// A feature is an instance: each Daemon builds its own from every
-// registered constructor in New (in registration order, kept as
-// Daemon.features) and closes them in Close. A feature with no state of
-// its own registers a *Feature shared by every daemon (RegisterFeature);
-// one with state (egress, signer, review) registers a constructor that
-// returns the *Feature of the instance the Daemon owns.
-var (
-	featMu   sync.Mutex
-	features []registeredFeature
-)
-
-type registeredFeature struct {
-	name string
-	new  func(d *Daemon) *Feature
-}
-
-// RegisterFeature adds a feature without daemon-owned state; call it from
-// an init function.
-func RegisterFeature(f *Feature) {
-	registerFeatureInstance(f.Name, func(*Daemon) *Feature { return f })
-}
-
-// registerFeatureInstance adds a feature whose state belongs to each Daemon:
-// newFeature runs once per Daemon, in New; call it from an init function.
-func registerFeatureInstance(name string, newFeature func(d *Daemon) *Feature) {
-	featMu.Lock()
-	defer featMu.Unlock()
-	for _, g := range features {
-		if g.name == name {
-			panic("bridge: feature registered twice: " + name)
-		}
-	}
-	features = append(features, registeredFeature{name: name, new: newFeature})
-}
-
-// newFeatures builds d's features in registration order.
-func newFeatures(d *Daemon) []*Feature {
-	featMu.Lock()
-	defer featMu.Unlock()
-	out := make([]*Feature, 0, len(features))
-	for _, r := range features {
-		out = append(out, r.new(d))
-	}
-	return out
 }
 
 // Error is a deliberate, client-safe JSON-RPC error.

@@ -30,17 +30,12 @@ const (
 	mcpConfigPath = "/etc/airlock/mcp.json"
 )
 
-func init() {
-	RegisterFeature(&Feature{
-		Name:     "mcp",
-		Methods:  map[string]Handler{protocol.MethodMCPLog: mcpLog},
-		Prepare:  mcpPrepare,
-		Detached: mcpDetached,
-		Removed:  func(_ context.Context, env Env, name string) error { mcpDetached(env, name); return nil },
-		GuestServices: []GuestService{
-			{Name: "mcp gateway", Network: "tcp", Addr: MCPTCPAddr, Serve: mcpServe},
-		},
-	})
+// mcpFeature is one daemon's MCP gateways: one per running sandbox that
+// connected to it, built on first use and closed (with its server
+// processes) when the bridge lets go of the sandbox.
+type mcpFeature struct {
+	mu       sync.Mutex           // guards gateways
+	gateways map[string]*mcpState // by sandbox name
 }
 
 type mcpState struct {
@@ -48,12 +43,21 @@ type mcpState struct {
 	log *mcpgw.CallLog
 }
 
-var (
-	mcpMu       sync.Mutex               // guards mcpGateways
-	mcpGateways = map[string]*mcpState{} // by home + "\x00" + sandbox
-)
+func newMCPFeature() *mcpFeature { return &mcpFeature{gateways: map[string]*mcpState{}} }
 
-func mcpKey(env Env, name string) string { return env.Home() + "\x00" + name }
+func (m *mcpFeature) feature() *Feature {
+	return &Feature{
+		Name:     "mcp",
+		Methods:  map[string]Handler{protocol.MethodMCPLog: mcpLog},
+		Prepare:  mcpPrepare,
+		Detached: m.detached,
+		Removed:  func(_ context.Context, env Env, name string) error { m.detached(env, name); return nil },
+		// Close: every sandbox was detached first, which closed its gateway.
+		GuestServices: []GuestService{
+			{Name: "mcp gateway", Network: "tcp", Addr: MCPTCPAddr, Serve: m.serve},
+		},
+	}
+}
 
 // mcpGrants resolves a sandbox's requests against the host's mcp.hcl;
 // the error is client-safe (it names the file and what to fix).
@@ -118,16 +122,15 @@ func mcpPrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) erro
 	return nil
 }
 
-// mcpGatewayFor returns the sandbox's gateway, building it on first use
+// gatewayFor returns the sandbox's gateway, building it on first use
 // with the host's current mcp.hcl (a server removed there since up is gone).
-func mcpGatewayFor(ctx context.Context, env Env, sb SandboxRef) (*mcpgw.Gateway, error) {
-	mcpMu.Lock()
-	defer mcpMu.Unlock()
+func (m *mcpFeature) gatewayFor(ctx context.Context, env Env, sb SandboxRef) (*mcpgw.Gateway, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if ctx.Err() != nil { // the session is ending: do not start anything new
 		return nil, ctx.Err()
 	}
-	key := mcpKey(env, sb.Name())
-	if st, ok := mcpGateways[key]; ok {
+	if st, ok := m.gateways[sb.Name()]; ok {
 		return st.gw, nil
 	}
 	var reqs []*config.MCP
@@ -144,12 +147,12 @@ func mcpGatewayFor(ctx context.Context, env Env, sb SandboxRef) (*mcpgw.Gateway,
 	}
 	gw := mcpgw.New(mcpgw.Options{Sandbox: sb.Name(), Grants: grants, Log: log, StderrDir: sb.RecordDir(),
 		Logger: env.Logger().With("feature", "mcp")})
-	mcpGateways[key] = &mcpState{gw: gw, log: log}
+	m.gateways[sb.Name()] = &mcpState{gw: gw, log: log}
 	return gw, nil
 }
 
-func mcpServe(ctx context.Context, env Env, sb SandboxRef, conn net.Conn) {
-	gw, err := mcpGatewayFor(ctx, env, sb)
+func (m *mcpFeature) serve(ctx context.Context, env Env, sb SandboxRef, conn net.Conn) {
+	gw, err := m.gatewayFor(ctx, env, sb)
 	if err != nil {
 		env.Logger().Error("mcp gateway unavailable", "sandbox", sb.Name(), "err", err)
 		body := `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"the MCP gateway of this sandbox is unavailable (see the bridge log on the host)"}}`
@@ -160,27 +163,16 @@ func mcpServe(ctx context.Context, env Env, sb SandboxRef, conn net.Conn) {
 	gw.ServeConn(conn)
 }
 
-// mcpDetached stops the sandbox's gateway and its server processes.
-func mcpDetached(env Env, name string) {
-	mcpMu.Lock()
-	st, ok := mcpGateways[mcpKey(env, name)]
-	delete(mcpGateways, mcpKey(env, name))
-	mcpMu.Unlock()
+// detached stops the sandbox's gateway and its server processes.
+func (m *mcpFeature) detached(_ Env, name string) {
+	m.mu.Lock()
+	st, ok := m.gateways[name]
+	delete(m.gateways, name)
+	m.mu.Unlock()
 	if ok {
 		st.gw.Close()
 		st.log.Close()
 	}
-}
-
-// mcpRunning lists the servers running for a sandbox (tests).
-func mcpRunning(env Env, name string) []string {
-	mcpMu.Lock()
-	st, ok := mcpGateways[mcpKey(env, name)]
-	mcpMu.Unlock()
-	if !ok {
-		return nil
-	}
-	return st.gw.Running()
 }
 
 func mcpLog(ctx context.Context, env Env, raw json.RawMessage) (any, error) {

@@ -27,12 +27,12 @@ import (
 // comes from the host's own records except the kernel release, which only
 // the guest can tell (uname -r over the bridge's SSH connection).
 
-func init() {
-	registerFeatureInstance("provenance", func(d *Daemon) *Feature {
-		return &Feature{Name: "provenance", Started: func(ctx context.Context, env Env, sb SandboxRef) error {
-			return provenanceStarted(ctx, env, sb, d.egress)
-		}}
-	})
+// provenanceFeature records a sandbox's provenance when it starts; eg is
+// the daemon's egress, whose policy it records.
+func provenanceFeature(eg *egressFeature) *Feature {
+	return &Feature{Name: "provenance", Started: func(ctx context.Context, env Env, sb SandboxRef) error {
+		return provenanceStarted(ctx, env, sb, eg)
+	}}
 }
 
 // rootImager is implemented by backends that boot a root image (microvm).

@@ -28,10 +28,6 @@ import (
 // SandboxRef to a review.Target (the sandbox's SSH connection for exec and
 // SFTP, `git fetch` through `ssh -F $AIRLOCK_HOME/ssh/config`).
 
-func init() {
-	registerFeatureInstance("review", func(d *Daemon) *Feature { return d.review.feature() })
-}
-
 // reviewFeature is one daemon's review: a lock per sandbox serializing its
 // review operations, and the cancel func of each sandbox's background base
 // fetch, so removing the sandbox (or closing the daemon) stops it and frees

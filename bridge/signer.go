@@ -34,10 +34,6 @@ const (
 	signerAllowedPath = "/etc/airlock/allowed_signers"
 )
 
-func init() {
-	registerFeatureInstance("signer", func(d *Daemon) *Feature { return d.signer.feature() })
-}
-
 // signerFeature is one daemon's signer: the key store passphrase, the
 // signer service with its audit log and the approval queue (which network
 // approvals share, with the held requests they stand for).

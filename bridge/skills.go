@@ -22,9 +22,8 @@ import (
 // backends take it as an ordinary host mount (a bind in the namespace
 // backend, a 9p share in the microVM).
 
-func init() {
-	RegisterFeature(&Feature{Name: "skills", Prepare: skillsPrepare})
-}
+// skillsFeature mounts the host's shared skills directory.
+func skillsFeature() *Feature { return &Feature{Name: "skills", Prepare: skillsPrepare} }
 
 // skillsDir is the host's shared skills directory ("" when there is none).
 func skillsDir(home string) (string, error) {

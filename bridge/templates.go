@@ -28,8 +28,10 @@ import (
 // (vm/microvm SaveRootDisk: apt packages, /etc, the Docker engine's data),
 // which a new microVM boots from with its home emptied for the archive.
 
-func init() {
-	RegisterFeature(&Feature{
+// templatesFeature saves a sandbox's home as a template and starts new
+// sandboxes from one.
+func templatesFeature() *Feature {
+	return &Feature{
 		Name: "templates",
 		Methods: map[string]Handler{
 			protocol.MethodTemplateSave:   templateSave,
@@ -38,7 +40,7 @@ func init() {
 		},
 		Prepare: templatePrepare,
 		Started: templateRestore,
-	})
+	}
 }
 
 // guestHomeOf is the home of the sandbox's user inside.
