@@ -86,7 +86,11 @@ func mount(o Options, root int) (*Gate, error) {
 	if w, err := newWatcher(g.keepEntry); err == nil {
 		g.watch = w
 	}
-	srv, err := fs.Mount(o.Mountpoint, rootNode, opts)
+	srv, err := fuse.NewServer(noDirHandles{fs.NewNodeFS(rootNode, opts)}, o.Mountpoint, &opts.MountOptions)
+	if err == nil {
+		go srv.Serve()
+		err = srv.WaitMount()
+	}
 	if err != nil {
 		g.watch.close()
 		unix.Close(root)
