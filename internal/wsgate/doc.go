@@ -83,9 +83,12 @@
 //	                   getdents walk of a moved directory      or out of a rule), bareCheck,
 //	                                                           symlinkGuard
 //	READLINK           readlinkat                              -
-//	OPENDIR, READDIR,  openat2(O_DIRECTORY), getdents64,       hidden entries left out
-//	READDIRPLUS        lseek (seekdir), fsync; LOOKUP per
-//	                   entry for READDIRPLUS
+//	OPENDIR            none: ENOSYS (the kernel then opens     -
+//	                   directories itself; nodirhandles.go)
+//	READDIR,           per request: openat2(O_DIRECTORY),      hidden entries left out
+//	READDIRPLUS,       lseek to its offset, getdents64 or
+//	FSYNCDIR           fsync, close; LOOKUP per entry for
+//	                   READDIRPLUS
 //	READ, WRITE        pread64, pwrite64 on the open file      -
 //	FSYNC, FLUSH       fsync / fdatasync; FLUSH answers ENOSYS -
 //	                   (nothing to do; the kernel stops asking)
