@@ -137,7 +137,7 @@ func entryOf(p string, b []byte) entryOut {
 	}
 	switch {
 	case path.Base(dir) == ".husky" || path.Base(dir) == ".githooks":
-		cmd(p+" (git hook)", src)
+		cmd(p+" (git hook)", shellPaths(src, dir))
 	case lbase == ".pre-commit-config.yaml":
 		nodes := nodesOf(p, b)
 		local := map[string]bool{}

@@ -78,6 +78,9 @@ func (s *scanCtx) graph() *autorunGraph {
 		}
 	}
 	g.seedListed()
+	for _, d := range s.projectDirs() {
+		g.makeRun("make", d, "", nil, "any make call reads it (make -n too, the editor's Makefile Tools on open)", 0, true)
+	}
 	if s.host != nil {
 		for d, o := range s.host.hooks {
 			g.addDir(d, o)
@@ -116,6 +119,14 @@ func (g *autorunGraph) seed(p string, e entryOut, depth int) {
 	for _, f := range e.files {
 		if name, ok := strings.CutPrefix(f.cmd, "\x00pkg:"); ok {
 			g.addPkg(name, f.via, at(f))
+			continue
+		}
+		if q, ok := strings.CutPrefix(f.cmd, "\x00follow:"); ok {
+			// The entry runs, but an edit to it is judged by its own rules:
+			// only what it loads is followed.
+			if b, ok := g.read(q); ok && len(b) <= maxScanBytes && g.budget() {
+				g.follow(q, b, f.via, f.dir, at(f)+1)
+			}
 			continue
 		}
 		g.addRun(f.cmd, f.via, f.dir, at(f))
@@ -301,7 +312,8 @@ func (g *autorunGraph) addRun(p, via, dir string, depth int) {
 var (
 	rsMod      = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*;|include(?:_str|_bytes)?!\s*\(\s*(?:concat!\s*\(\s*env!\s*\(\s*"CARGO_MANIFEST_DIR"\s*\)\s*,\s*)?"([^"]+)"|#\[path\s*=\s*"([^"]+)"\]`)
 	nixPath    = regexp.MustCompile(`(?:^|[\s(\[=])(\.{1,2}/[\w.\-/]+)`)
-	rbRequire  = regexp.MustCompile(`(?m)^\s*(require_relative|require|load)\s*\(?\s*['"]((?:\.{1,2}/)?[^'"\s]+)['"]`)
+	gemspecLine = regexp.MustCompile(`(?m)^\s*gemspec\b`)
+	rbRequire  = regexp.MustCompile(`(?m)^\s*(require_relative|require|load|eval_gemfile)\s*\(?\s*['"]((?:\.{1,2}/)?[^'"\s]+)['"]`)
 	relLiteral = regexp.MustCompile(`['"](\.{1,2}/[^'"\s]+)['"]`)
 )
 
@@ -310,6 +322,7 @@ func (g *autorunGraph) follow(p string, b []byte, chain, dir string, depth int) 
 	src := string(b)
 	ext := strings.ToLower(path.Ext(p))
 	here := path.Dir(p)
+	g.codeLiterals(src, here, chain, dir, depth)
 	switch {
 	case ext == ".js" || ext == ".cjs" || ext == ".mjs" || ext == ".ts" || ext == ".cts" || ext == ".mts" || ext == ".jsx" || ext == ".tsx":
 		for _, m := range jsImport.FindAllStringSubmatch(src, 100) {
@@ -333,10 +346,17 @@ func (g *autorunGraph) follow(p string, b []byte, chain, dir string, depth int) 
 				g.addRun(path.Join(here, m[3]), chain, dir, depth)
 			}
 		}
-	case ext == ".rb":
+	case ext == ".rb" || ext == ".rake" || ext == ".gemspec" || path.Base(p) == "Gemfile" || strings.EqualFold(path.Base(p), "rakefile"):
+		if path.Base(p) == "Gemfile" && gemspecLine.MatchString(src) {
+			for _, q := range g.s.allPaths() {
+				if path.Dir(q) == here && strings.HasSuffix(q, ".gemspec") {
+					g.addRun(q, chain+" gemspec", dir, depth)
+				}
+			}
+		}
 		for _, m := range rbRequire.FindAllStringSubmatch(src, 100) {
 			base := here
-			if m[1] != "require_relative" {
+			if m[1] == "require" || m[1] == "load" {
 				base = dir
 			}
 			f := path.Join(base, m[2])
@@ -355,7 +375,7 @@ func (g *autorunGraph) follow(p string, b []byte, chain, dir string, depth int) 
 	default:
 		// Shell scripts and hooks: each line is a command.
 		if ext == ".sh" || ext == ".bash" || ext == ".zsh" || ext == "" || strings.HasPrefix(src, "#!") {
-			g.runCmd(cmdRef{cmd: src, dir: dir, via: chain}, depth)
+			g.runCmd(cmdRef{cmd: shellPaths(src, here), dir: dir, via: chain}, depth)
 		}
 	}
 }
@@ -373,10 +393,16 @@ func (g *autorunGraph) pyModule(dir, mod, via string, depth int) {
 		return
 	}
 	rel := strings.ReplaceAll(mod, ".", "/")
-	for _, base := range []string{dir, "."} {
+	for _, base := range []string{dir, ".", path.Join(dir, "src"), "src"} {
 		for _, c := range []string{rel + ".py", rel + "/__init__.py", rel + "/__main__.py"} {
 			p := path.Join(base, c)
 			if _, ok := g.s.read(p); ok {
+				// Importing a.b.c runs a/__init__.py and a/b/__init__.py first.
+				for d := path.Dir(rel); d != "." && d != "/"; d = path.Dir(d) {
+					if q := path.Join(base, d, "__init__.py"); g.exists(q) {
+						g.addRun(q, via, dir, depth)
+					}
+				}
 				g.addRun(p, via, dir, depth)
 				return
 			}

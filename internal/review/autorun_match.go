@@ -108,8 +108,11 @@ type makefile struct {
 	deps     map[string][]string
 	recipes  map[string][]string
 	includes []string
+	shells   []string // commands of top-level $(shell ...): they run whenever make reads the file
 	lineOf   []string // line index → target whose recipe it is ("" = top level)
 }
+
+var makeShell = regexp.MustCompile(`\$[({]shell\s+([^)}]*)`)
 
 func parseMakefile(b []byte, just bool) *makefile {
 	mf := &makefile{deps: map[string][]string{}, recipes: map[string][]string{}}
@@ -150,6 +153,11 @@ func parseMakefile(b []byte, just bool) *makefile {
 				cur = nil
 			}
 		}
+		if owner == "" {
+			for _, m := range makeShell.FindAllStringSubmatch(l, 5) {
+				mf.shells = append(mf.shells, m[1])
+			}
+		}
 		mf.lineOf = append(mf.lineOf, owner)
 	}
 	return mf
@@ -158,6 +166,36 @@ func parseMakefile(b []byte, just bool) *makefile {
 // makeTargets follows make/just targets (default: the first) through
 // prerequisites to recipe lines, and included makefiles.
 func (g *autorunGraph) makeTargets(tool, dir, file string, targets []string, via string, depth int) {
+	g.makeRun(tool, dir, file, targets, via, depth, false)
+}
+
+// makeIncludes expands include words: plain paths, and $(wildcard GLOB)
+// matched against the tree's listing.
+func (g *autorunGraph) makeIncludes(dir string, incs []string) []string {
+	var out []string
+	for _, inc := range incs {
+		inc = strings.TrimSuffix(strings.TrimPrefix(inc, "$(wildcard"), ")")
+		if inc == "" || strings.Contains(inc, "$") {
+			continue
+		}
+		if !strings.ContainsAny(inc, "*?[") {
+			out = append(out, inc)
+			continue
+		}
+		for _, p := range g.s.allPaths() {
+			rel, ok := strings.CutPrefix(p, dir+"/")
+			if dir == "." {
+				rel, ok = p, true
+			}
+			if m, _ := path.Match(inc, rel); ok && m {
+				out = append(out, rel)
+			}
+		}
+	}
+	return out
+}
+
+func (g *autorunGraph) makeRun(tool, dir, file string, targets []string, via string, depth int, parseOnly bool) {
 	if depth > maxChain || !g.budget() {
 		return
 	}
@@ -178,10 +216,7 @@ func (g *autorunGraph) makeTargets(tool, dir, file string, targets []string, via
 		mf := parseMakefile(b, just)
 		files := []string{p}
 		mfs := []*makefile{mf}
-		for _, inc := range mf.includes {
-			if strings.ContainsAny(inc, "$*?") {
-				continue
-			}
+		for _, inc := range g.makeIncludes(dir, mf.includes) {
 			q := path.Clean(path.Join(dir, inc))
 			if ib, ok := g.read(q); ok && inRepo(q) {
 				files = append(files, q)
@@ -189,8 +224,14 @@ func (g *autorunGraph) makeTargets(tool, dir, file string, targets []string, via
 			}
 		}
 		chain := via + " → " + tool + " " + strings.Join(targets, " ")
-		for _, f := range files {
+		for i, f := range files {
 			g.names.add(f, "", chain) // top level: $(shell), includes, exports run at parse
+			for _, sh := range mfs[i].shells {
+				g.runCmd(cmdRef{cmd: sh, dir: dir, via: chain + " (" + f + " $(shell ...) at parse)"}, depth+1)
+			}
+		}
+		if parseOnly {
+			return
 		}
 		if len(targets) == 0 && mf.first != "" {
 			targets = []string{mf.first}

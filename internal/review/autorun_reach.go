@@ -3,6 +3,7 @@ package review
 import (
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -20,8 +21,15 @@ import (
 // resolve outside the repository (an installed pytest or tsserver plugin).
 
 // reachNames are probed in every project directory, like entryNames.
-var reachNames = []string{"tsconfig.json", "jsconfig.json", "pytest.ini", "tox.ini", ".rubocop.yml", ".rubocop.yaml",
-	".vscode/c_cpp_properties.json"}
+var reachNames = func() []string {
+	out := []string{"tsconfig.json", "jsconfig.json", "pytest.ini", "tox.ini", ".rubocop.yml", ".rubocop.yaml",
+		".vscode/c_cpp_properties.json", "Gemfile", "Rakefile", "rakefile"}
+	for n := range toolConfigs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}()
 
 // ciWorkflowDirs hold workflow files the forge runs, all of them.
 var ciWorkflowDirs = []string{".github/workflows/", ".gitea/workflows/", ".forgejo/workflows/"}
@@ -39,6 +47,9 @@ var pytestPlugins = regexp.MustCompile(`(?m)^pytest_plugins\s*=\s*[\[(]?([^\])\n
 // reachEntry adds what p runs for the kinds this file knows; done says
 // entryOf has nothing to add.
 func reachEntry(p string, b []byte, e *entryOut) (done bool) {
+	if toolEntry(p, b, e) {
+		return true
+	}
 	dir := path.Dir(p)
 	lbase := strings.ToLower(path.Base(p))
 	soft := func(via, f string) {
@@ -109,6 +120,13 @@ func reachEntry(p string, b []byte, e *entryOut) (done bool) {
 			if !strings.Contains(n.Value, "://") {
 				e.alias = append(e.alias, [2]string{path.Join(dir, n.Value), ".rubocop.yml"})
 			}
+		}
+		return true
+	case lbase == "gemfile" || lbase == "rakefile":
+		e.files = append(e.files, cmdRef{cmd: "\x00follow:" + p, dir: dir, via: p + " " + map[string]string{"gemfile": "Bundler evaluates it (every bundle command, ruby-lsp on open)",
+			"rakefile": "rake loads it (any rake call, rake -T in the editor's task list)"}[lbase], soft: true})
+		if lbase == "rakefile" {
+			e.dirs = append(e.dirs, cmdRef{cmd: path.Join(dir, "rakelib"), via: p + " (rake loads every rakelib/*.rake)", soft: true})
 		}
 		return true
 	case strings.HasSuffix(p, ".vscode/c_cpp_properties.json"):

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -35,62 +36,74 @@ func loadCorpus(t *testing.T, dir string) map[string]corpusCase {
 	}
 	out := map[string]corpusCase{}
 	for _, n := range names {
-		ar, err := txtar.ParseFile(n)
+		c, err := parseCase(n)
 		if err != nil {
 			t.Fatal(err)
-		}
-		byPath := map[string]*File{}
-		ctx := map[string][]byte{}
-		var order []string
-		for _, f := range ar.Files {
-			side, p, ok := strings.Cut(f.Name, "/")
-			if !ok || (side != "old" && side != "new" && side != "ctx") {
-				t.Fatalf("%s: file %q is not under old/, new/ or ctx/", n, f.Name)
-			}
-			if side == "ctx" {
-				ctx[p] = f.Data
-				continue
-			}
-			mode := ModeFile
-			if i := strings.LastIndexByte(p, '@'); i > 0 {
-				m, err := strconv.ParseUint(p[i+1:], 8, 32)
-				if err != nil {
-					t.Fatalf("%s: bad mode in %q", n, f.Name)
-				}
-				p, mode = p[:i], uint32(m)
-			}
-			data := f.Data
-			if mode == ModeSymlink || mode == ModeGitlink {
-				data = []byte(strings.TrimSuffix(string(data), "\n"))
-			}
-			x := byPath[p]
-			if x == nil {
-				x = &File{Path: p, Size: -1}
-				byPath[p] = x
-				order = append(order, p)
-			}
-			if side == "old" {
-				x.OldMode, x.Old = mode, data
-			} else {
-				x.NewMode, x.New, x.Size = mode, data, int64(len(data))
-			}
-		}
-		var files []*File
-		for _, p := range order {
-			files = append(files, byPath[p])
-		}
-		c := corpusCase{files: files, ctx: ctx}
-		for _, l := range strings.Split(string(ar.Comment), "\n") {
-			if v, ok := strings.CutPrefix(l, "class:"); ok {
-				c.class = strings.TrimSpace(v)
-			}
-			if v, ok := strings.CutPrefix(l, "high:"); ok {
-				c.high = append(c.high, strings.Fields(v)...)
-			}
 		}
 		out[strings.TrimSuffix(filepath.Base(n), ".txtar")] = c
 	}
 	return out
+}
+
+// parseCase reads one corpus archive.
+func parseCase(n string) (corpusCase, error) {
+	ar, err := txtar.ParseFile(n)
+	if err != nil {
+		return corpusCase{}, err
+	}
+	byPath := map[string]*File{}
+	ctx := map[string][]byte{}
+	var order []string
+	for _, f := range ar.Files {
+		side, p, ok := strings.Cut(f.Name, "/")
+		if !ok || (side != "old" && side != "new" && side != "ctx") {
+			return corpusCase{}, fmt.Errorf("%s: file %q is not under old/, new/ or ctx/", n, f.Name)
+		}
+		if side == "ctx" {
+			if i := strings.LastIndexByte(p, '@'); i > 0 && isDigits(p[i+1:]) {
+				p = p[:i] // an unchanged file's mode does not matter here
+			}
+			ctx[p] = f.Data
+			continue
+		}
+		mode := ModeFile
+		if i := strings.LastIndexByte(p, '@'); i > 0 {
+			m, err := strconv.ParseUint(p[i+1:], 8, 32)
+			if err != nil {
+				return corpusCase{}, fmt.Errorf("%s: bad mode in %q", n, f.Name)
+			}
+			p, mode = p[:i], uint32(m)
+		}
+		data := f.Data
+		if mode == ModeSymlink || mode == ModeGitlink {
+			data = []byte(strings.TrimSuffix(string(data), "\n"))
+		}
+		x := byPath[p]
+		if x == nil {
+			x = &File{Path: p, Size: -1}
+			byPath[p] = x
+			order = append(order, p)
+		}
+		if side == "old" {
+			x.OldMode, x.Old = mode, data
+		} else {
+			x.NewMode, x.New, x.Size = mode, data, int64(len(data))
+		}
+	}
+	var files []*File
+	for _, p := range order {
+		files = append(files, byPath[p])
+	}
+	c := corpusCase{files: files, ctx: ctx}
+	for _, l := range strings.Split(string(ar.Comment), "\n") {
+		if v, ok := strings.CutPrefix(l, "class:"); ok {
+			c.class = strings.TrimSpace(v)
+		}
+		if v, ok := strings.CutPrefix(l, "high:"); ok {
+			c.high = append(c.high, strings.Fields(v)...)
+		}
+	}
+	return c, nil
 }
 
 func maxFinding(reps []*Report) (Severity, []string) {

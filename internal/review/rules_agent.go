@@ -48,7 +48,7 @@ func agentRules() []*Rule {
 		{ID: "AGENT-HOOK", Severity: High, Reason: "Agent settings hooks, helpers, permissions or MCP switches run commands or skip approval the next time an agent starts here.",
 			Paths: append(append([]string{}, claudeConfigs...), ".gemini/settings.json", ".cursor/settings.json", ".cursor/hooks.json"),
 			Match: docKeys(key{"hooks*", nil}, key{"apiKeyHelper", nil}, key{"awsAuthRefresh", nil}, key{"awsCredentialExport", nil},
-				key{"gcpAuthRefresh", nil}, key{"otelHeadersHelper", nil}, key{"statusLine*", nil}, key{"permissions.allow*", nil},
+				key{"gcpAuthRefresh", nil}, key{"otelHeadersHelper", nil}, key{"statusLine*", nil}, key{"permissions.allow*", broadPermission},
 				key{"permissions.defaultMode", nil}, key{"permissions.additionalDirectories*", nil}, key{"enableAllProjectMcpServers", nil},
 				key{"enabledMcpjsonServers*", nil}, key{"disableBypassPermissionsMode", nil}, key{"fileSuggestion*", nil}, key{"tools.*", nil},
 				key{"autoAccept*", nil}, key{"yolo*", nil})},

@@ -82,7 +82,7 @@ func buildToolRules() []*Rule {
 		{ID: "PY-AUTORUN", Severity: High, Reason: "Python imports sitecustomize/usercustomize and executes .pth lines at every interpreter start.",
 			Paths: []string{"sitecustomize.py", "usercustomize.py", "*.pth"}, Match: changed()},
 		{ID: "PRE-COMMIT", Severity: High, Reason: "A commit hook manager's config or hook script (pre-commit, lefthook, husky, .githooks) runs on the host at every commit once installed.",
-			Paths: []string{".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "lefthook.yml", ".lefthook.yml", ".husky/**", ".githooks/**"}, Match: changedNamed()},
+			Paths: []string{".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "lefthook.yml", ".lefthook.yml", ".husky/**", ".githooks/**"}, Match: hookConfigChanged()},
 		{ID: "BUILD-WRAPPER", Severity: High, Reason: "A build wrapper (gradlew, mvnw, wrapper jar/properties, Maven extensions) is executed or downloaded on the first build.",
 			Paths: []string{"gradlew", "gradlew.bat", "mvnw", "mvnw.cmd", "gradle/wrapper/**", ".mvn/wrapper/**", ".mvn/extensions.xml"}, Match: changed()},
 		{ID: "CARGO-EXEC", Severity: High, Reason: "This Cargo config key replaces the compiler, linker or runner with another program.",
