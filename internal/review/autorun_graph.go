@@ -310,11 +310,11 @@ func (g *autorunGraph) addRun(p, via, dir string, depth int) {
 }
 
 var (
-	rsMod      = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*;|include(?:_str|_bytes)?!\s*\(\s*(?:concat!\s*\(\s*env!\s*\(\s*"CARGO_MANIFEST_DIR"\s*\)\s*,\s*)?"([^"]+)"|#\[path\s*=\s*"([^"]+)"\]`)
-	nixPath    = regexp.MustCompile(`(?:^|[\s(\[=])(\.{1,2}/[\w.\-/]+)`)
+	rsMod       = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*;|include(?:_str|_bytes)?!\s*\(\s*(?:concat!\s*\(\s*env!\s*\(\s*"CARGO_MANIFEST_DIR"\s*\)\s*,\s*)?"([^"]+)"|#\[path\s*=\s*"([^"]+)"\]`)
+	nixPath     = regexp.MustCompile(`(?:^|[\s(\[=])(\.{1,2}/[\w.\-/]+)`)
 	gemspecLine = regexp.MustCompile(`(?m)^\s*gemspec\b`)
-	rbRequire  = regexp.MustCompile(`(?m)^\s*(require_relative|require|load|eval_gemfile)\s*\(?\s*['"]((?:\.{1,2}/)?[^'"\s]+)['"]`)
-	relLiteral = regexp.MustCompile(`['"](\.{1,2}/[^'"\s]+)['"]`)
+	rbRequire   = regexp.MustCompile(`(?m)^\s*(require_relative|require|load|eval_gemfile)\s*\(?\s*['"]((?:\.{1,2}/)?[^'"\s]+)['"]`)
+	relLiteral  = regexp.MustCompile(`['"](\.{1,2}/[^'"\s]+)['"]`)
 )
 
 // follow reads a file that runs and follows what it runs or loads.
