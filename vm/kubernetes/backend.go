@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -445,8 +446,9 @@ func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
 	if !running || pod.DeletionTimestamp != nil {
 		return vm.Status{State: vm.StateStopped, Note: podNote(pod)}, nil
 	}
-	s := vm.Status{State: vm.StateRunning, Note: fmt.Sprintf("pod %s/%s on node %s; %s; %s",
-		st.Namespace, pod.Name, pod.Spec.NodeName, b.policyNote(st, string(pod.UID), pod.Status.HostIP), pidsNote)}
+	notes := append([]string{fmt.Sprintf("pod %s/%s on node %s", st.Namespace, pod.Name, pod.Spec.NodeName)},
+		b.probeNotes(st, string(pod.UID), pod.Status.HostIP)...)
+	s := vm.Status{State: vm.StateRunning, Note: strings.Join(append(notes, pidsNote), "; ")}
 	if pid := localPID(cid); pid > 0 {
 		s.PID = pid
 		s.MemoryBytes = rssBytes(pid)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -101,6 +102,15 @@ func TestCLI(t *testing.T) {
 	mustContain(t, "exec cat", out, "hello from the host")
 	_, errOut := run(3, "airlock", "exec", name, "--", "sh", "-c", "echo oops >&2; exit 3")
 	mustContain(t, "exec exit 3", errOut, "oops")
+	// What a user waits for per command (a number for the log, not a check).
+	var ds []time.Duration
+	for range 9 {
+		t0 := time.Now()
+		run(0, "airlock", "exec", name, "--", "true")
+		ds = append(ds, time.Since(t0))
+	}
+	slices.Sort(ds)
+	t.Logf("airlock exec NAME -- true, p50 of 9 (CLI, bridge, SSH over the port-forward): %v", ds[4].Round(time.Millisecond))
 	out, _ = run(0, "airlock", "exec", name, "--", "sh", "-c", "id -un; pwd; test ! -e .git/hooks/pre-commit && echo nohooks")
 	mustContain(t, "exec id", out, "agent\n/workspace\n")
 
@@ -117,7 +127,9 @@ func TestCLI(t *testing.T) {
 	t.Logf("status:\n%s", status)
 	mustContain(t, "status", status, "backend:      kubernetes", "pod "+k8stest.Namespace+"/airlock-"+name+" on node "+k8stest.NodeName,
 		"deny-all NetworkPolicy airlock-"+name+": not enforced by this cluster's network plugin, which gives the pod no interface but loopback",
-		"limit pids:", "NOT enforced: a pod has no pids limit of its own")
+		"limit pids:", "NOT enforced: a pod has no pids limit of its own",
+		// The test cluster's claims are local volumes: a directory on the host's disk.
+		"limit disk:   1GiB, NOT enforced: home and workspace are on a")
 
 	// The agent's work comes back through review and apply.
 	run(0, "airlock", "exec", name, "--", "sh", "-c", "echo changed by the agent >> hello.txt && echo new > added.txt && echo note > ~/note")

@@ -35,22 +35,28 @@ const probeTimeout = 2 * time.Second
 type probeResult struct {
 	PodUID  string
 	Verdict string
+	Disk    string // the disk limit note ("" when the claim's size holds)
 }
 
 func (b *Backend) probePath(id string) string { return filepath.Join(b.dir(id), "netprobe.json") }
 
-// policyNote is status's line about the sandbox's NetworkPolicy for the
-// running pod uid; it starts the probe when there is no verdict yet.
-func (b *Backend) policyNote(st *state, uid, nodeIP string) string {
+// probeNotes are status's lines from inside the running pod uid: the
+// NetworkPolicy's, and the disk limit's when the claim's storage does not
+// hold it. The probe starts when there is no verdict for uid yet.
+func (b *Backend) probeNotes(st *state, uid, nodeIP string) []string {
 	name := objName(st.ID)
 	if data, err := os.ReadFile(b.probePath(st.ID)); err == nil {
 		var r probeResult
 		if json.Unmarshal(data, &r) == nil && r.PodUID == uid && r.Verdict != "" {
-			return fmt.Sprintf("deny-all NetworkPolicy %s: %s", name, r.Verdict)
+			notes := []string{fmt.Sprintf("deny-all NetworkPolicy %s: %s", name, r.Verdict)}
+			if r.Disk != "" {
+				notes = append(notes, r.Disk)
+			}
+			return notes
 		}
 	}
 	b.probeLater(st, uid, nodeIP)
-	return fmt.Sprintf("deny-all NetworkPolicy %s: whether it is enforced is being checked from inside the pod (ask again in a few seconds)", name)
+	return []string{fmt.Sprintf("deny-all NetworkPolicy %s: whether it is enforced is being checked from inside the pod (ask again in a few seconds)", name)}
 }
 
 // probeLater runs the probe for pod uid in the background, once at a time
@@ -70,14 +76,14 @@ func (b *Backend) probeLater(st *state, uid, nodeIP string) {
 	go func() {
 		defer close(run.done)
 		defer cancel()
-		verdict, err := b.probe(ctx, st, nodeIP)
+		out, err := b.probe(ctx, st, nodeIP)
 		b.probeMu.Lock()
 		defer b.probeMu.Unlock()
 		delete(b.probes, st.ID)
 		if err != nil || ctx.Err() != nil {
 			return // stopped meanwhile, or no SSH: asked again at the next status
 		}
-		data, _ := json.Marshal(probeResult{PodUID: uid, Verdict: verdict})
+		data, _ := json.Marshal(probeResult{PodUID: uid, Verdict: probeVerdict(out), Disk: diskNote(out, st.DiskBytes)})
 		fsx.WriteFileAtomic(b.probePath(st.ID), data, 0o600)
 	}()
 }
@@ -98,7 +104,7 @@ func (b *Backend) probeWait(id string) {
 	}
 }
 
-// probe looks from inside the pod; the verdict is one phrase for status.
+// probe runs probeScript inside the pod and returns what it printed.
 func (b *Backend) probe(ctx context.Context, st *state, nodeIP string) (string, error) {
 	cl, err := b.provisionClient(ctx, st)
 	if err != nil {
@@ -113,10 +119,10 @@ func (b *Backend) probe(ctx context.Context, st *state, nodeIP string) (string, 
 	defer s.Close()
 	var out bytes.Buffer
 	s.Stdout = &out
-	if err := s.Run(probeScript(b.probeTargets(nodeIP))); err != nil {
+	if err := s.Run(probeScript(b.probeTargets(nodeIP), st.WorkspaceTarget)); err != nil {
 		return "", fmt.Errorf("probe: %w", err)
 	}
-	return probeVerdict(out.String()), nil
+	return out.String(), nil
 }
 
 // probeTargets are host:port pairs a pod reaches on a cluster whose plugin
@@ -140,10 +146,11 @@ func (b *Backend) probeTargets(nodeIP string) []string {
 	return ts
 }
 
-// probeScript lists the pod's interfaces ("if NAME" lines), then tries
-// each target at once with bash's /dev/tcp ("try TARGET RESULT" lines:
-// open, refused, timeout, unreachable or the error).
-func probeScript(targets []string) string {
+// probeScript lists the pod's interfaces ("if NAME" lines), tries each
+// target at once with bash's /dev/tcp ("try TARGET RESULT" lines: open,
+// refused, timeout, unreachable or the error), and prints the size of the
+// workspace's file system ("df KIB").
+func probeScript(targets []string, workspace string) string {
 	var q []string
 	for _, t := range targets {
 		q = append(q, shellQuote(t))
@@ -159,7 +166,21 @@ for t in "$@"; do (
   echo "try $t $r" ) &
 done
 wait
+( set -- $(df -Pk ` + shellQuote(workspace) + ` | tail -n 1); echo "df $2" )
 `
+}
+
+// diskNote: the claim holds home and workspace; when the file system
+// under the workspace is much larger than the claim asked for, its
+// storage does not enforce the claim's size (local volumes, hostPath).
+func diskNote(out string, diskBytes int64) string {
+	for _, line := range strings.Split(out, "\n") {
+		var kib int64
+		if _, err := fmt.Sscanf(line, "df %d", &kib); err == nil && diskBytes > 0 && kib*1024 > diskBytes*5/4 {
+			return fmt.Sprintf("disk limit not enforced (home and workspace are on a %.0f GiB file system the claim's storage does not size; /tmp, /var/tmp and logs are held to it by the pod's ephemeral-storage limit)", float64(kib)/(1<<20))
+		}
+	}
+	return ""
 }
 
 // probeVerdict reads the script's output.

@@ -28,12 +28,12 @@ func TestProbeScript(t *testing.T) {
 	}
 	closedAddr := closed.Addr().String()
 	closed.Close()
-	out, err := exec.Command("sh", "-c", probeScript([]string{l.Addr().String(), closedAddr})).Output()
+	out, err := exec.Command("sh", "-c", probeScript([]string{l.Addr().String(), closedAddr}, t.TempDir())).Output()
 	if err != nil {
 		t.Fatalf("script: %v\n%s", err, out)
 	}
 	got := string(out)
-	for _, want := range []string{"if lo\n", "try " + l.Addr().String() + " open\n", "try " + closedAddr + " refused\n"} {
+	for _, want := range []string{"if lo\n", "try " + l.Addr().String() + " open\n", "try " + closedAddr + " refused\n", "\ndf "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in:\n%s", want, got)
 		}
@@ -62,5 +62,17 @@ func TestProbeTargets(t *testing.T) {
 	b.cfg = &rest.Config{Host: "https://127.0.0.1:6443"} // the pod's own loopback: meaningless
 	if got := strings.Join(b.probeTargets(""), " "); got != "" {
 		t.Errorf("loopback API server: targets %q", got)
+	}
+}
+
+func TestDiskNote(t *testing.T) {
+	if got := diskNote("if lo\ndf 1048576\n", 1<<30); got != "" {
+		t.Errorf("a 1 GiB file system for a 1 GiB claim: %q", got)
+	}
+	if got := diskNote("df 52428800\n", 1<<30); !strings.HasPrefix(got, "disk limit not enforced (home and workspace are on a 50 GiB file system") {
+		t.Errorf("50 GiB for a 1 GiB claim: %q", got)
+	}
+	if got := diskNote("no df line\n", 1<<30); got != "" {
+		t.Errorf("no df: %q", got)
 	}
 }
