@@ -356,8 +356,15 @@ func entryOf(p string, b []byte) entryOut {
 		for _, m := range jsImport.FindAllStringSubmatch(src, 100) {
 			e.files = append(e.files, cmdRef{cmd: path.Join(dir, m[1]+m[2]), dir: dir, via: p + " (loaded by the editor on open)"})
 		}
-		for _, m := range relLiteral.FindAllStringSubmatch(src, 100) {
-			e.files = append(e.files, cmdRef{cmd: path.Join(dir, m[1]), dir: dir, via: p + " (loaded by the editor on open)"})
+		// ./paths the tool requires (plugins, parsers, setup files...);
+		// not the entries, aliases and globs a bundler only reads.
+		for _, l := range lines(b) {
+			if !loadKey.MatchString(l) {
+				continue
+			}
+			for _, m := range relLiteral.FindAllStringSubmatch(l, 20) {
+				e.files = append(e.files, cmdRef{cmd: path.Join(dir, m[1]), dir: dir, via: p + " (loaded by the editor on open)"})
+			}
 		}
 	}
 	return e

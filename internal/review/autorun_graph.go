@@ -322,7 +322,8 @@ func (g *autorunGraph) follow(p string, b []byte, chain, dir string, depth int) 
 	src := string(b)
 	ext := strings.ToLower(path.Ext(p))
 	here := path.Dir(p)
-	g.codeLiterals(src, here, chain, dir, depth)
+	g.codeLiterals(p, src, chain, dir, depth)
+	g.buildDirectives(p, src, chain, dir, depth)
 	switch {
 	case ext == ".js" || ext == ".cjs" || ext == ".mjs" || ext == ".ts" || ext == ".cts" || ext == ".mts" || ext == ".jsx" || ext == ".tsx":
 		for _, m := range jsImport.FindAllStringSubmatch(src, 100) {

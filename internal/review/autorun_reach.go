@@ -27,6 +27,7 @@ var reachNames = func() []string {
 	for n := range toolConfigs {
 		out = append(out, n)
 	}
+	out = append(out, buildEntries...)
 	sort.Strings(out)
 	return out
 }()
@@ -47,6 +48,7 @@ var pytestPlugins = regexp.MustCompile(`(?m)^pytest_plugins\s*=\s*[\[(]?([^\])\n
 // reachEntry adds what p runs for the kinds this file knows; done says
 // entryOf has nothing to add.
 func reachEntry(p string, b []byte, e *entryOut) (done bool) {
+	buildEntry(p, b, e)
 	if toolEntry(p, b, e) {
 		return true
 	}
@@ -220,6 +222,10 @@ func (g *autorunGraph) seedListed() {
 	for _, p := range g.s.allPaths() {
 		switch {
 		case isWorkflow(p):
+			if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
+				g.seed(p, entryOf(p, b), 0)
+			}
+		case strings.HasSuffix(p, ".cabal") && !skipDirs.MatchString(p):
 			if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
 				g.seed(p, entryOf(p, b), 0)
 			}

@@ -228,6 +228,9 @@ func shellPaths(src, here string) string {
 	return gitTop.ReplaceAllString(src, ".")
 }
 
+// loadKey marks a config line whose ./path the tool requires as code.
+var loadKey = regexp.MustCompile(`(?i)plugin|parser|preset|setup|teardown|loader|transform|reporter|rule|processor|resolver|extends|require|environment|runner|serializer|custom|import`)
+
 // codeLit is a quoted path with a code extension in a program or build
 // file ("scripts/gen.py", './tools/x.sh').
 var codeLit = regexp.MustCompile(`["'](\.{0,2}/?[\w.\-]+(?:/[\w.\-]+)*\.(?:py|sh|bash|js|mjs|cjs|ts|rb|pl|php|lua))["']`)
@@ -235,7 +238,12 @@ var codeLit = regexp.MustCompile(`["'](\.{0,2}/?[\w.\-]+(?:/[\w.\-]+)*\.(?:py|sh
 // codeLiterals follows quoted code paths a running file names (a build
 // script that runs python3 "scripts/gen.py", a setup.py that runs a helper):
 // from the file's directory, else the command's, else the root.
-func (g *autorunGraph) codeLiterals(src, here, chain, dir string, depth int) {
+func (g *autorunGraph) codeLiterals(p, src, chain, dir string, depth int) {
+	here := path.Dir(p)
+	switch strings.ToLower(path.Ext(p)) {
+	case ".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx":
+		return // JavaScript loads by require/import; other paths are data to it (a bundler's entries)
+	}
 	for _, m := range codeLit.FindAllStringSubmatch(src, 50) {
 		for _, base := range []string{here, dir, "."} {
 			if q := path.Join(base, m[1]); inRepo(q) && g.exists(q) {
