@@ -34,7 +34,7 @@ var (
 	phpBootstrap = regexp.MustCompile(`\bbootstrap\s*=\s*"([^"]+)"`)
 	bazelImport  = regexp.MustCompile(`(?m)^\s*(?:try-)?import\s+(?:%workspace%/)?(\S+)`)
 	bazelStatus  = regexp.MustCompile(`--workspace_status_command[= ](?:%workspace%/)?(\S+)`)
-	gypExpand   = regexp.MustCompile(`<!@?\(([^)]*)\)`)
+	gypExpand    = regexp.MustCompile(`<!@?\(([^)]*)\)`)
 	phpCallback  = regexp.MustCompile(`^\\?([A-Z][\w\\]*)::\w+$`)
 	pyJoin       = regexp.MustCompile(`(?:path\.join|joinpath|Path)\s*\(([^)]*)\)|((?:["'][\w.\-]+["']\s*/\s*)+["'][\w.\-]+\.py["'])`)
 )
