@@ -23,7 +23,7 @@ import (
 // reachNames are probed in every project directory, like entryNames.
 var reachNames = func() []string {
 	out := []string{"tsconfig.json", "jsconfig.json", "pytest.ini", "tox.ini", ".rubocop.yml", ".rubocop.yaml",
-		".vscode/c_cpp_properties.json", "Gemfile", "Rakefile", "rakefile"}
+		".vscode/c_cpp_properties.json", "Gemfile", "Rakefile", "rakefile", "dub.json"}
 	for n := range toolConfigs {
 		out = append(out, n)
 	}
@@ -129,6 +129,11 @@ func reachEntry(p string, b []byte, e *entryOut) (done bool) {
 			"rakefile": "rake loads it (any rake call, rake -T in the editor's task list)"}[lbase], soft: true})
 		if lbase == "rakefile" {
 			e.dirs = append(e.dirs, cmdRef{cmd: path.Join(dir, "rakelib"), via: p + " (rake loads every rakelib/*.rake)", soft: true})
+		}
+		return true
+	case lbase == "dub.json" || lbase == "dub.sdl":
+		for _, n := range strs(looseNodes(p, b), "*Commands", "*Commands.*", "configurations.*.*Commands*") {
+			e.cmds = append(e.cmds, cmdRef{cmd: n.Value, dir: dir, via: p + " " + n.Path + " (dub runs it at every build; serve-d on open)"})
 		}
 		return true
 	case strings.HasSuffix(p, ".vscode/c_cpp_properties.json"):

@@ -13,6 +13,7 @@ func Rules() []*Rule {
 	rs = append(rs, fsRules()...)
 	rs = append(rs, ecoRules()...)
 	rs = append(rs, autorunRules()...)
+	rs = append(rs, longtailRules()...)
 	return rs
 }
 

@@ -105,6 +105,7 @@ func fixtures() []fixture {
 func TestRulesFixtures(t *testing.T) {
 	all := append(append(append(append(append(fixtures(), fixturesB()...), fixturesCDE()...), fixturesFG()...), fixturesEco()...), fixturesAutorun()...)
 	all = append(all, fixtures28()...)
+	all = append(all, fixturesLongtail()...)
 	bad, good := map[string]int{}, map[string]int{}
 	for i, fx := range all {
 		reps := Scan(fx.files)

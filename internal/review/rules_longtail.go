@@ -1,0 +1,93 @@
+package review
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// The long tail (outside corpus, classes "long-tail config", "implicit
+// file", "vscode", "jetbrains", "emacs", "git hooks", "devcontainer",
+// "direnv/mise/nix", "hidden text", "ai agent config"): files that are
+// programs in their tool's language and run when the tool starts (which
+// the editor does on open or save), files a tool picks up by name with no
+// config naming them, and settings and manifests that start a program or
+// load code. Each is high: an unknown file is already UNKNOWN-FILE medium,
+// these are known to run.
+func longtailRules() []*Rule {
+	return []*Rule{
+		{ID: "CODE-CONFIG", Severity: High, Reason: "This file is a program its tool runs whenever it starts, and editors start the tool on open or on save (ZLS, SourceKit-LSP, nimsuggest, ElixirLS formatting, luacheck, php-cs-fixer, Metals/sbt, bazelisk, Julia Pkg): its new content runs on the host.",
+			Paths: []string{"build.zig", "Package.swift", "config.nims", ".formatter.exs", ".luacheckrc", ".php-cs-fixer.php",
+				".php-cs-fixer.dist.php", ".php_cs", ".php_cs.dist", "project/*.sbt", "project/*.scala", "tools/bazel", "deps/build.jl", "cpanfile",
+				".ghci", "Setup.hs", "Setup.lhs", "rakelib/*.rake", ".dir-locals.el", ".dir-locals-2.el", ".huskyrc.js", ".huskyrc.cjs", ".huskyrc.mjs"},
+			Match: codeConfigChanged()},
+		{ID: "SHADOWS-BUILD-FILE", Severity: High, Reason: "A new file that its tool reads before the existing one (GNUmakefile before Makefile, rakefile before Rakefile, Taskfile.yml before Taskfile.dist.yml): every run of the tool now takes its commands from it.",
+			Match: shadows()},
+		{ID: "TOOL-LOADS-CODE", Severity: High, Reason: "This setting makes a tool the editor starts load code or a program from the repository, or from another host (a JVM agent, node --require/--import, an SDK or toolchain path, a download base URL, a shell template).",
+			Paths: []string{".jvmopts", ".sbtopts", ".mvn/jvm.config", ".mvn/maven.config", "gradle.properties", "global.json", ".tool-versions", ".bazeliskrc", ".bazelversion",
+				"mise.toml", ".mise.toml", "mise.local.toml", ".config/mise.toml", "NuGet.Config", "nuget.config", "NuGet.config", "*.wrap"},
+			Match: lineRe(`(?i)-javaagent|-agentpath|-agentlib|--require\b|--import\b|--loader\b|\bpath:\S|BAZELISK_BASE_URL|BAZELISK_\w*URL|sdk\s*"?\s*:.*"paths"|"paths"\s*:|\{\{\s*exec\s*\(|org\.gradle\.java\.home|java\.home|\\u00|-D\S*(executable|path|command)=\S*(\./|tools/|scripts/|bin/)|<add\s+key=|source_url\s*=|source_fallback_url\s*=`)},
+		{ID: "EDITOR-RUNS-ON-SAVE", Severity: High, Reason: "This editor setting runs a command, or passes arguments that load code or let a server run a program, when a file is opened or saved.",
+			Paths: vscodeSetting, Match: docKeys(key{"*runonsave*", nil}, key{"*runOnSave*", nil}, key{"*execArgv*", nil}, key{"*.vmargs", loadsCode},
+				key{"*clangd.arguments*", equalFold("--query-driver=**")}, key{"*clangd.arguments*", func(v string) bool { return strings.HasPrefix(v, "--query-driver") }},
+				key{"*pytestArgs*", func(v string) bool { return strings.HasPrefix(v, "-p") }}, key{"*.nodeOptions*", nil}, key{"*jvmArgs*", loadsCode})},
+		{ID: "JETBRAINS-AUTORUN", Severity: High, Reason: "JetBrains IDEs run this on their own: File Watchers on save, startup tasks when the project opens, Prettier/ESLint from a repository package on save.",
+			Paths: []string{".idea/watcherTasks.xml", ".idea/startup.xml", ".idea/workspace.xml", ".idea/prettier.xml", ".idea/jsLinters/*.xml", ".idea/externalDependencies.xml"},
+			Match: lineRe(`(?i)<TaskOptions|ProjectStartupSharedConfiguration|ProjectStartupTaskManager|startupTasks|myConfigurationName|<configuration\s+id=|packagePath|myPrettierPackage|custom-package|\$PROJECT_DIR\$/[^"]*\.(js|sh|py)`)},
+		{ID: "HOOK-MANAGER", Severity: High, Reason: "Another hook manager's config: the commands it lists run on the host at commit or push once installed (lefthook's TOML/JSON spellings, overcommit, husky v4, yorkie, git-hooks.nvim, pre-commit in package.json).",
+			Paths: []string{"lefthook.toml", ".lefthook.toml", "lefthook.json", ".lefthook.json", "lefthook-local.toml", "lefthook-local.json", ".overcommit.yml",
+				".huskyrc", ".huskyrc.json", ".huskyrc.yaml", ".huskyrc.yml", ".git-hooks/*", ".hooks/*", "githooks/*", ".config/lefthook.yml", ".config/lefthook.toml"},
+			Match: hookConfigChanged()},
+		{ID: "DEVCONTAINER-PRIVILEGE", Severity: High, Reason: "The dev container runs with the host's privileges or namespaces, or a local feature mounts host files (your ~/.ssh, the Docker socket) into it: whatever runs inside reaches the host.",
+			Paths: append(append([]string{}, devcontainers...), ".devcontainer/**/devcontainer-feature.json"),
+			Match: anyOf(docValues(`(?i)^--privileged$|^--(pid|ipc|userns|uts)=host$|^--cap-add=(all|sys_admin|sys_ptrace)$|^--security-opt=(seccomp|apparmor)[=:]unconfined$|/var/run/docker\.sock|\$\{localEnv:HOME\}|^source=/,`),
+				docKeys(key{"privileged", equalFold("true")}), lineRe(`\$\{localEnv:(HOME|USERPROFILE)\}|/var/run/docker\.sock|"--privileged"|"--pid=host"`))},
+		{ID: "AGENT-COMMAND-EXEC", Severity: High, Reason: "An agent slash command or skill runs a shell line itself (!`cmd`), or grants itself tools to run a bundled script without asking; the model may pick a skill on its own.",
+			Paths: []string{".claude/commands/**", ".claude/skills/**", ".claude/agents/**", ".cursor/commands/**", ".gemini/commands/**", ".codex/prompts/**", ".opencode/command/**", ".windsurf/workflows/**"},
+			Match: lineRe("!`[^`]+`|(?i)^\\s*allowed-tools\\s*:.*\\bBash\\b|(?i)^\\s*-\\s*Bash\\(")},
+		{ID: "AGENT-OFFSCREEN-TEXT", Severity: High, Reason: "Text pushed far to the right with whitespace (off-screen in diff views and editors without wrap) in agent instructions hides it from the human reviewer.",
+			Paths: agentText, AgentText: true, Match: lineRe(`\S?[ \t\x{00a0}\x{2000}-\x{200a}\x{3000}]{80,}\S`)},
+	}
+}
+
+// loadsCode says a JVM/node argument string loads code from a file.
+func loadsCode(v string) bool {
+	return regexp.MustCompile(`(?i)-javaagent|-agentpath|-agentlib|--require|--import|--loader|-Xbootclasspath`).MatchString(v)
+}
+
+// codeConfigChanged fires on a new or changed code config (a removed one
+// runs nothing); .dir-locals only when it evaluates code.
+func codeConfigChanged() Matcher {
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.NewMode == 0 {
+			return nil
+		}
+		if strings.Contains(f.Path, ".dir-locals") && !strings.Contains(string(f.New), "eval") {
+			return nil
+		}
+		return []Hit{{Detail: clip(f.Path)}}
+	}
+}
+
+// shadowed: a tool's lookup order, new name → the names it hides.
+var shadowed = map[string][]string{"GNUmakefile": {"makefile", "Makefile"}, "makefile": {"Makefile"}, "rakefile": {"Rakefile", "rakefile.rb", "Rakefile.rb"},
+	"Taskfile.yml": {"Taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml"}, "Taskfile.yaml": {"Taskfile.dist.yml", "Taskfile.dist.yaml"},
+	"justfile": {"Justfile", ".justfile"}, "compose.yaml": {"compose.yml", "docker-compose.yaml", "docker-compose.yml"},
+	"compose.yml": {"docker-compose.yaml", "docker-compose.yml"}, "gradlew": {}, "mvnw": {}}
+
+// shadows fires on an added file that hides an existing one its tool
+// would otherwise read.
+func shadows() Matcher {
+	return func(f *File, s *scanCtx) []Hit {
+		if f.OldMode != 0 || f.NewMode == 0 {
+			return nil
+		}
+		dir, base := path.Split(f.Path)
+		for _, o := range shadowed[base] {
+			if _, ok := s.read(dir + o); ok {
+				return []Hit{{Detail: clip("read before the existing " + dir + o)}}
+			}
+		}
+		return nil
+	}
+}
