@@ -27,10 +27,12 @@ const openFlags = syscall.O_ACCMODE | syscall.O_TRUNC | syscall.O_SYNC | syscall
 type file struct {
 	mu sync.Mutex // guards fd against Release during an operation
 	fd int
-	// changing notes, before a write, truncation or close of a file open
-	// for writing, that the gate itself changes it (watcher.ours); nil
-	// for a read-only file.
-	changing func()
+	// changing notes, before a write, allocation or close of a file
+	// open for writing, that the gate itself changes it and how (inotify
+	// event kinds; watcher.ours); nil for a read-only file.
+	changing func(kinds uint32)
+	// settled records, after such a change, how it left the file (fd).
+	settled func(fd int)
 }
 
 var (
@@ -44,11 +46,19 @@ var (
 	_ fs.FileLseeker   = (*file)(nil)
 )
 
-func newFile(fd int, changing func()) *file { return &file{fd: fd, changing: changing} }
+func newFile(fd int, changing func(kinds uint32), settled func(fd int)) *file {
+	return &file{fd: fd, changing: changing, settled: settled}
+}
 
-func (f *file) noteChange() {
+func (f *file) noteSettled(fd int) {
+	if f.settled != nil {
+		f.settled(fd)
+	}
+}
+
+func (f *file) noteChange(kinds uint32) {
 	if f.changing != nil {
-		f.changing()
+		f.changing(kinds)
 	}
 }
 
@@ -76,11 +86,14 @@ func (f *file) Read(ctx context.Context, buf []byte, off int64) (fuse.ReadResult
 }
 
 func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
-	f.noteChange()
+	f.noteChange(unix.IN_MODIFY)
 	var n int
 	e := f.with(func(fd int) syscall.Errno {
 		var err error
 		n, err = unix.Pwrite(fd, data, off)
+		if err == nil {
+			f.noteSettled(fd)
+		}
 		return errno(err)
 	})
 	return uint32(max(n, 0)), e
@@ -104,7 +117,7 @@ func (f *file) Release(ctx context.Context) syscall.Errno {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fd >= 0 {
-		f.noteChange() // closing a written file is an inotify event too
+		f.noteChange(unix.IN_CLOSE_WRITE) // closing a written file is an inotify event too
 		unix.Close(f.fd)
 		f.fd = -1
 	}
@@ -131,7 +144,7 @@ func (f *file) Allocate(ctx context.Context, off, size uint64, mode uint32) sysc
 	if mode&^allocModes != 0 {
 		return syscall.EOPNOTSUPP
 	}
-	f.noteChange()
+	f.noteChange(unix.IN_MODIFY)
 	return f.with(func(fd int) syscall.Errno {
 		return errno(unix.Fallocate(fd, mode, int64(off), int64(size)))
 	})

@@ -83,7 +83,7 @@ func mount(o Options, root int) (*Gate, error) {
 		},
 	}
 	rootNode := &node{g: g}
-	if w, err := newWatcher(g.keepEntry); err == nil {
+	if w, err := newWatcher(g.keepEntry, g.hiddenEntry, g.statEntry); err == nil {
 		g.watch = w
 	}
 	srv, err := fuse.NewServer(noDirHandles{fs.NewNodeFS(rootNode, opts)}, o.Mountpoint, &opts.MountOptions)
@@ -146,6 +146,22 @@ func (g *Gate) bareCheck(dfd int, name string) syscall.Errno {
 		}
 	}
 	return 0
+}
+
+// hiddenEntry reports whether the entry name of directory dir is hidden.
+func (g *Gate) hiddenEntry(dir *fs.Inode, name string) bool {
+	n, ok := dir.Operations().(*node)
+	return !ok || g.p.hidden(join(n.rel(), name))
+}
+
+// statEntry lstats the entry name of directory dir beneath the root.
+func (g *Gate) statEntry(dir *fs.Inode, name string, st *syscall.Stat_t) error {
+	n, ok := dir.Operations().(*node)
+	if !ok {
+		return syscall.ENOENT
+	}
+	_, err := lstat(g.root, join(n.rel(), name), st)
+	return err
 }
 
 // keepEntry reports whether the entry name of directory dir may be a mount

@@ -56,7 +56,7 @@ func (n *node) child(ctx context.Context, fd int, rel string, out *fuse.EntryOut
 	out.Attr.FromStat(&st)
 	gen := btime
 	if gen == 0 {
-		gen = 1
+		gen = noBirthTime
 	}
 	in := n.NewInode(ctx, &node{g: n.g}, fs.StableAttr{Mode: st.Mode & syscall.S_IFMT, Ino: st.Ino, Gen: gen})
 	if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
@@ -142,13 +142,17 @@ func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn,
 	case n.g.p.readOnly(rel):
 		return syscall.EROFS
 	}
-	n.changing()
+	n.changing(setattrKinds(in))
 	apply := func(fd int) syscall.Errno {
 		var st syscall.Stat_t
 		if _, err := statFD(fd, &st); err != nil {
 			return errno(err)
 		}
-		return setattr(fd, &st, in)
+		if e := setattr(fd, &st, in); e != 0 {
+			return e
+		}
+		n.settled(fd)
+		return 0
 	}
 	// ftruncate, fchmod, futimens: the open file itself (its name may be
 	// gone); otherwise the path.
@@ -167,6 +171,27 @@ func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn,
 		return e
 	}
 	return n.Getattr(ctx, nil, out)
+}
+
+// setattrKinds are the inotify events setattr's changes make (as the
+// kernel's fsnotify_change reports them).
+func setattrKinds(in *fuse.SetAttrIn) uint32 {
+	var kinds uint32
+	if _, ok := in.GetSize(); ok {
+		kinds |= unix.IN_MODIFY
+	}
+	if _, ok := in.GetMode(); ok {
+		kinds |= unix.IN_ATTRIB
+	}
+	_, aok := in.GetATime()
+	_, mok := in.GetMTime()
+	switch {
+	case aok && mok:
+		kinds |= unix.IN_ATTRIB
+	case mok:
+		kinds |= unix.IN_MODIFY
+	}
+	return kinds
 }
 
 // setattr applies in to the file fd (an O_PATH or open descriptor) refers to:
@@ -241,19 +266,33 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if flags&syscall.O_ACCMODE == syscall.O_RDONLY {
 		ff |= fuse.FOPEN_NOFLUSH
 	}
-	var changing func()
+	var changing func(kinds uint32)
 	if flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
 		changing = n.changing
-		changing()
+		if flags&syscall.O_TRUNC != 0 {
+			changing(unix.IN_MODIFY) // the truncation
+		}
 	}
-	return newFile(fd, changing), ff, 0
+	var settled func(fd int)
+	if changing != nil {
+		settled = n.settled
+	}
+	return newFile(fd, changing, settled), ff, 0
 }
 
-// changing notes that the gate itself is about to change this entry
-// (watcher.ours), under whichever name go-fuse knows it by now.
-func (n *node) changing() {
+// settled records how the gate's change left this entry (fd).
+func (n *node) settled(fd int) {
 	if name, parent := n.Parent(); parent != nil {
-		n.g.watch.ours(parent, name)
+		n.g.watch.settled(parent, name, fd)
+	}
+}
+
+// changing notes that the gate itself is about to change this entry in
+// the ways kinds (inotify event bits; watcher.ours), under whichever name
+// go-fuse knows it by now.
+func (n *node) changing(kinds uint32) {
+	if name, parent := n.Parent(); parent != nil {
+		n.g.watch.ours(parent, name, kinds)
 	}
 }
 
@@ -274,7 +313,7 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 		return nil, nil, 0, e
 	}
 	fl := int(flags)&(openFlags|syscall.O_EXCL) | syscall.O_CREAT | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
-	n.g.watch.ours(&n.Inode, name)
+	n.g.watch.ours(&n.Inode, name, unix.IN_CREATE)
 	fd, err := unix.Openat(dfd, name, fl, safeMode(syscall.S_IFREG, mode))
 	if err != nil {
 		return nil, nil, 0, errno(err)
@@ -284,7 +323,7 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 		unix.Close(fd)
 		return nil, nil, 0, e
 	}
-	return in, newFile(fd, func() { n.g.watch.ours(&n.Inode, name) }), 0, 0
+	return in, newFile(fd, func(kinds uint32) { n.g.watch.ours(&n.Inode, name, kinds) }, func(fd int) { n.g.watch.settled(&n.Inode, name, fd) }), 0, 0
 }
 
 // mkEntry makes one non-regular entry with mk (relative to the directory
@@ -311,7 +350,7 @@ func (n *node) mkEntry(ctx context.Context, name string, out *fuse.EntryOut, lin
 	if e := n.g.bareCheck(dfd, name); e != 0 {
 		return nil, e
 	}
-	n.g.watch.ours(&n.Inode, name)
+	n.g.watch.ours(&n.Inode, name, unix.IN_CREATE)
 	if err := mk(dfd); err != nil {
 		return nil, errno(err)
 	}
@@ -387,8 +426,14 @@ func (n *node) remove(name string, flags int) syscall.Errno {
 		return errno(err)
 	}
 	defer unix.Close(dfd)
-	n.g.watch.ours(&n.Inode, name)
-	return errno(unix.Unlinkat(dfd, name, flags))
+	n.g.watch.ours(&n.Inode, name, unix.IN_DELETE)
+	if err := unix.Unlinkat(dfd, name, flags); err != nil {
+		return errno(err)
+	}
+	if flags&unix.AT_REMOVEDIR != 0 {
+		n.g.watch.drop(n.GetChild(name))
+	}
+	return 0
 }
 
 // OpendirHandle opens a directory for listing; see dir.

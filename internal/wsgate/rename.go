@@ -74,8 +74,12 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 			return e
 		}
 	}
-	n.g.watch.ours(&n.Inode, name)
-	n.g.watch.ours(&np.Inode, newName)
+	from, to := uint32(unix.IN_MOVED_FROM), uint32(unix.IN_MOVED_TO)
+	if exchange {
+		from, to = from|to, from|to
+	}
+	n.g.watch.ours(&n.Inode, name, from)
+	n.g.watch.ours(&np.Inode, newName, to)
 	return errno(unix.Renameat2(sfd, name, dfd, newName, uint(flags)))
 }
 

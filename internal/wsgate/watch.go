@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -44,23 +45,38 @@ const watchMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN
 type watcher struct {
 	f    *os.File                              // non-blocking, so close ends run's read
 	keep func(dir *fs.Inode, name string) bool // never invalidate this name (a mount point)
+	// hidden names are never invalidated either: the sandbox must not
+	// learn when a file it cannot see changes (its cached "no such
+	// entry" dropped would mark the directory changed).
+	hidden func(dir *fs.Inode, name string) bool
+	// stat reads the entry name of dir on the host as it is now (lstat
+	// beneath the root), to tell a host change from the gate's own echo.
+	stat func(dir *fs.Inode, name string, st *syscall.Stat_t) error
 
 	mu   sync.Mutex              // guards dirs, wds and echo
 	dirs map[int32]*fs.Inode     // watch → the Inode its events are told to
 	wds  map[fs.StableAttr]int32 // directory identity → its watch
-	echo map[echoKey]time.Time   // names the gate itself just changed (ours)
+	echo map[echoKey]echoNote    // names the gate itself just changed (ours)
 }
 
 // Changes the sandbox makes through the gate are in its kernel's caches
 // already (FUSE told it); their inotify echo would only throw those caches
 // away (each file just created looked up and stat'ed again, each listing
-// read again). The gate notes each name it is about to change (ours), and
-// events for that name within echoWindow are dropped. A host change to the
-// same name in that second is seen when the entry expires (cachedTimeout),
-// as where no watch could be added.
+// read again). The gate notes each name it is about to change and the
+// kinds of event that change makes (ours); an event of a noted kind for
+// that name within echoWindow is taken as the echo and clears the note, so
+// the next event of that kind (a host write after the sandbox's) is the
+// host's and invalidates. Only a host change made before the gate's echo
+// was read (inotify merges an identical unread event into it: within
+// milliseconds) is seen late, when the entry expires (cachedTimeout).
 const echoWindow = time.Second
 
-// maxEcho bounds the noted names (older ones are dropped first).
+// echoKinds are the event kinds the gate's own changes make.
+const echoKinds = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
+	unix.IN_ATTRIB | unix.IN_MODIFY | unix.IN_CLOSE_WRITE
+
+// maxEcho bounds the noted names (all are dropped when it is reached:
+// the cost is a few caches thrown away, never a change missed).
 const maxEcho = 4096
 
 type echoKey struct {
@@ -68,8 +84,24 @@ type echoKey struct {
 	name string
 }
 
-// ours notes that the gate is about to change the entry name of dir.
-func (w *watcher) ours(dir *fs.Inode, name string) {
+type echoNote struct {
+	kinds uint32
+	at    time.Time
+	// after is the entry as the gate's last change left it (settled),
+	// when known: an event of a content or attribute kind is the echo only
+	// while the entry still is so (a host write right after the sandbox's
+	// changes its size, mtime or ctime; its event may even have been
+	// merged into the gate's own).
+	after    syscall.Stat_t
+	hasAfter bool
+}
+
+// contentKinds are the event kinds checked against a note's after.
+const contentKinds = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE
+
+// ours notes that the gate is about to make the changes kinds (inotify
+// event bits) to the entry name of dir.
+func (w *watcher) ours(dir *fs.Inode, name string, kinds uint32) {
 	if w == nil || dir == nil {
 		return
 	}
@@ -81,24 +113,94 @@ func (w *watcher) ours(dir *fs.Inode, name string) {
 		return
 	}
 	if len(w.echo) >= maxEcho {
-		for k, t := range w.echo {
-			if now.Sub(t) >= echoWindow {
-				delete(w.echo, k)
-			}
-		}
-		if len(w.echo) >= maxEcho {
-			clear(w.echo)
-		}
+		clear(w.echo)
 	}
-	w.echo[echoKey{wd, name}] = now
+	k := echoKey{wd, name}
+	n := w.echo[k]
+	if now.Sub(n.at) >= echoWindow {
+		n = echoNote{}
+	}
+	// (after stays: stale until this change settles, it can only make
+	// an echo look like a host change, which costs a cache, never a miss)
+	n.kinds |= kinds & echoKinds
+	n.at = now
+	w.echo[k] = n
 }
 
-// echoed reports whether an event for k is the echo of the gate's own change.
-func (w *watcher) echoed(k echoKey, now time.Time) bool {
+// settled records how the gate's change to the entry name of dir left it
+// (fd: the entry, open or O_PATH).
+func (w *watcher) settled(dir *fs.Inode, name string, fd int) {
+	if w == nil || dir == nil {
+		return
+	}
+	var st syscall.Stat_t
+	if _, err := statFD(fd, &st); err != nil {
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	t, ok := w.echo[k]
-	return ok && now.Sub(t) < echoWindow
+	wd, ok := w.wds[dir.StableAttr()]
+	if !ok {
+		return
+	}
+	k := echoKey{wd, name}
+	if n, ok := w.echo[k]; ok {
+		n.after, n.hasAfter = st, true
+		w.echo[k] = n
+	}
+}
+
+// sameEntry compares what a host change would alter.
+func sameEntry(a, b *syscall.Stat_t) bool {
+	return a.Ino == b.Ino && a.Size == b.Size && a.Mode == b.Mode && a.Mtim == b.Mtim && a.Ctim == b.Ctim
+}
+
+// isEcho reports whether an event (mask) for k is the echo of the gate's own
+// change, and clears that kind from the note.
+func (w *watcher) isEcho(dir *fs.Inode, k echoKey, mask uint32, now time.Time) bool {
+	kind := mask & echoKinds
+	w.mu.Lock()
+	n, ok := w.echo[k]
+	if !ok || kind == 0 || n.kinds&kind == 0 || now.Sub(n.at) >= echoWindow {
+		w.mu.Unlock()
+		return false
+	}
+	w.mu.Unlock()
+	if kind&contentKinds != 0 && n.hasAfter && w.stat != nil && dir != nil {
+		var st syscall.Stat_t
+		if err := w.stat(dir, k.name, &st); err != nil || !sameEntry(&st, &n.after) {
+			w.mu.Lock()
+			delete(w.echo, k) // someone else changed it: every later event is theirs too
+			w.mu.Unlock()
+			return false
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n, ok = w.echo[k]; !ok || n.kinds&kind == 0 {
+		return false
+	}
+	if n.kinds &^= kind; n.kinds == 0 {
+		delete(w.echo, k)
+	} else {
+		w.echo[k] = n
+	}
+	return true
+}
+
+// drop forgets the watch of a directory the gate itself removed, at once
+// (its IN_IGNORED comes later, and a directory made meanwhile may reuse
+// its identity where the file system records no birth time).
+func (w *watcher) drop(in *fs.Inode) {
+	if w == nil || in == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if wd, ok := w.wds[in.StableAttr()]; ok {
+		delete(w.wds, in.StableAttr())
+		delete(w.dirs, wd)
+	}
 }
 
 // maxWatches caps the watches one gate takes from the folder owner's
@@ -108,12 +210,12 @@ func (w *watcher) echoed(k echoKey, now time.Time) bool {
 // programs).
 const maxWatches = 2048
 
-func newWatcher(keep func(dir *fs.Inode, name string) bool) (*watcher, error) {
+func newWatcher(keep, hidden func(dir *fs.Inode, name string) bool, stat func(dir *fs.Inode, name string, st *syscall.Stat_t) error) (*watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("inotify: %w", err)
 	}
-	return &watcher{f: os.NewFile(uintptr(fd), "inotify"), keep: keep, dirs: map[int32]*fs.Inode{}, wds: map[fs.StableAttr]int32{}, echo: map[echoKey]time.Time{}}, nil
+	return &watcher{f: os.NewFile(uintptr(fd), "inotify"), keep: keep, hidden: hidden, stat: stat, dirs: map[int32]*fs.Inode{}, wds: map[fs.StableAttr]int32{}, echo: map[echoKey]echoNote{}}, nil
 }
 
 // add watches the directory open as dfd (an O_PATH descriptor reached the
@@ -125,13 +227,18 @@ func (w *watcher) add(in *fs.Inode, dfd int) bool {
 	id := in.StableAttr()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if wd, ok := w.wds[id]; ok {
-		if old := w.dirs[wd]; old == nil || !inTree(old) {
-			w.dirs[wd] = in // the old one was forgotten: this lookup's wins
+	known, isKnown := w.wds[id]
+	if isKnown && id.Gen != noBirthTime {
+		if old := w.dirs[known]; old == nil || !inTree(old) {
+			w.dirs[known] = in // the old one was forgotten: this lookup's wins
 		}
 		return true
 	}
-	if len(w.wds) >= maxWatches {
+	// (Without a birth time an identity is only an inode number, which a
+	// directory made after another was removed may reuse before the old
+	// watch's IN_IGNORED is read: ask inotify, which answers the watch
+	// this very directory has.)
+	if !isKnown && len(w.wds) >= maxWatches {
 		return false
 	}
 	// The magic link names exactly the directory the descriptor holds.
@@ -139,13 +246,26 @@ func (w *watcher) add(in *fs.Inode, dfd int) bool {
 	if err != nil {
 		return false
 	}
-	if old, ok := w.dirs[int32(wd)]; ok {
+	if isKnown && int32(wd) == known {
+		if old := w.dirs[known]; old == nil || !inTree(old) {
+			w.dirs[known] = in
+		}
+		return true
+	}
+	if old, ok := w.dirs[int32(wd)]; ok && old.StableAttr() != id {
 		delete(w.wds, old.StableAttr()) // the same directory under another identity: keep the newest
+	}
+	if oldWd, ok := w.wds[id]; ok && oldWd != int32(wd) {
+		delete(w.dirs, oldWd) // the identity's old watch was another directory's
 	}
 	w.dirs[int32(wd)] = in
 	w.wds[id] = int32(wd)
 	return true
 }
+
+// noBirthTime is the generation of an inode whose file system records no
+// birth time (node.go's child).
+const noBirthTime = 1
 
 // inTree reports whether go-fuse keeps in (it has a name, or is the root).
 func inTree(in *fs.Inode) bool {
@@ -214,7 +334,16 @@ func (w *watcher) run() {
 				}
 				w.mu.Unlock()
 			default:
-				seen[echoKey{wd, string(name)}] |= mask
+				k := echoKey{wd, string(name)}
+				if k.name != "" {
+					w.mu.Lock()
+					dir := w.dirs[wd]
+					w.mu.Unlock()
+					if w.isEcho(dir, k, mask, time.Now()) {
+						continue
+					}
+				}
+				seen[k] |= mask
 			}
 		}
 		if overflow {
@@ -223,11 +352,7 @@ func (w *watcher) run() {
 			continue
 		}
 		listings := map[*fs.Inode]bool{}
-		now := time.Now()
 		for k, mask := range seen {
-			if k.name != "" && w.echoed(k, now) {
-				continue
-			}
 			w.mu.Lock()
 			dir := w.dirs[k.wd]
 			w.mu.Unlock()
@@ -237,6 +362,9 @@ func (w *watcher) run() {
 			if k.name == "" {
 				dir.NotifyContent(-1, 0) // the directory's own attributes
 				continue
+			}
+			if w.hidden != nil && w.hidden(dir, k.name) {
+				continue // (a listing never shows it: nothing to drop)
 			}
 			if child := dir.GetChild(k.name); child != nil {
 				child.NotifyContent(0, 0) // attributes and every cached page
