@@ -158,6 +158,18 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	}
 	res := &Result{Name: t.Name, Mode: t.Mode, Base: s.Base}
 	at := time.Now()
+	// The hidden files are listed alongside staging (a walk of its own,
+	// on the base index, which nothing writes during a review).
+	type hiddenList struct {
+		m   map[string]bigStat
+		err error
+	}
+	hiddenCh := make(chan hiddenList, 1)
+	go func() {
+		m, err := t.hiddenStats(ctx, t.privGit("index-base"))
+		hiddenCh <- hiddenList{m, err}
+	}()
+	defer func() { <-hiddenCh }()
 	cur, problems, big, err := t.writeTreeProblems(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack))
 	if err != nil {
 		return nil, err
@@ -182,7 +194,9 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		return nil, err
 	}
 	files = bigFiles(files, big, s.BigBase)
-	hidden, err := t.hiddenStats(ctx, t.privGit("index-cur"))
+	hl := <-hiddenCh
+	hiddenCh <- hl // for the deferred receive
+	hidden, err := hl.m, hl.err
 	if err != nil {
 		return nil, err
 	}
