@@ -19,7 +19,7 @@ import (
 // marked running themselves).
 var buildEntries = []string{"meson.build", "SConstruct", "configure.ac", "dune", "justfile", "Justfile", ".justfile", "Taskfile.yml",
 	"Taskfile.yaml", ".Rprofile", "config/config.exs", "phpunit.xml", "phpunit.xml.dist", ".bazelrc", "binding.gyp", "setup.py",
-	"webpack.config.js", "CMakeLists.txt", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}
+	"webpack.config.js", "pom.xml", "CMakeLists.txt", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}
 
 var (
 	mesonSubdir  = regexp.MustCompile(`\bsubdir\s*\(\s*'([^']+)'`)

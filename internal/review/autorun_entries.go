@@ -415,7 +415,8 @@ func folderOpenTasks(nodes []Node) [][2]string {
 		switch {
 		case rest == "label":
 			t.label = n.Value
-		case rest == "command" || strings.HasPrefix(rest, "args.") || strings.HasSuffix(rest, ".command") || strings.Contains(rest, ".args."):
+		case rest == "command" || strings.HasPrefix(rest, "args.") || strings.HasSuffix(rest, ".command") || strings.Contains(rest, ".args.") ||
+			strings.HasPrefix(rest, "options.env.") || strings.Contains(rest, ".options.env."):
 			t.cmd += " " + n.Value
 		case (rest == "runOptions.runOn" || rest == "runOn") && strings.EqualFold(n.Value, "folderOpen"):
 			t.open = true

@@ -23,7 +23,7 @@ import (
 // reachNames are probed in every project directory, like entryNames.
 var reachNames = func() []string {
 	out := []string{"tsconfig.json", "jsconfig.json", "pytest.ini", "tox.ini", ".rubocop.yml", ".rubocop.yaml",
-		".vscode/c_cpp_properties.json", "Gemfile", "Rakefile", "rakefile", "dub.json"}
+		".vscode/c_cpp_properties.json", "Gemfile", "Rakefile", "rakefile", "dub.json", "requirements.txt", "requirements-dev.txt", "dev-requirements.txt", "requirements/dev.txt", "requirements/test.txt"}
 	for n := range toolConfigs {
 		out = append(out, n)
 	}
@@ -54,6 +54,7 @@ func reachEntry(p string, b []byte, e *entryOut) (done bool) {
 	}
 	dir := path.Dir(p)
 	lbase := strings.ToLower(path.Base(p))
+	mcpLines(p, b, e)
 	soft := func(via, f string) {
 		e.files = append(e.files, cmdRef{cmd: f, dir: dir, via: via, soft: true})
 	}
@@ -74,6 +75,9 @@ func reachEntry(p string, b []byte, e *entryOut) (done bool) {
 		var opts []string
 		for _, n := range strs(nodesOf(p, b), "pytest.addopts", "tool:pytest.addopts", "tool.pytest.ini_options.addopts", "tool.pytest.ini_options.addopts.*") {
 			opts = append(opts, n.Value)
+		}
+		for _, n := range strs(nodesOf(p, b), "tool.uv.sources.*.path", "tool.uv.workspace.members.*") {
+			localProject(path.Join(dir, n.Value), p+" "+n.Path+" (uv sync builds it)", e)
 		}
 		for _, m := range pytestAddoptsP.FindAllStringSubmatch(strings.Join(opts, " "), 50) {
 			e.cmds = append(e.cmds, cmdRef{cmd: "python -m " + m[1], dir: dir, via: p + " addopts -p (pytest loads the plugin at every run and at test discovery)", soft: true, shallow: true})
@@ -131,11 +135,32 @@ func reachEntry(p string, b []byte, e *entryOut) (done bool) {
 			e.dirs = append(e.dirs, cmdRef{cmd: path.Join(dir, "rakelib"), via: p + " (rake loads every rakelib/*.rake)", soft: true})
 		}
 		return true
+	case strings.HasPrefix(lbase, "requirements") && strings.HasSuffix(lbase, ".txt"):
+		for _, l := range lines(b) {
+			f := strings.Fields(strings.SplitN(l, "#", 2)[0])
+			if len(f) == 0 {
+				continue
+			}
+			switch {
+			case (f[0] == "-r" || f[0] == "--requirement" || f[0] == "-c") && len(f) > 1:
+				e.alias = append(e.alias, [2]string{path.Join(dir, f[1]), "requirements.txt"})
+			case (f[0] == "-e" || f[0] == "--editable") && len(f) > 1:
+				localProject(path.Join(dir, strings.TrimPrefix(f[1], "file:")), p+" "+l+" (pip builds it at install)", e)
+			case strings.HasPrefix(f[0], "./") || strings.HasPrefix(f[0], "../") || strings.HasPrefix(f[0], "file:"):
+				localProject(path.Join(dir, strings.TrimPrefix(f[0], "file:")), p+" "+l+" (pip builds it at install)", e)
+			}
+		}
+		return true
 	case lbase == "dub.json" || lbase == "dub.sdl":
 		for _, n := range strs(looseNodes(p, b), "*Commands", "*Commands.*", "configurations.*.*Commands*") {
 			e.cmds = append(e.cmds, cmdRef{cmd: n.Value, dir: dir, via: p + " " + n.Path + " (dub runs it at every build; serve-d on open)"})
 		}
 		return true
+	case lbase == "cargo.toml":
+		for _, n := range strs(nodesOf(p, b), "build-dependencies.*.path", "target.*.build-dependencies.*.path") {
+			e.dirs = append(e.dirs, cmdRef{cmd: path.Join(dir, n.Value, "src"), via: p + " " + n.Path + " (the build script links and runs it)", soft: true})
+		}
+		return false
 	case strings.HasSuffix(p, ".vscode/c_cpp_properties.json"):
 		for _, n := range strs(nodesOf(p, b), "configurations.*.compilerPath", "env.*") {
 			e.cmds = append(e.cmds, cmdRef{cmd: n.Value, dir: path.Dir(dir), via: p + " " + n.Path + " (the C/C++ extension runs it on open)"})
@@ -310,6 +335,7 @@ func (g *autorunGraph) followPy(here, src, chain, dir string, depth int) {
 		if m[4] != "" {
 			for _, mod := range strings.Split(m[4], ",") {
 				if f := strings.Fields(mod); len(f) > 0 {
+					g.pyModuleAt(here, f[0], chain, dir, depth)
 					g.pyModule(dir, f[0], chain, depth)
 				}
 			}
@@ -325,6 +351,9 @@ func (g *autorunGraph) followPy(here, src, chain, dir string, depth int) {
 			mod = mod[dots:]
 		}
 		if mod != "" {
+			if base == dir && here != dir {
+				g.pyModuleAt(here, mod, chain, dir, depth) // the script's own directory is first on sys.path
+			}
 			g.pyModuleAt(base, mod, chain, dir, depth)
 		}
 		for _, name := range strings.FieldsFunc(m[2]+" "+m[3], func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\\' }) {
@@ -354,5 +383,41 @@ func (g *autorunGraph) pyModuleAt(base, mod, via, dir string, depth int) {
 			g.addRun(p, via, dir, depth)
 			return
 		}
+	}
+}
+
+// localProject: a local directory pip or uv builds (its setup.py runs,
+// its pyproject's backend hooks run).
+func localProject(d, via string, e *entryOut) {
+	if strings.Contains(d, "://") || strings.ContainsAny(d, "$*") {
+		return
+	}
+	e.files = append(e.files, cmdRef{cmd: path.Join(d, "setup.py"), dir: d, via: via, soft: true})
+	e.alias = append(e.alias, [2]string{path.Join(d, "pyproject.toml"), "pyproject.toml"})
+}
+
+// mcpLines joins each MCP server's command and args into one command line
+// (python -m pkg.mod is followed only whole).
+func mcpLines(p string, b []byte, e *entryOut) {
+	lbase := strings.ToLower(path.Base(p))
+	if !strings.Contains(lbase, "mcp") && !strings.Contains(p, ".claude/") && !strings.Contains(p, ".gemini/") && !strings.HasSuffix(p, ".codex/config.toml") && !strings.Contains(p, ".cursor/") {
+		return
+	}
+	servers := map[string]string{}
+	var order []string
+	for _, n := range strs(nodesOf(p, b), "mcpServers.*.command", "mcpServers.*.args.*", "servers.*.command", "servers.*.args.*", "mcp_servers.*.command", "mcp_servers.*.args.*") {
+		key := n.Path
+		if i := strings.Index(key, ".args."); i > 0 {
+			key = key[:i]
+		} else {
+			key = strings.TrimSuffix(key, ".command")
+		}
+		if _, ok := servers[key]; !ok {
+			order = append(order, key)
+		}
+		servers[key] += " " + n.Value
+	}
+	for _, k := range order {
+		e.cmds = append(e.cmds, cmdRef{cmd: strings.TrimSpace(servers[k]), dir: path.Dir(path.Dir(p)), via: p + " " + k + " (the agent starts it every session)", soft: true})
 	}
 }

@@ -99,6 +99,9 @@ func toolEntry(p string, b []byte, e *entryOut) bool {
 				file(via, v)
 			}
 		}
+		for _, m := range relLiteral.FindAllStringSubmatch(string(b), 50) { // object keys too ("./plugin.cjs": {})
+			file(via, m[1])
+		}
 		switch tool {
 		case "mypy":
 			for _, n := range strs(nodes, "mypy.plugins") {
@@ -231,6 +234,15 @@ func shellPaths(src, here string) string {
 // loadKey marks a config line whose ./path the tool requires as code.
 var loadKey = regexp.MustCompile(`(?i)plugin|parser|preset|setup|teardown|loader|transform|reporter|rule|processor|resolver|extends|require|environment|runner|serializer|custom|import`)
 
+// buildDirVars are a build file's spellings of its own or the project's
+// directory (CMake, Gradle, Maven, Meson).
+var buildDirVars = regexp.MustCompile(`\$\{(?:CMAKE_CURRENT_SOURCE_DIR|CMAKE_SOURCE_DIR|PROJECT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|projectDir|rootDir|basedir|project\.basedir|MESON_SOURCE_ROOT)\}/|\$(?:projectDir|rootDir)/`)
+
+// bareCodePath is an unquoted ./path with a code extension (after
+// buildDirVars), as in execute_process(COMMAND python ./tools/x.py) or
+// <executable>./tools/x.sh</executable>.
+var bareCodePath = regexp.MustCompile(`(?:^|[\s(=>,])(\./[\w.\-]+(?:/[\w.\-]+)*\.(?:py|sh|bash|js|mjs|cjs|ts|rb|pl|php|lua))\b`)
+
 // codeLit is a quoted path with a code extension in a program or build
 // file ("scripts/gen.py", './tools/x.sh').
 var codeLit = regexp.MustCompile(`["'](\.{0,2}/?[\w.\-]+(?:/[\w.\-]+)*\.(?:py|sh|bash|js|mjs|cjs|ts|rb|pl|php|lua))["']`)
@@ -244,7 +256,8 @@ func (g *autorunGraph) codeLiterals(p, src, chain, dir string, depth int) {
 	case ".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx":
 		return // JavaScript loads by require/import; other paths are data to it (a bundler's entries)
 	}
-	for _, m := range codeLit.FindAllStringSubmatch(src, 50) {
+	src = buildDirVars.ReplaceAllString(src, "./")
+	for _, m := range append(codeLit.FindAllStringSubmatch(src, 50), bareCodePath.FindAllStringSubmatch(src, 50)...) {
 		for _, base := range []string{here, dir, "."} {
 			if q := path.Join(base, m[1]); inRepo(q) && g.exists(q) {
 				g.addRun(q, chain, dir, depth)

@@ -32,7 +32,7 @@ func autorunRules() []*Rule {
 			Match: changed()},
 		{ID: "IDE-AUTOBUILD-CMD", Severity: High, Reason: "CMake Tools and Gradle import run this build script when the folder opens; this line runs a command.",
 			Paths: []string{"CMakeLists.txt", "*.cmake", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "*.gradle", "*.gradle.kts"},
-			Match: lineRe(`(?i)execute_process|exec_program|add_custom_(command|target)|cmake_language|try_run|try_compile|file\s*\(\s*DOWNLOAD|ExternalProject_Add|FetchContent_|\bexec\s*\{|commandLine|ProcessBuilder|\.execute\(\)|Runtime\.getRuntime|providers\.exec|Class\.forName|getMethod\s*\(|getDeclaredMethod|\.invoke\s*\(|GroovyShell|\bEval\.(me|x)|\bevaluate\s*\(|\.exec\s*\(|javaexec|ant\.exec|ScriptEngine`)},
+			Match: lineRe(`(?i)execute_process|exec_program|add_custom_(command|target)|cmake_language|try_run|try_compile|file\s*\(\s*DOWNLOAD|ExternalProject_Add|FetchContent_|\bexec\s*\{|commandLine|ProcessBuilder|\.execute\(\)|Runtime\.getRuntime|providers\.exec|Class\.forName|getMethod\s*\(|getDeclaredMethod|\.invoke\s*\(|GroovyShell|\bEval\.(me|x)|\bevaluate\s*\(|\.exec\s*\(|javaexec|ant\.exec|ScriptEngine|\.\s*"\$\{|\.\s*'\$|invokeMethod|\.&\w|metaClass`)},
 		{ID: "TOOLCHAIN-PATH", Severity: High, Reason: "rustup runs the toolchain from this path for every cargo/rustc call, including the editor's.",
 			Paths: []string{"rust-toolchain.toml", "rust-toolchain"}, Match: anyOf(docKeys(key{"toolchain.path", nil}), lineRe(`^\s*path\s*=`))},
 		{ID: "EDITOR-TOOL-EXEC", Severity: High, Reason: "This editor/tool config names a program (language server, compiler, CMake, RuboCop extension) that runs when a file is opened.",
