@@ -10,9 +10,15 @@ import (
 
 	"github.com/airlock-sandbox/airlock/internal/agent"
 	"github.com/airlock-sandbox/airlock/internal/cli"
+	"github.com/airlock-sandbox/airlock/internal/wsgate"
 )
 
 func TestMain(m *testing.M) {
+	// The bridge's direct-mode sandboxes re-execute this binary as the
+	// workspace gate, dispatched as cmd/airlock's main does.
+	if code, ok := wsgate.RunChild(os.Args); ok {
+		os.Exit(code)
+	}
 	testscript.Main(m, map[string]func(){
 		"airlock":       func() { os.Exit(cli.Main()) },
 		"airlock-agent": func() { os.Exit(agent.Main()) },

@@ -126,10 +126,13 @@ func idmappedTree(dir, id int) (int, error) {
 
 // IDMapUserns returns a user namespace (a descriptor) in which uid fromUID
 // and gid fromGID are the host's toUID and toGID: what an idmapped mount
-// needs. A short-lived child of this binary (Arg holdArg, which any binary
-// linking this package answers) is made in it; the namespace outlives the
+// needs. A short-lived child of this binary (Arg holdArg, which a binary
+// calling RunChild answers) is made in it; the namespace outlives the
 // child through the descriptor. The caller closes it.
 func IDMapUserns(fromUID, fromGID, toUID, toGID int) (int, error) {
+	if !dispatched.Load() {
+		return -1, errNotDispatched
+	}
 	cmd := exec.Command("/proc/self/exe", Arg, holdArg)
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags:  syscall.CLONE_NEWUSER,

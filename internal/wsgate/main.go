@@ -10,8 +10,9 @@ import (
 )
 
 // Arg is the first argument that makes the airlock binary run as a gate
-// (cmd/airlock dispatches it before the CLI): the gate runs as a process of
-// its own so a bridge restart does not take the workspace down with it.
+// (cmd/airlock's main dispatches it through RunChild before the CLI): the
+// gate runs as a process of its own so a bridge restart does not take the
+// workspace down with it.
 const Arg = "__workspace-gate"
 
 // Main runs a gate: `airlock __workspace-gate -folder DIR -mount DIR

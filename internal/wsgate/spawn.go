@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -132,20 +133,37 @@ func kill(pid int, start uint64) {
 	}
 }
 
-// init makes every binary that links the gate able to run as one: Spawn
-// re-executes /proc/self/exe with Arg (the airlock CLI, and test binaries
-// that start direct-mode sandboxes, alike).
-func init() {
-	if len(os.Args) > 1 && os.Args[1] == Arg {
-		os.Exit(Main(os.Args[2:]))
+// dispatched records that this binary's main (or TestMain) calls RunChild:
+// Spawn and IDMapUserns re-execute /proc/self/exe with Arg, and a binary
+// that does not dispatch it would run as itself again (a test binary would
+// re-run its tests) instead of as the gate.
+var dispatched atomic.Bool
+
+// RunChild runs this process as the gate when argv (os.Args) asks for it
+// (argv[1] == Arg, as Spawn and IDMapUserns start it) and returns its exit
+// code with ok true; otherwise ok is false. cmd/airlock's main calls it
+// first, and so does the TestMain of every test binary that starts a
+// direct-mode sandbox.
+func RunChild(argv []string) (code int, ok bool) {
+	dispatched.Store(true)
+	if len(argv) > 1 && argv[1] == Arg {
+		return Main(argv[2:]), true
 	}
+	return 0, false
 }
+
+// errNotDispatched is what Spawn and IDMapUserns answer in a binary whose
+// main does not call RunChild.
+var errNotDispatched = errors.New("workspace gate: this binary does not dispatch " + Arg + " (call wsgate.RunChild first in main or TestMain)")
 
 // Spawn starts a gate process for o, logging to logFile, and returns its
 // pid once the folder is mounted at o.Mountpoint. The process is in a
 // session of its own: it outlives its parent and exits when the last mount
 // of the file system is gone.
 func Spawn(ctx context.Context, o Options, logFile string) (int, error) {
+	if !dispatched.Load() {
+		return 0, errNotDispatched
+	}
 	opts, err := json.Marshal(o)
 	if err != nil {
 		return 0, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/testenv"
+	"github.com/airlock-sandbox/airlock/internal/wsgate"
 	"github.com/airlock-sandbox/airlock/vm"
 	"github.com/airlock-sandbox/airlock/vm/vmtest"
 )
@@ -22,6 +23,11 @@ import (
 var agentBin string
 
 func TestMain(m *testing.M) {
+	// Direct-mode sandboxes re-execute this binary as the workspace gate,
+	// dispatched as cmd/airlock's main does.
+	if code, ok := wsgate.RunChild(os.Args); ok {
+		os.Exit(code)
+	}
 	if p := os.Getenv("AIRLOCK_NSTEST_AGENT"); p != "" {
 		// Re-executed by TestUnprivileged: reuse the parent's binary.
 		agentBin = p

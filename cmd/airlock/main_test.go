@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/airlock-sandbox/airlock/internal/wsgate"
+)
+
+// TestMain runs main itself when a test re-executes this binary with
+// AIRLOCK_TEST_MAIN=1: the same code as the built airlock binary.
+func TestMain(m *testing.M) {
+	if os.Getenv("AIRLOCK_TEST_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestGateIsDispatched runs main with the workspace gate's argv (as Spawn
+// starts it: a pipe at descriptor 3 for its "ready" line) and options that
+// do not parse: the gate answers on that pipe before it touches anything;
+// the CLI would not know the command.
+func TestGateIsDispatched(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(os.Args[0], wsgate.Arg, "-folder", t.TempDir(), "-mount", t.TempDir(), "-options", "{")
+	cmd.Env = append(os.Environ(), "AIRLOCK_TEST_MAIN=1")
+	cmd.ExtraFiles = []*os.File{w}
+	out, err := cmd.CombinedOutput()
+	w.Close()
+	line, _ := bufio.NewReader(r).ReadString('\n')
+	if !strings.HasPrefix(line, "error: workspace gate: options:") {
+		t.Fatalf("descriptor 3 got %q, want the gate's error line (exit %v, output %q)", line, err, out)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Fatalf("exit code %d, want the gate's 1; output %q", code, out)
+	}
+}
