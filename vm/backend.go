@@ -170,8 +170,9 @@ var (
 	registry = map[string]Factory{}
 )
 
-// Register makes a backend available by name. It panics on duplicates, as
-// database/sql does: registration happens in init functions.
+// Register makes a backend available by name. cmd/airlock's main registers
+// the backends the binary links (test binaries that open backends by name
+// do the same in TestMain); it panics on duplicates, as database/sql does.
 func Register(name string, f Factory) {
 	regMu.Lock()
 	defer regMu.Unlock()

@@ -19,8 +19,7 @@ import (
 	"github.com/airlock-sandbox/airlock/bridge"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/testenv"
-	"github.com/airlock-sandbox/airlock/vm"
-	_ "github.com/airlock-sandbox/airlock/vm/namespace" // the backend the harness needs
+	"github.com/airlock-sandbox/airlock/vm/namespace"
 )
 
 // Harness is one private airlock installation with a running bridge.
@@ -83,7 +82,7 @@ func Binaries(t testing.TB) string {
 
 // Available returns nil when the namespace backend works here.
 func Available() error {
-	b, err := vm.Open("namespace", os.TempDir())
+	b, err := namespace.New(os.TempDir())
 	if err != nil {
 		return err
 	}

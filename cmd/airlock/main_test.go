@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/wsgate"
 )
 
@@ -41,5 +43,25 @@ func TestGateIsDispatched(t *testing.T) {
 	}
 	if code := cmd.ProcessState.ExitCode(); code != 1 {
 		t.Fatalf("exit code %d, want the gate's 1; output %q", code, out)
+	}
+}
+
+// TestBackendsAreTheConfigsNames: main links a backend for every name
+// sandbox.hcl accepts (config.Backends, less "auto") and no other.
+func TestBackendsAreTheConfigsNames(t *testing.T) {
+	var linked []string
+	for _, b := range backends {
+		linked = append(linked, b.name)
+	}
+	var want []string
+	for _, n := range config.Backends {
+		if n != "auto" {
+			want = append(want, n)
+		}
+	}
+	slices.Sort(linked)
+	slices.Sort(want)
+	if !slices.Equal(linked, want) {
+		t.Fatalf("main's backends %v, sandbox.hcl's names %v", linked, want)
 	}
 }

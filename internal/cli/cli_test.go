@@ -11,6 +11,9 @@ import (
 	"github.com/airlock-sandbox/airlock/internal/agent"
 	"github.com/airlock-sandbox/airlock/internal/cli"
 	"github.com/airlock-sandbox/airlock/internal/wsgate"
+	"github.com/airlock-sandbox/airlock/vm"
+	"github.com/airlock-sandbox/airlock/vm/microvm"
+	"github.com/airlock-sandbox/airlock/vm/namespace"
 )
 
 func TestMain(m *testing.M) {
@@ -19,6 +22,11 @@ func TestMain(m *testing.M) {
 	if code, ok := wsgate.RunChild(os.Args); ok {
 		os.Exit(code)
 	}
+	// The backends cmd/airlock's main registers (kubernetes: see
+	// backends_kubernetes_test.go).
+	vm.Register("namespace", namespace.New)
+	vm.Register("microvm", microvm.Open)
+	registerKubernetes()
 	testscript.Main(m, map[string]func(){
 		"airlock":       func() { os.Exit(cli.Main()) },
 		"airlock-agent": func() { os.Exit(agent.Main()) },

@@ -31,10 +31,11 @@ import (
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
-func init() {
-	vm.Register("kubernetes", func(root string) (vm.Backend, error) {
-		return &Backend{root: root, home: homeOf(root)}, nil
-	})
+// Open is the vm.Factory cmd/airlock registers as "kubernetes": a backend
+// rooted at root ($AIRLOCK_HOME/vm/kubernetes) that reads the cluster from
+// $AIRLOCK_HOME/kubernetes.hcl when first used.
+func Open(root string) (vm.Backend, error) {
+	return &Backend{root: root, home: homeOf(root)}, nil
 }
 
 var _ vm.Backend = (*Backend)(nil)
@@ -66,7 +67,7 @@ type Backend struct {
 }
 
 // New returns a backend rooted at root using the given settings and
-// REST config (tests; the registry's factory reads kubernetes.hcl).
+// REST config (tests; Open reads kubernetes.hcl).
 func New(root string, set *config.KubernetesSettings, cfg *rest.Config) (*Backend, error) {
 	b := &Backend{root: root, set: set, cfg: cfg}
 	return b, b.connect()

@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/airlock-sandbox/airlock/vm"
-	_ "github.com/airlock-sandbox/airlock/vm/namespace"
+	"github.com/airlock-sandbox/airlock/vm/namespace"
 	"github.com/airlock-sandbox/airlock/vm/vmtest"
 )
 
@@ -30,7 +30,7 @@ import (
 //	                   bridge heap per sandbox; rm of all 30 leaves nothing
 
 func namespaceBackend(b *testing.B) vm.Backend {
-	nb, err := vm.Open("namespace", b.TempDir())
+	nb, err := namespace.New(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

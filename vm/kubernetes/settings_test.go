@@ -15,7 +15,7 @@ import (
 	"github.com/airlock-sandbox/airlock/vm/vmtest"
 )
 
-// TestHostSettings: the registry's backend (what the bridge opens at
+// TestHostSettings: the backend Open makes (what the bridge opens at
 // $AIRLOCK_HOME/vm/kubernetes) reads $AIRLOCK_HOME/kubernetes.hcl; without
 // it the backend is unavailable and says what to write; with it a sandbox
 // runs on the cluster the file names.
@@ -23,7 +23,7 @@ func TestHostSettings(t *testing.T) {
 	home := t.TempDir()
 	root := filepath.Join(home, "vm", "kubernetes")
 	os.MkdirAll(root, 0o700)
-	b, err := vm.Open("kubernetes", root)
+	b, err := Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestHostSettings(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "kubernetes.hcl"), []byte(hcl), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	b, err = vm.Open("kubernetes", root)
+	b, err = Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,11 +24,9 @@ import (
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
-func init() {
-	vm.Register("microvm", func(root string) (vm.Backend, error) {
-		return New(root, homeOf(root)), nil
-	})
-}
+// Open is the vm.Factory cmd/airlock registers as "microvm": a backend
+// rooted at root, where the bridge puts it ($AIRLOCK_HOME/vm/microvm).
+func Open(root string) (vm.Backend, error) { return New(root, homeOf(root)), nil }
 
 var _ vm.Backend = (*Backend)(nil)
 

@@ -25,8 +25,6 @@ import (
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
-func init() { vm.Register("namespace", New) }
-
 var _ vm.Backend = (*Backend)(nil)
 
 // Backend runs sandboxes in Linux namespaces. All its state lives under
@@ -41,7 +39,8 @@ type Backend struct {
 	userns map[[4]int]int         // idmap user namespaces by (uid, gid, agent uid, agent gid), see idmapUserns
 }
 
-// New returns a namespace backend whose sandboxes live under root.
+// New returns a namespace backend whose sandboxes live under root (the
+// vm.Factory cmd/airlock registers as "namespace").
 func New(root string) (vm.Backend, error) { return NewBackend(root) }
 
 // NewBackend is New with the concrete type.
