@@ -93,7 +93,10 @@ func runAlgoCases(t *testing.T, ts *testServer, cases []algoCase) map[string]pee
 	try := func(c algoCase, host string) bool {
 		args := append(append([]string{"-F", ts.Config}, c.args...), host, "echo ok")
 		out := runLines(t, timeoutAlgo, nil, "", "ssh", args...)
-		ok := strings.TrimSpace(out) == "ok"
+		// The last line: OpenSSH's sshd runs the command through the
+		// account's shell, whose rc files may print (root's, here).
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		ok := strings.TrimSpace(lines[len(lines)-1]) == "ok"
 		if !ok {
 			t.Logf("%s against %s: %s", c.name, host, strings.TrimSpace(out))
 		}
@@ -118,7 +121,15 @@ func runAlgoCases(t *testing.T, ts *testServer, cases []algoCase) map[string]pee
 	}
 	wg.Wait()
 	for _, c := range cases {
-		if res["test"][c.name] != res["openssh"][c.name] && !missingAlgos[c.name] {
+		// Unexpected outcomes are tried once more, one at a time (a
+		// loaded machine drops the odd connection): a difference, or for
+		// an algorithm x/crypto lacks, anything but OpenSSH yes, ours no.
+		ref, ours := res["openssh"][c.name], res["test"][c.name]
+		unexpected := ref != ours
+		if missingAlgos[c.name] {
+			unexpected = !ref || ours
+		}
+		if unexpected {
 			for _, host := range peerHosts {
 				res[host][c.name] = try(c, host)
 			}

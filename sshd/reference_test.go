@@ -48,6 +48,7 @@ PermitRootLogin prohibit-password
 AcceptEnv LANG LC_*
 Subsystem sftp /usr/lib/openssh/sftp-server
 LogLevel ERROR
+MaxStartups 100
 `, port, filepath.Join(ts.Dir, "host_key"), ak)), 0o600)
 	if err != nil {
 		t.Fatal(err)
