@@ -29,7 +29,7 @@ func FuzzAutorunEntries(f *testing.F) {
 			t.Fatal("normalizeText lost the content")
 		}
 		files := []*File{{Path: "x/" + p, NewMode: ModeFile, New: b, Old: []byte("a")}}
-		ScanTree(files, func(q string) ([]byte, bool) { return b, len(q)%2 == 0 })
+		ScanTree(files, func(q string) ([]byte, bool) { return b, len(q)%7 == 0 }) // a few paths exist: every probe parses b
 	})
 }
 
@@ -44,19 +44,24 @@ func FuzzAutorunReach(f *testing.F) {
 	f.Add(4, []byte("pytest_plugins = (\n 'a.b',\n)\nfrom . import x\nfrom ..y import (z,\n w)\nimport q as r, s\n"))
 	f.Add(5, []byte(`{"extends":"./b","compilerOptions":{"plugins":[{"name":"./p"},{"name":"@a/b"}]}}`))
 	f.Add(6, []byte("require: [./a, b]\ninherit_from: [c.yml]\nplugins: [{d: {}}]\n"))
-	names := []string{".github/workflows/ci.yml", "act/action.yml", ".gitlab-ci.yml", "pytest.ini", "tests/conftest.py", "tsconfig.json", ".rubocop.yml", "pyproject.toml"}
+	f.Add(8, []byte("subdir('a')\nSConscript('b')\nm4_include([c.m4])\n(include d.inc)\nimport 'e.just'\nsource(\"f.R\")\nimport_config \"#{x}.exs\"\n"))
+	f.Add(9, []byte("-e ./tools/dev\n-r other.txt\n./local\n"))
+	f.Add(10, []byte(`{"mcpServers":{"a":{"command":"python3","args":["-m","tools.srv"]}},"autoload":{"psr-4":{"App\\":"src/"}},"scripts":{"post-autoload-dump":"App\\B::c"}}`))
+	names := []string{".github/workflows/ci.yml", "act/action.yml", ".gitlab-ci.yml", "pytest.ini", "tests/conftest.py", "tsconfig.json", ".rubocop.yml", "pyproject.toml",
+		"meson.build", "requirements.txt", ".mcp.json", "composer.json", ".postcssrc.json", "phpunit.xml", ".bazelrc", "binding.gyp", "config/config.exs",
+		"Gemfile", "Makefile", "setup.py", "build.gradle", "CMakeLists.txt", ".flake8", "pants.toml", "dub.json", "x.cabal", "Taskfile.yml"}
 	f.Fuzz(func(t *testing.T, which int, b []byte) {
-		if len(b) > 1<<16 {
+		if len(b) > 1<<13 { // every probed path exists with this content: keep a run short
 			return
 		}
 		p := names[uint(which)%uint(len(names))]
 		entryOf(p, b).sig()
-		files := []*File{{Path: p, NewMode: ModeFile, New: b, Old: []byte("a")}, {Path: "a/b.py", NewMode: ModeFile, New: b}}
+		files := []*File{{Path: p, NewMode: ModeFile, New: b, Old: []byte("a")}, {Path: "a/b.py", NewMode: ModeFile, New: b}, {Path: "a/c.rb", NewMode: ModeFile, New: b}}
 		ScanTree(files, func(q string) ([]byte, bool) {
 			if q == "/" {
-				return []byte("tests/conftest.py\x00.github/workflows/x.yml\x00a/package.json"), true
+				return []byte("tests/conftest.py\x00.github/workflows/x.yml\x00a/package.json\x00a/x.gemspec\x00mk/a.mk\x00x.cabal"), true
 			}
-			return b, len(q)%3 != 0
+			return b, len(q)%7 == 0
 		})
 	})
 }
