@@ -50,7 +50,7 @@ func InstallEnv(home, basePath string) map[string]string {
 
 func agentsPrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error {
 	if cfg := sb.Config(); cfg != nil && cfg.Docker {
-		if x, ok := sb.(*sandbox); ok && x.state().Backend == "namespace" {
+		if sb.BackendName() == "namespace" {
 			return &Error{Code: protocol.CodeFailed, Message: "docker = true needs the microVM backend: the namespace backend shares the host kernel and cannot run a private Docker engine"}
 		}
 		spec.Docker = true // the microVM's own dockerd (vm/microvm DockerImage)

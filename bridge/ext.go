@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 
@@ -44,6 +45,16 @@ type SandboxRef interface {
 	RecordDir() string
 	// SSH returns the bridge's SSH client to the guest's sshd, connecting if needed.
 	SSH(ctx context.Context) (*ssh.Client, error)
+	// BackendName is the backend that runs it, as sandbox.hcl names it
+	// ("namespace", "microvm", "kubernetes"; never "auto").
+	BackendName() string
+	// Backend is that backend, whose optional interfaces (a root disk to
+	// save, a root image) features may ask for; the sandbox's ID in it is
+	// Name().
+	Backend() vm.Backend
+	Created() time.Time   // when `up` created it
+	ConfigSHA256() string // the approved plan's digest (sandbox.json's configSha256)
+	Running() bool        // the bridge is attached to it, running
 }
 
 // Handler serves one JSON-RPC method. Errors of type *Error reach the client

@@ -40,7 +40,7 @@ done
 func (d *Daemon) guardRemove(ctx context.Context, env Env, sb *sandbox) error {
 	sb.settle()
 	name := sb.name
-	if !sb.running() {
+	if !sb.Running() {
 		st := sb.state()
 		if st.Mode == "direct" {
 			return nil // the agent's files are in your folder already
@@ -180,7 +180,7 @@ func (d *Daemon) guardApply(apply Handler) Handler {
 		var p protocol.NameParams
 		_ = json.Unmarshal(raw, &p)
 		sb, err := d.find(p.Name)
-		if err != nil || !sb.running() {
+		if err != nil || !sb.Running() {
 			return apply(ctx, env, raw)
 		}
 		res, err := d.capture(ctx, env, p.Name)

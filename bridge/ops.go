@@ -207,7 +207,7 @@ func (d *Daemon) rpcExec(ctx context.Context, _ Env, raw json.RawMessage) (any, 
 		return nil, err
 	}
 	sb.settle()
-	if !sb.running() {
+	if !sb.Running() {
 		return nil, &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("sandbox %s is not running (`airlock start %s`)", sb.name, sb.name)}
 	}
 	c, err := sb.ssh(ctx)
@@ -247,8 +247,8 @@ func (d *Daemon) rpcExec(ctx context.Context, _ Env, raw json.RawMessage) (any, 
 	return res, nil
 }
 
-// running reports whether the bridge is attached to a running sandbox.
-func (sb *sandbox) running() bool {
+// Running reports whether the bridge is attached to a running sandbox.
+func (sb *sandbox) Running() bool {
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
 	return sb.sess != nil
@@ -272,7 +272,7 @@ func (d *Daemon) rpcSSHHost(ctx context.Context, _ Env, raw json.RawMessage) (an
 		return nil, err
 	}
 	sb.settle()
-	if !sb.running() {
+	if !sb.Running() {
 		return nil, &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("sandbox %s is not running (`airlock start %s`)", sb.name, sb.name)}
 	}
 	return protocol.SSHHostResult{

@@ -60,12 +60,9 @@ func provenanceStarted(ctx context.Context, env Env, sb SandboxRef, eg *egressFe
 func recordProvenance(ctx context.Context, env Env, sb SandboxRef, eg *egressFeature) (*protocol.Provenance, error) {
 	p := &protocol.Provenance{Accelerator: "none", Version: airlockVersion(), SignerKeys: []string{},
 		Started: time.Now().UTC().Format(time.RFC3339)}
-	if s, ok := sb.(*sandbox); ok {
-		st := s.state()
-		p.Backend, p.Plan = st.Backend, st.ConfigSHA256
-		if bs, err := s.be.Status(ctx, s.name); err == nil && bs.Accelerator != "" {
-			p.Accelerator = bs.Accelerator // the backend's field, never its note
-		}
+	p.Backend, p.Plan = sb.BackendName(), sb.ConfigSHA256()
+	if bs, err := sb.Backend().Status(ctx, sb.Name()); err == nil && bs.Accelerator != "" {
+		p.Accelerator = bs.Accelerator // the backend's field, never its note
 	}
 	kctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -121,24 +118,17 @@ func provenance(ctx context.Context, env Env, sb SandboxRef, eg *egressFeature) 
 			env.Logger().Warn("provenance: image digest", "sandbox", sb.Name(), "err", err)
 		}
 	}
-	since := ""
-	if s, ok := sb.(*sandbox); ok {
-		since = s.state().Created.UTC().Format(time.RFC3339)
-	}
+	since := sb.Created().UTC().Format(time.RFC3339)
 	p.SignerKeys = signerKeysUsed(env.Home(), sb.Name(), since)
 	return &p, nil
 }
 
 func rootImagePath(sb SandboxRef) string {
-	s, ok := sb.(*sandbox)
+	ri, ok := sb.Backend().(rootImager)
 	if !ok {
 		return ""
 	}
-	ri, ok := s.be.(rootImager)
-	if !ok {
-		return ""
-	}
-	img, err := ri.RootImage(s.name)
+	img, err := ri.RootImage(sb.Name())
 	if err != nil {
 		return ""
 	}

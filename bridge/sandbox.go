@@ -63,6 +63,10 @@ func (sb *sandbox) ConfigPath() string                           { return sb.sta
 func (sb *sandbox) WorkspaceDir() string                         { return sb.state().WorkspaceDir }
 func (sb *sandbox) RecordDir() string                            { return sb.d.p.sandbox(sb.name) }
 func (sb *sandbox) SSH(ctx context.Context) (*ssh.Client, error) { return sb.ssh(ctx) }
+func (sb *sandbox) BackendName() string                          { return sb.state().Backend }
+func (sb *sandbox) Backend() vm.Backend                          { return sb.be }
+func (sb *sandbox) Created() time.Time                           { return sb.state().Created }
+func (sb *sandbox) ConfigSHA256() string                         { return sb.state().ConfigSHA256 }
 
 // ssh returns the shared SSH client, dialing the guest if needed. The host
 // key must be the pinned one; the bridge authenticates with the user's key.

@@ -47,7 +47,7 @@ func skillsDir(home string) (string, error) {
 
 // guestHome is where the backend puts the agent's home.
 func guestHome(sb SandboxRef, user string) string {
-	if s, ok := sb.(*sandbox); ok && s.state().Backend == "namespace" {
+	if sb.BackendName() == "namespace" {
 		return "/home/agent" // the namespace backend's fixed home (vm/namespace)
 	}
 	return "/home/" + user

@@ -66,7 +66,7 @@ func templateSave(ctx context.Context, env Env, raw json.RawMessage) (any, error
 	if !templates.ValidName(p.Template) {
 		return nil, &Error{Code: -32602, Message: fmt.Sprintf("invalid template name %q: 1 to 63 lower-case letters, digits, . _ and -, starting with a letter or digit", p.Template)}
 	}
-	if s, ok := sb.(*sandbox); ok && !s.running() {
+	if !sb.Running() {
 		return nil, &Error{Code: protocol.CodeInvalidState, Message: fmt.Sprintf("sandbox %s is not running (`airlock start %s`)", sb.Name(), sb.Name())}
 	}
 	c, err := sb.SSH(ctx)
@@ -94,10 +94,7 @@ func templateSave(ctx context.Context, env Env, raw json.RawMessage) (any, error
 	if cfg := sb.Config(); cfg != nil {
 		rules.Hide = append(rules.Hide, cfg.Workspace.Hide...)
 	}
-	meta := templates.Meta{Sandbox: sb.Name()}
-	if x, ok := sb.(*sandbox); ok {
-		meta.Backend = x.state().Backend
-	}
+	meta := templates.Meta{Sandbox: sb.Name(), Backend: sb.BackendName()}
 	t0 := time.Now()
 	opts := templates.SaveOptions{Check: func() error {
 		go io.Copy(io.Discard, out) // let tar finish writing its padding
@@ -111,10 +108,8 @@ func templateSave(ctx context.Context, env Env, raw json.RawMessage) (any, error
 		}
 		return nil
 	}}
-	if x, ok := sb.(*sandbox); ok {
-		if ds, ok := x.be.(rootDiskSaver); ok {
-			opts.Disk = func(dst string) error { return ds.SaveRootDisk(ctx, x.name, dst) }
-		}
+	if ds, ok := sb.Backend().(rootDiskSaver); ok {
+		opts.Disk = func(dst string) error { return ds.SaveRootDisk(ctx, sb.Name(), dst) }
 	}
 	m, err := templates.Open(env.Home()).Save(p.Template, out, rules, meta, opts)
 	if err != nil {
@@ -172,11 +167,9 @@ func templatePrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec)
 	if disk == "" {
 		return nil
 	}
-	if x, ok := sb.(*sandbox); ok {
-		if _, ok := x.be.(rootDiskSaver); ok {
-			spec.RootDisk = disk
-			return nil
-		}
+	if _, ok := sb.Backend().(rootDiskSaver); ok {
+		spec.RootDisk = disk
+		return nil
 	}
 	Warn(ctx, fmt.Sprintf("template %q also holds a microVM's root disk; this backend takes only its home", cfg.Template))
 	return nil
