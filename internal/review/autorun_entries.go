@@ -329,7 +329,8 @@ func entryOf(p string, b []byte) entryOut {
 				continue
 			}
 			if i := strings.LastIndexByte(v, '.'); i > 0 {
-				cmd(p+" "+n.Path+" (setuptools imports it to build)", "python -m "+v[:i])
+				e.files = append(e.files, cmdRef{cmd: "\x00attr:" + v[i+1:] + "\x00" + v[:i], dir: proj,
+					via: p + " " + n.Path + " (setuptools imports it to build when " + v[i+1:] + " is not a literal)"})
 			}
 		}
 		for _, n := range strs(nodes, "tool.hatch.build.hooks.custom.path", "tool.hatch.metadata.hooks.custom.path", "tool.hatch.build.targets.*.hooks.custom.path") {

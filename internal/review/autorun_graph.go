@@ -121,6 +121,10 @@ func (g *autorunGraph) seed(p string, e entryOut, depth int) {
 			g.addPkg(name, f.via, at(f))
 			continue
 		}
+		if spec, ok := strings.CutPrefix(f.cmd, "\x00attr:"); ok {
+			g.attrModule(spec, f.via, f.dir, at(f))
+			continue
+		}
 		if q, ok := strings.CutPrefix(f.cmd, "\x00follow:"); ok {
 			// The entry runs, but an edit to it is judged by its own rules:
 			// only what it loads is followed.

@@ -147,7 +147,8 @@ func toolEntry(p string, b []byte, e *entryOut) bool {
 				file(via(n, "pdm-backend runs pdm_build.py at every build"), "pdm_build.py")
 			case strings.HasPrefix(n.Value, "flit"):
 				for _, pn := range strs(nodes, "project.name", "tool.flit.module.name") {
-					mod(via(pn, "flit imports the module for its version"), strings.ReplaceAll(pn.Value, "-", "_"))
+					e.files = append(e.files, cmdRef{cmd: "\x00attr:__version__\x00" + strings.ReplaceAll(pn.Value, "-", "_"), dir: dir,
+						via: via(pn, "flit imports the module when __version__ is not a literal"), soft: true})
 				}
 			}
 		}
@@ -335,4 +336,33 @@ func broadPermission(v string) bool {
 	}
 	arg := v[open+1 : len(v)-1]
 	return strings.TrimSpace(arg) == "" || strings.ContainsAny(arg, "*$`;&|<>\n") || strings.Contains(arg, "..")
+}
+
+// staticAssign matches a top-level NAME = literal assignment, which
+// setuptools (read_attr's StaticModule) and flit read from the AST
+// without importing the module (checked with setuptools 65.5: a literal
+// VERSION is read, a computed one makes it import and run the module).
+func staticAssign(src, name string) bool {
+	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s*(?::[^=\n]+)?=\s*(?:'[^'\n]*'|"[^"\n]*"|[\d.]+|\((?:\s*(?:'[^'\n]*'|"[^"\n]*"|\d+)\s*,?)*\s*\))\s*(?:#.*)?$`)
+	return re.MatchString(src)
+}
+
+// attrModule follows a module a build backend reads an attribute from: it
+// runs only when the attribute is not a static literal there.
+func (g *autorunGraph) attrModule(spec, via, dir string, depth int) {
+	attr, mod, ok := strings.Cut(spec, "\x00")
+	if !ok {
+		return
+	}
+	rel := strings.ReplaceAll(mod, ".", "/")
+	for _, base := range []string{dir, ".", path.Join(dir, "src"), "src"} {
+		for _, c := range []string{rel + ".py", rel + "/__init__.py"} {
+			if b, ok := g.read(path.Join(base, c)); ok {
+				if !staticAssign(string(b), attr) {
+					g.pyModule(dir, mod, via, depth)
+				}
+				return
+			}
+		}
+	}
 }
