@@ -18,108 +18,159 @@ import (
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
-// mountPlan turns /etc, the home, the agent binary, the workspace and the
-// extra mounts into init mount steps. As host root the host side of each is
-// a detached mount made here (open_tree) and passed as a descriptor, so the
+// prepareMounts readies every host tree the guest mounts and returns the
+// init's mount steps: /etc, the home, /var, /tmp, the agent binary, the
+// workspace and the extra mounts. As host root the host side of each is a
+// detached mount made here (open_tree) and passed as a descriptor, so the
 // guest's root never walks a host path (the init's ids could not traverse
 // a 0700 $AIRLOCK_HOME anyway); as an unprivileged user it is a path the
-// init binds (it has the user's own access).
-func (l *launch) mountPlan(ctx context.Context) ([]guestspec.NSMount, error) {
+// init binds (it has the user's own access). In direct mode it also starts
+// the workspace gate and writes into the user's folder (startGate).
+func (l *launch) prepareMounts(ctx context.Context) ([]guestspec.NSMount, error) {
+	ms, err := l.systemMounts(ctx)
+	if err != nil {
+		return nil, err
+	}
 	w := l.spec.Workspace
-	var ms []guestspec.NSMount
-	add := func(src, target string, ro, file, idmap bool) error {
-		m, err := l.hostTree(ctx, src, target, ro, file, idmap)
+	if w.Mode == vm.ModeDirect {
+		gms, err := l.startGate(ctx)
 		if err != nil {
-			return fmt.Errorf("%s: %w", target, err)
+			return nil, err
+		}
+		ms = append(ms, gms...)
+	} else {
+		m, err := l.mount(ctx, filepath.Join(l.data, "workspace"), w.Target, false, false, false)
+		if err != nil {
+			return nil, err
 		}
 		ms = append(ms, m)
-		return nil
 	}
-	if err := add(filepath.Join(l.dir, "etc"), "/etc", false, false, false); err != nil {
-		return nil, err
-	}
-	if err := add(filepath.Join(l.data, "home"), guestHome, false, false, false); err != nil {
-		return nil, err
-	}
-	if err := add(filepath.Join(l.data, "var"), "/var", false, false, false); err != nil {
-		return nil, err
-	}
-	if l.unmount != nil {
-		if err := add(filepath.Join(l.data, "tmp"), "/tmp", false, false, false); err != nil {
-			return nil, err
-		}
-	}
-	if err := add(l.spec.AgentBinary, guestspec.AgentGuestPath, true, true, false); err != nil {
-		return nil, err
-	}
-	switch w.Mode {
-	case vm.ModeDirect:
-		// The sandbox reaches the folder only through the workspace gate.
-		mp, err := wsgate.Start(ctx, l.dir, wsgate.Options{Folder: w.HostPath, Policy: wsgate.NewPolicy(w.Hide, w.Protect), Cgroups: l.cgroups})
+	for _, sh := range l.spec.Mounts {
+		m, err := l.mount(ctx, sh.Source, sh.Target, sh.ReadOnly, false, !sh.ReadOnly)
 		if err != nil {
 			return nil, err
 		}
-		if err := add(mp, w.Target, false, false, true); err != nil {
-			return nil, err
-		}
-		if !l.ids.single {
-			wsgate.Detach(l.dir) // the sandbox holds its own clone
-		}
-		// The host's .git is never reachable: a private git directory is
-		// mounted over it (gitdir.go), submodule .git entries are read-only.
-		gitMs, roPaths, err := l.directGit(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, gitMs...)
-		// Protect paths: read-only, and every directory above them pinned
-		// (a mount point cannot be renamed or removed). Literal paths are
-		// protected even when missing (placeholder); glob patterns cover
-		// what matches at start. Paths inside .git name the private git
-		// directory and are skipped.
-		var globs []string
-		protect := roPaths
-		for _, p := range w.Protect {
-			p = strings.TrimSuffix(path.Clean(p), "/")
-			if p == ".git" || strings.HasPrefix(p, ".git/") {
-				continue
-			}
-			if strings.ContainsAny(p, "*?[\\") {
-				globs = append(globs, p)
-				continue
-			}
-			if err := placeholder(w.HostPath, p); err != nil {
-				l.notes = append(l.notes, fmt.Sprintf("protect %s: %v", p, err))
-			}
-			protect = append(protect, p)
-		}
-		matched, err := matchHidden(w.HostPath, globs)
-		if err != nil {
-			return nil, fmt.Errorf("protect: %w", err)
-		}
-		protect = append(protect, matched...)
-		pinned := map[string]bool{}
-		for _, p := range protect {
-			for a := path.Dir(p); a != "." && !pinned[a]; a = path.Dir(a) {
-				pinned[a] = true
-				ms = append(ms, guestspec.NSMount{Kind: guestspec.MountPin, Target: path.Join(w.Target, a)})
-			}
-		}
-		for _, p := range protect {
-			ms = append(ms, guestspec.NSMount{Kind: guestspec.MountRebindRO, Target: path.Join(w.Target, p)})
-		}
-		// Hidden paths do not exist in the gate's view: nothing to mask.
-	default:
-		if err := add(filepath.Join(l.data, "workspace"), w.Target, false, false, false); err != nil {
-			return nil, err
-		}
-	}
-	for _, m := range l.spec.Mounts {
-		if err := add(m.Source, m.Target, m.ReadOnly, false, !m.ReadOnly); err != nil {
-			return nil, err
-		}
+		ms = append(ms, m)
 	}
 	return ms, nil
+}
+
+// mount is hostTree with the guest target named in its error.
+func (l *launch) mount(ctx context.Context, src, target string, ro, file, idmap bool) (guestspec.NSMount, error) {
+	m, err := l.hostTree(ctx, src, target, ro, file, idmap)
+	if err != nil {
+		return m, fmt.Errorf("%s: %w", target, err)
+	}
+	return m, nil
+}
+
+// systemMounts are the sandbox's own trees: /etc, the home, /var, /tmp
+// (when the data lives on a disk image) and the agent binary, read-only.
+func (l *launch) systemMounts(ctx context.Context) ([]guestspec.NSMount, error) {
+	type tree struct {
+		src, target string
+		ro, file    bool
+	}
+	trees := []tree{
+		{filepath.Join(l.dir, "etc"), "/etc", false, false},
+		{filepath.Join(l.data, "home"), guestHome, false, false},
+		{filepath.Join(l.data, "var"), "/var", false, false},
+	}
+	if l.unmount != nil {
+		trees = append(trees, tree{filepath.Join(l.data, "tmp"), "/tmp", false, false})
+	}
+	trees = append(trees, tree{l.spec.AgentBinary, guestspec.AgentGuestPath, true, true})
+	var ms []guestspec.NSMount
+	for _, t := range trees {
+		m, err := l.mount(ctx, t.src, t.target, t.ro, t.file, false)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, m)
+	}
+	return ms, nil
+}
+
+// startGate starts the workspace gate (FUSE) on the user's folder and
+// returns the mounts of a direct-mode workspace: the gate's view (the
+// sandbox reaches the folder only through it), a private git directory
+// over the host's .git (gitdir.go; submodule .git entries read-only), and
+// the protected paths read-only with every directory above them pinned.
+// It writes into the user's folder: an empty placeholder for each literal
+// protected path that does not exist yet (protectedPaths).
+func (l *launch) startGate(ctx context.Context) ([]guestspec.NSMount, error) {
+	w := l.spec.Workspace
+	mp, err := wsgate.Start(ctx, l.dir, wsgate.Options{Folder: w.HostPath, Policy: wsgate.NewPolicy(w.Hide, w.Protect), Cgroups: l.cgroups})
+	if err != nil {
+		return nil, err
+	}
+	m, err := l.mount(ctx, mp, w.Target, false, false, true)
+	if err != nil {
+		return nil, err
+	}
+	if !l.ids.single {
+		wsgate.Detach(l.dir) // the sandbox holds its own clone
+	}
+	ms := []guestspec.NSMount{m}
+	gitMs, roPaths, err := l.directGit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ms = append(ms, gitMs...)
+	protect, err := l.protectedPaths(roPaths)
+	if err != nil {
+		return nil, err
+	}
+	// Hidden paths do not exist in the gate's view: nothing to mask.
+	return append(ms, protectMounts(w.Target, protect)...), nil
+}
+
+// protectedPaths lists the workspace paths to make read-only: roPaths
+// (from the git directory) and the workspace's protect list. Literal paths
+// are protected even when missing, through a placeholder written into the
+// user's folder; glob patterns cover what matches now. Paths inside .git
+// name the private git directory and are skipped.
+func (l *launch) protectedPaths(roPaths []string) ([]string, error) {
+	w := l.spec.Workspace
+	var globs []string
+	protect := roPaths
+	for _, p := range w.Protect {
+		p = strings.TrimSuffix(path.Clean(p), "/")
+		if p == ".git" || strings.HasPrefix(p, ".git/") {
+			continue
+		}
+		if strings.ContainsAny(p, "*?[\\") {
+			globs = append(globs, p)
+			continue
+		}
+		if err := placeholder(w.HostPath, p); err != nil {
+			l.notes = append(l.notes, fmt.Sprintf("protect %s: %v", p, err))
+		}
+		protect = append(protect, p)
+	}
+	matched, err := matchHidden(w.HostPath, globs)
+	if err != nil {
+		return nil, fmt.Errorf("protect: %w", err)
+	}
+	return append(protect, matched...), nil
+}
+
+// protectMounts makes each protected path (relative to the workspace at
+// target) read-only, after pinning every directory above them once (a
+// mount point cannot be renamed or removed).
+func protectMounts(target string, protect []string) []guestspec.NSMount {
+	var ms []guestspec.NSMount
+	pinned := map[string]bool{}
+	for _, p := range protect {
+		for a := path.Dir(p); a != "." && !pinned[a]; a = path.Dir(a) {
+			pinned[a] = true
+			ms = append(ms, guestspec.NSMount{Kind: guestspec.MountPin, Target: path.Join(target, a)})
+		}
+	}
+	for _, p := range protect {
+		ms = append(ms, guestspec.NSMount{Kind: guestspec.MountRebindRO, Target: path.Join(target, p)})
+	}
+	return ms
 }
 
 // hostTree prepares one host file or directory for the guest. With idmap

@@ -106,57 +106,115 @@ func (l *launch) closeChildFiles() {
 	l.files = nil
 }
 
+// initFDs are the descriptors the init gets (its numbers there) and the
+// host's ends of its two pipes.
+type initFDs struct {
+	state, exe, ready, sync int
+	readyR, syncW           *os.File // closed by run
+}
+
+// run starts the sandbox in named steps: the init's descriptors, the
+// cgroups, the disk, the mounts (and the workspace gate), the init's spec,
+// exec, ready. It returns the init and the notes collected.
 func (l *launch) run(ctx context.Context) (proc, string, error) {
-	spec := l.spec
+	fds, err := l.passFiles()
+	if fds.readyR != nil {
+		defer fds.readyR.Close()
+	}
+	if fds.syncW != nil {
+		defer fds.syncW.Close()
+	}
+	if err != nil {
+		return proc{}, "", err
+	}
+	cg, err := l.setupCgroups()
+	if err != nil {
+		return proc{}, "", err
+	}
+	if err := l.mountDisk(); err != nil {
+		return proc{}, "", err
+	}
+	defer l.unmountDisk()
+	mounts, err := l.prepareMounts(ctx)
+	if err != nil {
+		return proc{}, "", err
+	}
+	if err := l.writeInitSpec(fds, mounts); err != nil {
+		return proc{}, "", err
+	}
+	logF, err := l.openInitLog()
+	if err != nil {
+		return proc{}, "", err
+	}
+	defer logF.Close()
+	p, err := l.execInit(logF, fds, cg)
+	if err != nil {
+		return proc{}, "", err
+	}
+	if err := l.waitReady(ctx, fds.readyR); err != nil {
+		p.kill(context.Background())
+		os.Remove(filepath.Join(l.dir, pidFile))
+		cg.Remove()
+		return proc{}, "", err
+	}
+	traceHost(logF, "host ready")
+	return p, strings.Join(l.notes, "; "), nil
+}
+
+// passFiles hands the init its state directory, the agent binary and the
+// write end of the ready pipe and read end of the sync pipe.
+func (l *launch) passFiles() (initFDs, error) {
+	var fds initFDs
 	stateF, err := os.OpenFile(l.dir, unix.O_PATH|unix.O_DIRECTORY, 0)
 	if err != nil {
-		return proc{}, "", err
+		return fds, err
 	}
-	stateFD := l.pass(stateF)
-	exeF, err := os.Open(spec.AgentBinary)
+	fds.state = l.pass(stateF)
+	exeF, err := os.Open(l.spec.AgentBinary)
 	if err != nil {
-		return proc{}, "", fmt.Errorf("agent binary: %w", err)
+		return fds, fmt.Errorf("agent binary: %w", err)
 	}
-	exeFD := l.pass(exeF)
+	fds.exe = l.pass(exeF)
 	readyR, readyW, err := os.Pipe()
 	if err != nil {
-		return proc{}, "", err
+		return fds, err
 	}
-	defer readyR.Close()
-	readyFD := l.pass(readyW)
+	fds.readyR, fds.ready = readyR, l.pass(readyW)
 	syncR, syncW, err := os.Pipe()
 	if err != nil {
-		return proc{}, "", err
+		return fds, err
 	}
-	defer syncW.Close()
-	syncFD := l.pass(syncR)
+	fds.syncW, fds.sync = syncW, l.pass(syncR)
+	return fds, nil
+}
 
-	// The cgroups come first: the workspace gate (mountPlan) joins them, so
-	// its memory and processes count against the sandbox's limits. Start
-	// removes them on failure, after the gate is gone.
-	pids := spec.Pids
+// setupCgroups makes the sandbox's cgroups. They come first: the workspace
+// gate (startGate) joins them, so its memory and processes count against
+// the sandbox's limits. Start removes them on failure, after the gate is
+// gone.
+func (l *launch) setupCgroups() (*cgroups.Group, error) {
+	pids := l.spec.Pids
 	if pids <= 0 {
 		pids = DefaultPids
 	}
-	cg, note := cgroups.Setup(cgroups.Name(spec.ID, l.dir), cgroups.Limits{CPUs: spec.CPUs, Memory: spec.MemoryBytes, Pids: pids})
+	cg, note := cgroups.Setup(cgroups.Name(l.spec.ID, l.dir), cgroups.Limits{CPUs: l.spec.CPUs, Memory: l.spec.MemoryBytes, Pids: pids})
 	if note != "" {
 		l.notes = append(l.notes, note)
 	}
 	if err := cg.Save(filepath.Join(l.dir, cgroups.File)); err != nil {
 		cg.Remove()
-		return proc{}, "", err
+		return nil, err
 	}
 	// The gate shares the sandbox's memory (and CPU) groups but not its
 	// pids group on v1 hosts: it gets tasks of its own (wsgate.Start).
 	l.cgroups = cg.Without("pids")
-	if err := l.mountDisk(); err != nil {
-		return proc{}, "", err
-	}
-	defer l.unmountDisk()
-	mounts, err := l.mountPlan(ctx)
-	if err != nil {
-		return proc{}, "", err
-	}
+	return cg, nil
+}
+
+// writeInitSpec writes spec.json in the state directory (owned by the
+// sandbox's root) for the init to read through its state descriptor.
+func (l *launch) writeInitSpec(fds initFDs, mounts []guestspec.NSMount) error {
+	spec := l.spec
 	is := guestspec.InitSpec{
 		Hostname:       spec.ID,
 		User:           "agent",
@@ -169,47 +227,58 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 		AuthorizedKeys: spec.AuthorizedKeys,
 		Workspace:      spec.Workspace.Target,
 		Namespace: &guestspec.NSSpec{
-			State:    fmt.Sprintf("/proc/self/fd/%d", stateFD),
-			ReadyFD:  readyFD,
-			SyncFD:   syncFD,
+			State:    fmt.Sprintf("/proc/self/fd/%d", fds.state),
+			ReadyFD:  fds.ready,
+			SyncFD:   fds.sync,
 			EtcBinds: etcBinds,
 			Mounts:   mounts,
 			SingleID: l.ids.single,
 			Root:     rootMount(l),
-			CloseFDs: []int{stateFD, exeFD},
+			CloseFDs: []int{fds.state, fds.exe},
 		},
 	}
 	for _, f := range spec.Files {
 		is.Files = append(is.Files, f)
 	}
 	if err := is.Validate(); err != nil {
-		return proc{}, "", err
+		return err
 	}
 	data, err := json.Marshal(&is)
 	if err != nil {
-		return proc{}, "", err
+		return err
 	}
 	specPath := filepath.Join(l.dir, "spec.json")
 	if err := os.WriteFile(specPath, data, 0o600); err != nil {
-		return proc{}, "", err
+		return err
 	}
 	if err := os.Lchown(specPath, l.ids.hostUID(0), l.ids.hostGID(0)); err != nil && os.Geteuid() == 0 {
-		return proc{}, "", err
+		return err
 	}
+	return nil
+}
+
+// openInitLog opens init.log for this start (keeping one old log past
+// 1 MiB) and marks where the start begins.
+func (l *launch) openInitLog() (*os.File, error) {
 	logPath := filepath.Join(l.dir, "init.log")
 	if fi, err := os.Stat(logPath); err == nil && fi.Size() > 1<<20 {
 		os.Rename(logPath, logPath+".1") // keep one old log
 	}
 	logF, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
-		return proc{}, "", err
+		return nil, err
 	}
-	defer logF.Close()
 	fmt.Fprintf(logF, "--- start %s\n", time.Now().UTC().Format(time.RFC3339Nano))
+	return logF, nil
+}
 
+// execInit starts `airlock-agent init` from the agent binary's descriptor
+// in new namespaces, records its pid and places it in cg; the init then
+// waits for the sync pipe, which closes here.
+func (l *launch) execInit(logF *os.File, fds initFDs, cg *cgroups.Group) (proc, error) {
 	cmd := &exec.Cmd{
-		Path: fmt.Sprintf("/proc/self/fd/%d", exeFD),
-		Args: []string{"airlock-agent", "init", "--spec", fmt.Sprintf("/proc/self/fd/%d/spec.json", stateFD)},
+		Path: fmt.Sprintf("/proc/self/fd/%d", fds.exe),
+		Args: []string{"airlock-agent", "init", "--spec", fmt.Sprintf("/proc/self/fd/%d/spec.json", fds.state)},
 		// AIRLOCK_INIT_TRACE=1 makes the init log each step's duration to init.log.
 		Env:         []string{"PATH=/usr/bin:/bin", "AIRLOCK_INIT_TRACE=" + os.Getenv("AIRLOCK_INIT_TRACE")},
 		Dir:         "/",
@@ -221,29 +290,32 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	traceHost(logF, "host exec")
 	if err := cmd.Start(); err != nil {
 		cg.Remove()
-		return proc{}, "", fmt.Errorf("exec init: %w", err)
+		return proc{}, fmt.Errorf("exec init: %w", err)
 	}
 	traceHost(logF, "host exec returned")
 	l.closeChildFiles()
 	go cmd.Wait() // reap it if it dies while we are its parent
 	p, err := procOf(cmd.Process.Pid)
-	fail := func(err error) (proc, string, error) {
-		(proc{PID: cmd.Process.Pid, StartTime: p.StartTime}).kill(context.Background())
-		os.Remove(filepath.Join(l.dir, pidFile))
-		cg.Remove()
-		return proc{}, "", err
-	}
 	if err == nil {
-		// (If the init already died, the ready pipe tells why below.)
+		// (If the init already died, the ready pipe tells why.)
 		if err := writePidFile(l.dir, p); err != nil {
-			return fail(err)
+			(proc{PID: cmd.Process.Pid, StartTime: p.StartTime}).kill(context.Background())
+			os.Remove(filepath.Join(l.dir, pidFile))
+			cg.Remove()
+			return proc{}, err
 		}
 	}
 	if err := cg.Place(p.PID); err != nil {
 		l.notes = append(l.notes, "cgroup limits not applied: "+err.Error())
 	}
-	syncW.Close()
+	fds.syncW.Close()
+	return p, nil
+}
 
+// waitReady waits for the init's "ok" on the ready pipe (its sshd
+// listens); anything else is the error, or the tail of init.log when it
+// died without a word.
+func (l *launch) waitReady(ctx context.Context, readyR *os.File) error {
 	line := make(chan string, 1)
 	go func() {
 		s, _ := bufio.NewReader(readyR).ReadString('\n')
@@ -251,17 +323,16 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	}()
 	select {
 	case s := <-line:
-		if s != "ok" {
-			if s == "" {
-				s = "init exited: " + logTail(filepath.Join(l.dir, "init.log"))
-			}
-			return fail(errors.New(s))
+		if s == "ok" {
+			return nil
 		}
+		if s == "" {
+			s = "init exited: " + logTail(filepath.Join(l.dir, "init.log"))
+		}
+		return errors.New(s)
 	case <-ctx.Done():
-		return fail(fmt.Errorf("%w: %v", vm.ErrStartTimeout, ctx.Err()))
+		return fmt.Errorf("%w: %v", vm.ErrStartTimeout, ctx.Err())
 	}
-	traceHost(logF, "host ready")
-	return p, strings.Join(l.notes, "; "), nil
 }
 
 // traceHost adds a wall-clock mark to init.log when AIRLOCK_INIT_TRACE is
