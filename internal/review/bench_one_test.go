@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -93,5 +94,55 @@ func BenchmarkReviewOneFile(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkReviewGoSrc is issue 28's cost case on a real tree: a copy of
+// Go's src/ (about 11,000 files, with its own testdata, Makefiles and
+// scripts for the auto-run graph to probe) in direct mode, one changed
+// file per review, side by side with `git status` (x-git-status).
+func BenchmarkReviewGoSrc(b *testing.B) {
+	gitEnv(b)
+	src := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(filepath.Join(src, "go", "build", "build.go")); err != nil {
+		b.Skip("no Go source tree at", src)
+	}
+	ctx := context.Background()
+	host := filepath.Join(b.TempDir(), "src")
+	if out, err := exec.Command("cp", "-a", src, host).CombinedOutput(); err != nil {
+		b.Fatalf("copy %s: %v %s", src, err, out)
+	}
+	runGit(b, host, "init", "-q", "-b", "main")
+	runGit(b, host, "add", "-A")
+	runGit(b, host, "commit", "-q", "-m", "go src")
+	tg := &Target{Name: "bench", Mode: ModeDirect, Repo: host, StateDir: b.TempDir(), Hide: []string{".env", ".env.*", "*.pem", "*.key", "id_*"}}
+	if err := Baseline(ctx, tg); err != nil {
+		b.Fatal(err)
+	}
+	target := filepath.Join(host, "strings", "strings.go")
+	orig, _ := os.ReadFile(target)
+	var anchor time.Duration
+	steps := map[string]time.Duration{}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		os.WriteFile(target, append(append([]byte{}, orig...), fmt.Sprintf("\n// round %d\n", i)...), 0o644)
+		anchor += timeGitStatus(b, host)
+		b.StartTimer()
+		res, err := Review(ctx, tg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range res.Steps {
+			steps[s.Name] += s.Dur
+		}
+	}
+	b.StopTimer()
+	per := b.Elapsed() / time.Duration(b.N)
+	b.ReportMetric(float64(per)/float64(anchor/time.Duration(b.N)), "x-git-status")
+	b.ReportMetric(per.Seconds()*1000, "ms/review")
+	b.ReportMetric(float64(anchor/time.Duration(b.N))/1e6, "ms/anchor")
+	for k, v := range steps {
+		b.Logf("%s: %v per review", k, v/time.Duration(b.N))
 	}
 }
