@@ -30,7 +30,6 @@ const maxAllowed = 3
 var notYetSplit = []string{
 	"internal/agent/nsinit.go:nsInit",
 	"internal/agent/nsinit_root.go:buildRoot",
-	"internal/config/kubernetes.go:DecodeKubernetes",
 	"internal/egress/held.go:Proxy.hold",
 	"internal/egress/heldbody.go:Proxy.readHeldBody",
 	"internal/k8stest/cluster.go:Start",

@@ -113,16 +113,7 @@ func DecodeKubernetes(filename string, src []byte) (*KubernetesSettings, hcl.Dia
 		bad("context", "Invalid context", "A context name is one line.")
 	}
 	if ks.Kubeconfig != "" {
-		p := ks.Kubeconfig
-		if rest, ok := strings.CutPrefix(p, "~/"); ok {
-			if h, err := os.UserHomeDir(); err == nil {
-				p = filepath.Join(h, rest)
-			}
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(filepath.Dir(filename), p)
-		}
-		ks.Kubeconfig = p
+		ks.Kubeconfig = resolveKubeconfig(ks.Kubeconfig, filename)
 	}
 	for k, v := range ks.NodeSelector {
 		if !labelKeyRE.MatchString(k) || !labelValueRE.MatchString(v) {
@@ -130,30 +121,8 @@ func DecodeKubernetes(filename string, src []byte) (*KubernetesSettings, hcl.Dia
 		}
 	}
 	for i, t := range ks.Tolerations {
-		r := body.Blocks[0].DefRange()
-		n := 0
-		for _, b := range body.Blocks {
-			if b.Type == "toleration" {
-				if n == i {
-					r = b.DefRange()
-				}
-				n++
-			}
-		}
-		msg := ""
-		switch {
-		case t.Operator != "" && t.Operator != "Equal" && t.Operator != "Exists":
-			msg = fmt.Sprintf("operator %q: want \"Equal\" or \"Exists\".", t.Operator)
-		case t.Operator == "Exists" && t.Value != "":
-			msg = "operator \"Exists\" takes no value."
-		case t.Effect != "" && t.Effect != "NoSchedule" && t.Effect != "PreferNoSchedule" && t.Effect != "NoExecute":
-			msg = fmt.Sprintf("effect %q: want NoSchedule, PreferNoSchedule or NoExecute.", t.Effect)
-		case t.Key != "" && !labelKeyRE.MatchString(t.Key):
-			msg = fmt.Sprintf("key %q is not a label key.", t.Key)
-		case t.Key == "" && t.Operator != "Exists":
-			msg = "a toleration without a key needs operator = \"Exists\"."
-		}
-		if msg != "" {
+		if msg := tolerationProblem(t); msg != "" {
+			r := tolerationRange(body, i)
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid toleration", Detail: msg, Subject: &r})
 		}
 	}
@@ -161,4 +130,51 @@ func DecodeKubernetes(filename string, src []byte) (*KubernetesSettings, hcl.Dia
 		return nil, diags
 	}
 	return &ks, diags
+}
+
+// resolveKubeconfig expands a leading ~/ and makes p absolute against the
+// directory of the settings file that names it.
+func resolveKubeconfig(p, settingsFile string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if h, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(h, rest)
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(settingsFile), p)
+	}
+	return p
+}
+
+// tolerationRange is where the i-th toleration block starts.
+func tolerationRange(body *hclsyntax.Body, i int) hcl.Range {
+	r := body.Blocks[0].DefRange()
+	n := 0
+	for _, b := range body.Blocks {
+		if b.Type == "toleration" {
+			if n == i {
+				r = b.DefRange()
+			}
+			n++
+		}
+	}
+	return r
+}
+
+// tolerationProblem says what is wrong with t ("" = nothing), as a
+// diagnostic's detail.
+func tolerationProblem(t KubeToleration) string {
+	switch {
+	case t.Operator != "" && t.Operator != "Equal" && t.Operator != "Exists":
+		return fmt.Sprintf("operator %q: want \"Equal\" or \"Exists\".", t.Operator)
+	case t.Operator == "Exists" && t.Value != "":
+		return "operator \"Exists\" takes no value."
+	case t.Effect != "" && t.Effect != "NoSchedule" && t.Effect != "PreferNoSchedule" && t.Effect != "NoExecute":
+		return fmt.Sprintf("effect %q: want NoSchedule, PreferNoSchedule or NoExecute.", t.Effect)
+	case t.Key != "" && !labelKeyRE.MatchString(t.Key):
+		return fmt.Sprintf("key %q is not a label key.", t.Key)
+	case t.Key == "" && t.Operator != "Exists":
+		return "a toleration without a key needs operator = \"Exists\"."
+	}
+	return ""
 }
