@@ -32,7 +32,6 @@ var notYetSplit = []string{
 	"internal/agent/nsinit_root.go:buildRoot",
 	"internal/egress/held.go:Proxy.hold",
 	"internal/egress/heldbody.go:Proxy.readHeldBody",
-	"internal/k8stest/cluster.go:Start",
 	"internal/review/autorun_entries.go:entryOf",
 	"internal/review/autorun_reach.go:reachEntry",
 	"internal/review/autorun_tools.go:toolEntry",

@@ -55,38 +55,17 @@ type Cluster struct {
 // the node is Ready, the namespace and storage exist. It builds the
 // binaries first when they are not cached (EnsureBinaries).
 func Start(ctx context.Context, o Options) (c *Cluster, err error) {
-	if os.Geteuid() != 0 {
-		return nil, errNotRoot
+	if err := checkHost(); err != nil {
+		return nil, err
 	}
-	for _, tool := range []string{"etcd", "containerd", "containerd-shim-runc-v2", "runc", "ctr", "unshare", "nsenter", "ip", "go"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return nil, fmt.Errorf("test cluster: %s not found (apt-get install etcd-server containerd runc util-linux iproute2)", tool)
-		}
-	}
-	if o.Cache == "" {
-		o.Cache = CacheDir()
-	}
-	if o.Volumes == 0 {
-		o.Volumes = 128
-	}
-	if o.Progress == nil {
-		o.Progress = io.Discard
-	}
+	o = o.withDefaults()
 	bin, err := EnsureBinaries(ctx, o.Cache, o.Progress)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	dir, err := filepath.Abs(o.Dir)
+	dir, err := clusterDir(o.Dir)
 	if err != nil {
-		return nil, err
-	}
-	for _, hidden := range []string{"/run", "/var/run", "/var/log", "/var/lib"} {
-		if dir == hidden || strings.HasPrefix(dir, hidden+"/") {
-			return nil, fmt.Errorf("test cluster dir %s: not under %s (the node mounts a private tmpfs there)", dir, hidden)
-		}
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	cl := &Cluster{Dir: dir, Kubeconfig: filepath.Join(dir, "admin.kubeconfig")}
@@ -100,13 +79,8 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 			c = nil
 		}
 	}()
-	id := make([]byte, 4)
-	rand.Read(id)
-	cgroupRoot := "airlock-k8s-" + hex.EncodeToString(id)
-	if err := os.WriteFile(filepath.Join(dir, "cgroup-root"), []byte(cgroupRoot+"\n"), 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.Symlink(bin, filepath.Join(dir, "bin")); err != nil {
+	cgroupRoot, err := c.prepareDir(bin)
+	if err != nil {
 		return nil, err
 	}
 	ports, err := freePorts(5)
@@ -115,12 +89,93 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 	}
 	etcdPort, peerPort, apiPort, kubeletPort := ports[0], ports[1], ports[2], ports[3]
 	c.Server = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
-
 	nodeIP, err := hostIP()
 	if err != nil {
 		return nil, err
 	}
-	p, err := newPKI(filepath.Join(dir, "pki"))
+	p, err := c.writePKI(nodeIP)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.startEtcd(o.Progress, etcdPort, peerPort); err != nil {
+		return nil, err
+	}
+	if err := c.startAPIServer(ctx, o.Progress, bin, p, etcdPort, apiPort); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.Progress, "kube-apiserver ready after %v\n", time.Since(start).Round(time.Millisecond))
+	if err := c.startControllerManager(bin, p); err != nil {
+		return nil, err
+	}
+	if err := c.startNode(ctx, o, cgroupRoot, kubeletPort, nodeIP); err != nil {
+		return nil, err
+	}
+	if err := c.setup(ctx, p, o.Volumes); err != nil {
+		return nil, err
+	}
+	c.StartTime = time.Since(start)
+	fmt.Fprintf(o.Progress, "cluster ready in %v (kubeconfig %s)\n", c.StartTime.Round(time.Millisecond), c.Kubeconfig)
+	return c, nil
+}
+
+// checkHost: the cluster runs as root with the host's tools.
+func checkHost() error {
+	if os.Geteuid() != 0 {
+		return errNotRoot
+	}
+	for _, tool := range []string{"etcd", "containerd", "containerd-shim-runc-v2", "runc", "ctr", "unshare", "nsenter", "ip", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("test cluster: %s not found (apt-get install etcd-server containerd runc util-linux iproute2)", tool)
+		}
+	}
+	return nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Cache == "" {
+		o.Cache = CacheDir()
+	}
+	if o.Volumes == 0 {
+		o.Volumes = 128
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	return o
+}
+
+// clusterDir makes the cluster's directory (absolute), refusing the ones
+// the node hides under a private tmpfs.
+func clusterDir(d string) (string, error) {
+	dir, err := filepath.Abs(d)
+	if err != nil {
+		return "", err
+	}
+	for _, hidden := range []string{"/run", "/var/run", "/var/log", "/var/lib"} {
+		if dir == hidden || strings.HasPrefix(dir, hidden+"/") {
+			return "", fmt.Errorf("test cluster dir %s: not under %s (the node mounts a private tmpfs there)", dir, hidden)
+		}
+	}
+	return dir, os.MkdirAll(dir, 0o700)
+}
+
+// prepareDir names the node's cgroup root (random, written to
+// cgroup-root) and links the binaries as bin.
+func (c *Cluster) prepareDir(bin string) (string, error) {
+	id := make([]byte, 4)
+	rand.Read(id)
+	cgroupRoot := "airlock-k8s-" + hex.EncodeToString(id)
+	if err := os.WriteFile(filepath.Join(c.Dir, "cgroup-root"), []byte(cgroupRoot+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	return cgroupRoot, os.Symlink(bin, filepath.Join(c.Dir, "bin"))
+}
+
+// writePKI makes the cluster's CA, the components' certificates and the
+// service account key, and a kubeconfig for admin, the controller manager
+// and the kubelet.
+func (c *Cluster) writePKI(nodeIP net.IP) (*pki, error) {
+	p, err := newPKI(filepath.Join(c.Dir, "pki"))
 	if err != nil {
 		return nil, err
 	}
@@ -139,28 +194,33 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 		return nil, err
 	}
 	for _, kc := range [][2]string{{"admin", "admin"}, {"controller-manager", "controller-manager"}, {"kubelet", "kubelet"}} {
-		if err := writeKubeconfig(filepath.Join(dir, kc[0]+".kubeconfig"), c.Server, p, kc[1]); err != nil {
+		if err := writeKubeconfig(filepath.Join(c.Dir, kc[0]+".kubeconfig"), c.Server, p, kc[1]); err != nil {
 			return nil, err
 		}
 	}
+	return p, nil
+}
 
-	fmt.Fprintf(o.Progress, "etcd on 127.0.0.1:%d\n", etcdPort)
-	if err := c.daemon("etcd", nil, "etcd", "--name", "airlock", "--data-dir", filepath.Join(dir, "etcd"),
-		"--listen-client-urls", fmt.Sprintf("http://127.0.0.1:%d", etcdPort),
-		"--advertise-client-urls", fmt.Sprintf("http://127.0.0.1:%d", etcdPort),
+func (c *Cluster) startEtcd(progress io.Writer, port, peerPort int) error {
+	fmt.Fprintf(progress, "etcd on 127.0.0.1:%d\n", port)
+	return c.daemon("etcd", nil, "etcd", "--name", "airlock", "--data-dir", filepath.Join(c.Dir, "etcd"),
+		"--listen-client-urls", fmt.Sprintf("http://127.0.0.1:%d", port),
+		"--advertise-client-urls", fmt.Sprintf("http://127.0.0.1:%d", port),
 		"--listen-peer-urls", fmt.Sprintf("http://127.0.0.1:%d", peerPort),
 		"--initial-advertise-peer-urls", fmt.Sprintf("http://127.0.0.1:%d", peerPort),
 		"--initial-cluster", fmt.Sprintf("airlock=http://127.0.0.1:%d", peerPort),
-		"--listen-metrics-urls", "", "--log-level", "warn"); err != nil {
-		return nil, err
-	}
+		"--listen-metrics-urls", "", "--log-level", "warn")
+}
+
+// startAPIServer starts kube-apiserver and waits until it is ready.
+func (c *Cluster) startAPIServer(ctx context.Context, progress io.Writer, bin string, p *pki, etcdPort, port int) error {
 	pk := func(n string) string { return p.path(n) }
-	fmt.Fprintf(o.Progress, "kube-apiserver on %s\n", c.Server)
+	fmt.Fprintf(progress, "kube-apiserver on %s\n", c.Server)
 	if err := c.daemon("kube-apiserver", nil, filepath.Join(bin, "kube-apiserver"),
 		"--etcd-servers", fmt.Sprintf("http://127.0.0.1:%d", etcdPort),
-		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", strconv.Itoa(apiPort),
+		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", strconv.Itoa(port),
 		"--endpoint-reconciler-type", "none", // a loopback address cannot be the kubernetes Service's endpoint
-		"--cert-dir", filepath.Join(dir, "apiserver-certs"),
+		"--cert-dir", filepath.Join(c.Dir, "apiserver-certs"),
 		"--tls-cert-file", pk("apiserver.crt"), "--tls-private-key-file", pk("apiserver.key"),
 		"--client-ca-file", pk("ca.crt"),
 		"--kubelet-client-certificate", pk("apiserver-kubelet-client.crt"), "--kubelet-client-key", pk("apiserver-kubelet-client.key"),
@@ -172,42 +232,41 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 		"--enable-admission-plugins", "NodeRestriction",
 		"--allow-privileged=false",
 		"--profiling=false", "--v=1"); err != nil {
-		return nil, err
+		return err
 	}
 	if err := waitHealthy(ctx, c.Server+"/readyz", p, 90*time.Second); err != nil {
-		return nil, fmt.Errorf("kube-apiserver: %w", err)
+		return fmt.Errorf("kube-apiserver: %w", err)
 	}
-	fmt.Fprintf(o.Progress, "kube-apiserver ready after %v\n", time.Since(start).Round(time.Millisecond))
-	if err := c.daemon("kube-controller-manager", nil, filepath.Join(bin, "kube-controller-manager"),
-		"--kubeconfig", filepath.Join(dir, "controller-manager.kubeconfig"),
+	return nil
+}
+
+func (c *Cluster) startControllerManager(bin string, p *pki) error {
+	return c.daemon("kube-controller-manager", nil, filepath.Join(bin, "kube-controller-manager"),
+		"--kubeconfig", filepath.Join(c.Dir, "controller-manager.kubeconfig"),
 		"--secure-port", "0", "--leader-elect=false",
-		"--service-account-private-key-file", pk("sa.key"), "--root-ca-file", pk("ca.crt"),
+		"--service-account-private-key-file", p.path("sa.key"), "--root-ca-file", p.path("ca.crt"),
 		"--use-service-account-credentials=false",
-		"--profiling=false", "--v=1"); err != nil {
-		return nil, err
+		"--profiling=false", "--v=1")
+}
+
+// startNode writes the node's files, the pause image and the images to
+// import, and starts containerd and kubelet in a private mount namespace
+// (node.sh).
+func (c *Cluster) startNode(ctx context.Context, o Options, cgroupRoot string, kubeletPort int, nodeIP net.IP) error {
+	if err := writeNode(c.Dir, cgroupRoot, kubeletPort, nodeIP.String()); err != nil {
+		return err
 	}
-	if err := writeNode(dir, cgroupRoot, kubeletPort, nodeIP.String()); err != nil {
-		return nil, err
-	}
-	if err := buildPause(ctx, o.Cache, filepath.Join(dir, "pause.tar")); err != nil {
-		return nil, err
+	if err := buildPause(ctx, o.Cache, filepath.Join(c.Dir, "pause.tar")); err != nil {
+		return err
 	}
 	for i, img := range o.Images {
-		if err := os.Symlink(img, filepath.Join(dir, "images", fmt.Sprintf("%02d.tar", i))); err != nil {
-			return nil, err
+		if err := os.Symlink(img, filepath.Join(c.Dir, "images", fmt.Sprintf("%02d.tar", i))); err != nil {
+			return err
 		}
 	}
 	fmt.Fprintf(o.Progress, "node %s: containerd + kubelet in a private mount namespace\n", NodeName)
-	if err := c.daemon("node", nil, "unshare", "--mount", "--propagation", "private", "--fork", "--",
-		"sh", filepath.Join(dir, "node.sh")); err != nil {
-		return nil, err
-	}
-	if err := c.setup(ctx, p, o.Volumes); err != nil {
-		return nil, err
-	}
-	c.StartTime = time.Since(start)
-	fmt.Fprintf(o.Progress, "cluster ready in %v (kubeconfig %s)\n", c.StartTime.Round(time.Millisecond), c.Kubeconfig)
-	return c, nil
+	return c.daemon("node", nil, "unshare", "--mount", "--propagation", "private", "--fork", "--",
+		"sh", filepath.Join(c.Dir, "node.sh"))
 }
 
 // daemon starts a long-running program in a session of its own, its
