@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,7 +57,10 @@ func TestOutsideAttacks(t *testing.T) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			cmd := exec.Command("bash", s)
-			cmd.Env = append(os.Environ(), "AIRLOCK_BIN="+bin)
+			// A bridge a script starts stops its sandboxes and exits
+			// when this test binary is gone (killed on timeout), not only
+			// when the script's cleanup runs.
+			cmd.Env = append(os.Environ(), "AIRLOCK_BIN="+bin, "AIRLOCK_BRIDGE_PARENT="+strconv.Itoa(os.Getpid()))
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("attack %s: %v\n%s", name, err, out)
