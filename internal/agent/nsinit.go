@@ -116,37 +116,13 @@ func nsInit(specPath string, ready *int) error {
 	// The serve process starts now, as the agent, and waits for its spec
 	// on stdin while we build the root: its start-up overlaps ours, and
 	// pivot_root moves its root and cwd along with ours.
-	pr, pw, err := os.Pipe()
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, unix.SIGCHLD, unix.SIGTERM, unix.SIGINT, unix.SIGHUP)
+	cmd, pw, err := startServe(s, lf, *ready)
 	if err != nil {
 		return err
 	}
 	defer pw.Close()
-	cmd := exec.Command("/proc/self/exe", "init", "--serve")
-	cmd.Args[0] = "airlock-agent" // multi-call binaries (testscript) dispatch on it
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + s.Home, "AIRLOCK_INIT_TRACE=" + os.Getenv("AIRLOCK_INIT_TRACE")}
-	cmd.Dir = "/"
-	cmd.Stdin = pr
-	cmd.Stdout = os.Stderr
-	cmd.Stderr = os.Stderr
-	extra := []*os.File{lf}
-	if *ready >= 0 {
-		extra = append(extra, os.NewFile(uintptr(*ready), "ready"))
-	}
-	cmd.ExtraFiles = extra
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	if !ns.SingleID {
-		// PID 1 is root inside; the sshd and every session run as the agent.
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(s.UID), Gid: uint32(s.GID), Groups: []uint32{}}
-	}
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, unix.SIGCHLD, unix.SIGTERM, unix.SIGINT, unix.SIGHUP)
-	traceMark("serve exec")
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start sshd: %w", err)
-	}
-	traceMark("serve started")
-	pr.Close()
-	lf.Close()
 
 	if err := buildRoot(s); err != nil {
 		return err
@@ -164,12 +140,53 @@ func nsInit(specPath string, ready *int) error {
 		unix.Close(*ready)
 		*ready = -1
 	}
-	servePID := cmd.Process.Pid
-	// Reap every child (we are the PID namespace's init); leave when the
-	// sshd is gone or the host asks us to. The kernel then kills the rest.
+	reapUntilExit(sigs, cmd.Process.Pid)
+	return nil
+}
+
+// startServe starts `airlock-agent init --serve` (the sshd) as the agent
+// with the listener lf and the ready descriptor; it reads its spec from
+// the returned pipe once the root is built.
+func startServe(s *guestspec.InitSpec, lf *os.File, ready int) (*exec.Cmd, *os.File, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer pr.Close()
+	cmd := exec.Command("/proc/self/exe", "init", "--serve")
+	cmd.Args[0] = "airlock-agent" // multi-call binaries (testscript) dispatch on it
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + s.Home, "AIRLOCK_INIT_TRACE=" + os.Getenv("AIRLOCK_INIT_TRACE")}
+	cmd.Dir = "/"
+	cmd.Stdin = pr
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	extra := []*os.File{lf}
+	if ready >= 0 {
+		extra = append(extra, os.NewFile(uintptr(ready), "ready"))
+	}
+	cmd.ExtraFiles = extra
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	if !s.Namespace.SingleID {
+		// PID 1 is root inside; the sshd and every session run as the agent.
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(s.UID), Gid: uint32(s.GID), Groups: []uint32{}}
+	}
+	traceMark("serve exec")
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return nil, nil, fmt.Errorf("start sshd: %w", err)
+	}
+	traceMark("serve started")
+	lf.Close()
+	return cmd, pw, nil
+}
+
+// reapUntilExit reaps every child (we are the PID namespace's init) and
+// returns when the sshd (servePID) is gone or the host asks us to leave.
+// The kernel then kills the rest.
+func reapUntilExit(sigs <-chan os.Signal, servePID int) {
 	for sig := range sigs {
 		if sig != unix.SIGCHLD {
-			return nil
+			return
 		}
 		for {
 			var ws unix.WaitStatus
@@ -179,11 +196,10 @@ func nsInit(specPath string, ready *int) error {
 			}
 			if pid == servePID {
 				fmt.Fprintf(os.Stderr, "airlock-agent init: sshd exited (%s)\n", waitString(ws))
-				return nil
+				return
 			}
 		}
 	}
-	return nil
 }
 
 func waitString(ws unix.WaitStatus) string {
