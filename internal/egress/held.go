@@ -151,6 +151,13 @@ func (p *Proxy) hold(ctx context.Context, conn net.Conn, req *http.Request, t Ta
 	h := Held{Sandbox: p.sandbox, Method: req.Method, Overrides: methods[1:], Host: t.Host(), Port: t.Port,
 		Path: req.URL.EscapedPath(), Query: scrubString(req.URL.RawQuery, scrub), TLS: tls, Size: int64(len(body)),
 		BodySHA256: hex.EncodeToString(sum[:]), BodyHead: body[:min(len(body), heldHeadLen)], Rule: rule.String()}
+	return p.askApproval(ctx, conn, req, h, e, rule)
+}
+
+// askApproval asks the approver about the held request h (its body read,
+// matched by rule) while watching the client, and records the outcome on
+// e; nil means approved and the request goes on.
+func (p *Proxy) askApproval(ctx context.Context, conn net.Conn, req *http.Request, h Held, e *Entry, rule *applied) *denial {
 	e.URL, e.BodySHA256 = h.URL(), h.BodySHA256
 	p.logger.Info("egress: request held for approval", "sandbox", p.sandbox, "method", h.Method, "url", h.URL(),
 		"size", h.Size, "sha256", h.BodySHA256, "rule", h.Rule)

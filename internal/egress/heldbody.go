@@ -136,32 +136,13 @@ func (p *Proxy) readHeldBody(conn net.Conn, req *http.Request) ([]byte, *denial)
 			return nil, fail(err)
 		}
 	} else { // chunked: reserve as it grows
-		for {
-			if len(buf) == cap(buf) {
-				n := int64(max(32<<10, cap(buf)))
-				if int64(cap(buf))+n > MaxHeldBody+1 {
-					n = MaxHeldBody + 1 - int64(cap(buf))
-				}
-				if n <= 0 {
-					p.unreserve(reserved)
-					return nil, tooLarge
-				}
-				if !grow(n) {
-					p.unreserve(reserved)
-					return nil, overBudget
-				}
-				nb := make([]byte, len(buf), int64(cap(buf))+n)
-				copy(nb, buf)
-				buf = nb
-			}
-			m, err := req.Body.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+m]
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, fail(err)
-			}
+		var d *denial
+		var err error
+		if buf, d, err = readGrowing(req.Body, grow); d != nil {
+			p.unreserve(reserved)
+			return nil, d
+		} else if err != nil {
+			return nil, fail(err)
 		}
 	}
 	if len(buf) > MaxHeldBody {
@@ -183,6 +164,38 @@ func (p *Proxy) readHeldBody(conn net.Conn, req *http.Request) ([]byte, *denial)
 	}
 	req.Body = &heldReader{Reader: bytes.NewReader(buf), hb: hb}
 	return buf, nil
+}
+
+// readGrowing reads r to its end into a buffer that grows by at least
+// 32 KiB at a time, each growth first reserved with grow: overBudget when
+// grow refuses, tooLarge past MaxHeldBody+1 bytes.
+func readGrowing(r io.Reader, grow func(int64) bool) ([]byte, *denial, error) {
+	var buf []byte
+	for {
+		if len(buf) == cap(buf) {
+			n := int64(max(32<<10, cap(buf)))
+			if int64(cap(buf))+n > MaxHeldBody+1 {
+				n = MaxHeldBody + 1 - int64(cap(buf))
+			}
+			if n <= 0 {
+				return nil, tooLarge, nil
+			}
+			if !grow(n) {
+				return nil, overBudget, nil
+			}
+			nb := make([]byte, len(buf), int64(cap(buf))+n)
+			copy(nb, buf)
+			buf = nb
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			return buf, nil, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 }
 
 // heldBody is a body's share of the budget, given back once.
