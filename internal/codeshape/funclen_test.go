@@ -38,8 +38,6 @@ var notYetSplit = []string{
 	"vm/kubernetes/backend.go:Backend.Create",
 	"vm/kubernetes/objects.go:Backend.pod",
 	"vm/kubernetes/ociimage/ociimage.go:writeTar",
-	"vm/microvm/image.go:BuildImage",
-	"vm/microvm/kernel.go:EnsureKernel",
 }
 
 // TestFunctionLength parses every non-test, non-generated Go file of the

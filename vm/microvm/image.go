@@ -128,25 +128,9 @@ func BuildImage(ctx context.Context, home string, opts ImageOptions, progress io
 	if progress == nil {
 		progress = io.Discard
 	}
-	if opts.Name == "" {
-		opts.Name = DefaultImage
-	}
-	if !validImageName(opts.Name) {
-		return "", fmt.Errorf("image name %q: want lowercase letters, digits, dots, dashes and underscores", opts.Name)
-	}
-	if os.Geteuid() != 0 {
-		return "", fmt.Errorf("build image %s: needs root (debootstrap)", opts.Name)
-	}
-	for _, tool := range []string{"debootstrap", "mkfs.ext4"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return "", fmt.Errorf("build image %s: %s not found (apt-get install debootstrap e2fsprogs)", opts.Name, tool)
-		}
-	}
-	if opts.Mirror == "" {
-		opts.Mirror = aptMirror()
-	}
-	if opts.Size == 0 {
-		opts.Size = 2 << 30
+	opts, err := opts.checked()
+	if err != nil {
+		return "", err
 	}
 	pkgs := append([]string(nil), opts.Packages...)
 	if opts.Docker {
@@ -193,28 +177,60 @@ func BuildImage(ctx context.Context, home string, opts ImageOptions, progress io
 		return "", fmt.Errorf("build image %s: %w", opts.Name, err)
 	}
 	fmt.Fprintf(progress, "mkfs.ext4 -d -> %s\n", dst)
-	tmp := filepath.Join(work, "image.img")
-	f, err := os.Create(tmp)
-	if err != nil {
-		return "", err
-	}
-	f.Truncate(opts.Size)
-	f.Close()
-	if err := run(ctx, "", "mkfs.ext4", "-q", "-F", "-L", "airlock-root", "-d", root, tmp); err != nil {
+	if err := writeImage(ctx, root, filepath.Join(work, "image.img"), dst, opts.Size, imageMeta{Packages: pkgs, Docker: opts.Docker}); err != nil {
 		return "", fmt.Errorf("build image %s: %w", opts.Name, err)
-	}
-	if err := os.Chmod(tmp, 0o444); err != nil {
-		return "", err
-	}
-	meta, _ := json.MarshalIndent(imageMeta{Packages: pkgs, Docker: opts.Docker, Built: time.Now().UTC()}, "", "  ")
-	if err := fsx.WriteFileAtomic(metaPath(dst), meta, 0o644); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return "", err
 	}
 	fmt.Fprintf(progress, "image %s ready in %v\n", opts.Name, time.Since(start).Round(time.Second))
 	return dst, nil
+}
+
+// checked fills opts' defaults and says why an image cannot be built
+// with them here (a bad name, not root, a missing tool).
+func (opts ImageOptions) checked() (ImageOptions, error) {
+	if opts.Name == "" {
+		opts.Name = DefaultImage
+	}
+	if !validImageName(opts.Name) {
+		return opts, fmt.Errorf("image name %q: want lowercase letters, digits, dots, dashes and underscores", opts.Name)
+	}
+	if os.Geteuid() != 0 {
+		return opts, fmt.Errorf("build image %s: needs root (debootstrap)", opts.Name)
+	}
+	for _, tool := range []string{"debootstrap", "mkfs.ext4"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return opts, fmt.Errorf("build image %s: %s not found (apt-get install debootstrap e2fsprogs)", opts.Name, tool)
+		}
+	}
+	if opts.Mirror == "" {
+		opts.Mirror = aptMirror()
+	}
+	if opts.Size == 0 {
+		opts.Size = 2 << 30
+	}
+	return opts, nil
+}
+
+// writeImage makes the ext4 image of root at tmp (size bytes, read-only),
+// writes its metadata beside dst and moves it into place.
+func writeImage(ctx context.Context, root, tmp, dst string, size int64, meta imageMeta) error {
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	f.Truncate(size)
+	f.Close()
+	if err := run(ctx, "", "mkfs.ext4", "-q", "-F", "-L", "airlock-root", "-d", root, tmp); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o444); err != nil {
+		return err
+	}
+	meta.Built = time.Now().UTC()
+	b, _ := json.MarshalIndent(meta, "", "  ")
+	if err := fsx.WriteFileAtomic(metaPath(dst), b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
 }
 
 // finishRoot adds the agent user (to the docker group too when the image

@@ -105,15 +105,8 @@ func EnsureKernel(ctx context.Context, cacheDir string, progress io.Writer) (*Ke
 	}
 	defer unlock()
 	if k, err := readKernel(filepath.Join(kdir, "current.json")); err == nil && k.hasModules() {
-		if !k.Trimmed { // a cache made before trimming: trim it in place
-			if _, err := trimELF(k.Vmlinux); err != nil {
-				return nil, err
-			}
-			k.Trimmed = true
-			b, _ := json.MarshalIndent(k, "", "  ")
-			if err := fsx.WriteFileAtomic(filepath.Join(kdir, "current.json"), b, 0o644); err != nil {
-				return nil, err
-			}
+		if err := trimCached(kdir, k); err != nil {
+			return nil, err
 		}
 		return k, nil
 	}
@@ -121,30 +114,16 @@ func EnsureKernel(ctx context.Context, cacheDir string, progress io.Writer) (*Ke
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(progress, "fetching guest kernel %s (apt-get download)\n", pkg)
-	dst := filepath.Join(kdir, pkg)
 	tmp, err := os.MkdirTemp(kdir, ".fetch-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	if err := run(ctx, tmp, "apt-get", "download", "-q", pkg); err != nil {
-		return nil, fmt.Errorf("fetch kernel: %w", err)
+	x, ver, err := fetchKernelPackage(ctx, tmp, pkg, progress)
+	if err != nil {
+		return nil, err
 	}
-	debs, _ := filepath.Glob(filepath.Join(tmp, "*.deb"))
-	if len(debs) != 1 {
-		return nil, fmt.Errorf("fetch kernel: expected one .deb, got %d", len(debs))
-	}
-	fmt.Fprintf(progress, "unpacking %s\n", filepath.Base(debs[0]))
-	x := filepath.Join(tmp, "x")
-	if err := run(ctx, "", "dpkg", "-x", debs[0], x); err != nil {
-		return nil, fmt.Errorf("unpack kernel: %w", err)
-	}
-	vers, _ := os.ReadDir(filepath.Join(x, "lib/modules"))
-	if len(vers) != 1 {
-		return nil, fmt.Errorf("unpack kernel: expected one module tree")
-	}
-	ver := vers[0].Name()
+	dst := filepath.Join(kdir, pkg)
 	k := &Kernel{Package: pkg, Version: ver, Vmlinux: filepath.Join(dst, "vmlinux"), ModDir: filepath.Join(dst, "modules")}
 	if err := os.RemoveAll(dst); err != nil {
 		return nil, err
@@ -170,12 +149,53 @@ func EnsureKernel(ctx context.Context, cacheDir string, progress io.Writer) (*Ke
 	if k.DockerModules, err = copyModules(ctx, x, ver, dockerModules, seen, k.ModDir); err != nil {
 		return nil, err
 	}
-	b, _ := json.MarshalIndent(k, "", "  ")
-	if err := fsx.WriteFileAtomic(filepath.Join(kdir, "current.json"), b, 0o644); err != nil {
+	if err := saveKernel(kdir, k); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(progress, "guest kernel %s ready (%d modules, %d more for Docker)\n", ver, len(k.Modules), len(k.DockerModules))
 	return k, nil
+}
+
+// trimCached trims a cached kernel made before trimming, in place.
+func trimCached(kdir string, k *Kernel) error {
+	if k.Trimmed {
+		return nil
+	}
+	if _, err := trimELF(k.Vmlinux); err != nil {
+		return err
+	}
+	k.Trimmed = true
+	return saveKernel(kdir, k)
+}
+
+// saveKernel records k as the cache's current kernel.
+func saveKernel(kdir string, k *Kernel) error {
+	b, _ := json.MarshalIndent(k, "", "  ")
+	return fsx.WriteFileAtomic(filepath.Join(kdir, "current.json"), b, 0o644)
+}
+
+// fetchKernelPackage downloads pkg into tmp (apt-get download) and
+// unpacks it; it returns the unpacked tree and the kernel version (its one
+// module tree).
+func fetchKernelPackage(ctx context.Context, tmp, pkg string, progress io.Writer) (x, ver string, err error) {
+	fmt.Fprintf(progress, "fetching guest kernel %s (apt-get download)\n", pkg)
+	if err := run(ctx, tmp, "apt-get", "download", "-q", pkg); err != nil {
+		return "", "", fmt.Errorf("fetch kernel: %w", err)
+	}
+	debs, _ := filepath.Glob(filepath.Join(tmp, "*.deb"))
+	if len(debs) != 1 {
+		return "", "", fmt.Errorf("fetch kernel: expected one .deb, got %d", len(debs))
+	}
+	fmt.Fprintf(progress, "unpacking %s\n", filepath.Base(debs[0]))
+	x = filepath.Join(tmp, "x")
+	if err := run(ctx, "", "dpkg", "-x", debs[0], x); err != nil {
+		return "", "", fmt.Errorf("unpack kernel: %w", err)
+	}
+	vers, _ := os.ReadDir(filepath.Join(x, "lib/modules"))
+	if len(vers) != 1 {
+		return "", "", fmt.Errorf("unpack kernel: expected one module tree")
+	}
+	return x, vers[0].Name(), nil
 }
 
 // copyModules copies names and their dependencies (modprobe's order, each
