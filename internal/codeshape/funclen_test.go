@@ -35,9 +35,6 @@ var notYetSplit = []string{
 	"internal/review/direct.go:directReview",
 	"internal/review/hostgitcfg.go:markHostGit",
 	"internal/review/jsonc.go:strictParser.parse",
-	"vm/kubernetes/backend.go:Backend.Create",
-	"vm/kubernetes/objects.go:Backend.pod",
-	"vm/kubernetes/ociimage/ociimage.go:writeTar",
 }
 
 // TestFunctionLength parses every non-test, non-generated Go file of the

@@ -238,21 +238,8 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	if err := b.init(); err != nil {
 		return err
 	}
-	if !idRE.MatchString(spec.ID) {
-		return fmt.Errorf("sandbox id %q: %w", spec.ID, vm.ErrInvalidSpec)
-	}
-	if spec.StateDir != "" && filepath.Clean(spec.StateDir) != b.dir(spec.ID) {
-		return fmt.Errorf("state dir %s: want %s: %w", spec.StateDir, b.dir(spec.ID), vm.ErrInvalidSpec)
-	}
-	switch spec.Workspace.Mode {
-	case vm.ModeDirect:
-		return fmt.Errorf("workspace mode direct: a pod runs on a cluster node, which cannot share this machine's folder live; use clone (pushed over SSH at first start) or mountless: %w", vm.ErrInvalidSpec)
-	case vm.ModeClone, vm.ModeMountless, "":
-	default:
-		return fmt.Errorf("workspace mode %q: %w", spec.Workspace.Mode, vm.ErrInvalidSpec)
-	}
-	if spec.Docker {
-		return fmt.Errorf("docker: the kubernetes backend runs no Docker engine inside a pod: %w", vm.ErrInvalidSpec)
+	if err := b.checkSpec(spec); err != nil {
+		return err
 	}
 	if _, err := os.Stat(filepath.Join(b.dir(spec.ID), "state.json")); err == nil {
 		return fmt.Errorf("sandbox %s: %w", spec.ID, vm.ErrExists)
@@ -261,32 +248,10 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	if _, err := b.cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, objName(spec.ID), metav1.GetOptions{}); err == nil {
 		return fmt.Errorf("sandbox %s: claim %s/%s exists: %w", spec.ID, ns, objName(spec.ID), vm.ErrExists)
 	}
-	st := &state{
-		ID: spec.ID, Namespace: ns, Image: b.set.Image,
-		CPUs: spec.CPUs, MemoryBytes: spec.MemoryBytes, DiskBytes: spec.DiskBytes,
-		Env: spec.Env, WorkspaceTarget: spec.Workspace.Target, WorkspaceMode: spec.Workspace.Mode,
-		Hide: spec.Workspace.Hide,
-	}
-	if st.CPUs == 0 {
-		st.CPUs = DefaultCPUs
-	}
-	if st.MemoryBytes == 0 {
-		st.MemoryBytes = DefaultMemoryMiB << 20
-	}
-	if st.DiskBytes == 0 {
-		st.DiskBytes = DefaultDiskBytes
-	}
-	if st.WorkspaceTarget == "" {
-		st.WorkspaceTarget = "/workspace"
-	}
-	if spec.Workspace.Mode == vm.ModeClone {
-		st.WorkspaceSource = spec.Workspace.HostPath
-	}
-	hostSigner, err := ssh.ParsePrivateKey(spec.HostKeyPEM)
+	st, err := b.newState(spec)
 	if err != nil {
-		return fmt.Errorf("host key: %v: %w", err, vm.ErrInvalidSpec)
+		return err
 	}
-	st.HostPub = string(ssh.MarshalAuthorizedKey(hostSigner.PublicKey()))
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return err
@@ -325,6 +290,60 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 		return b.apiErr("create network policy", err)
 	}
 	return b.save(st)
+}
+
+// checkSpec refuses what this backend cannot run: a bad ID or state
+// directory, direct mode, Docker.
+func (b *Backend) checkSpec(spec vm.Spec) error {
+	if !idRE.MatchString(spec.ID) {
+		return fmt.Errorf("sandbox id %q: %w", spec.ID, vm.ErrInvalidSpec)
+	}
+	if spec.StateDir != "" && filepath.Clean(spec.StateDir) != b.dir(spec.ID) {
+		return fmt.Errorf("state dir %s: want %s: %w", spec.StateDir, b.dir(spec.ID), vm.ErrInvalidSpec)
+	}
+	switch spec.Workspace.Mode {
+	case vm.ModeDirect:
+		return fmt.Errorf("workspace mode direct: a pod runs on a cluster node, which cannot share this machine's folder live; use clone (pushed over SSH at first start) or mountless: %w", vm.ErrInvalidSpec)
+	case vm.ModeClone, vm.ModeMountless, "":
+	default:
+		return fmt.Errorf("workspace mode %q: %w", spec.Workspace.Mode, vm.ErrInvalidSpec)
+	}
+	if spec.Docker {
+		return fmt.Errorf("docker: the kubernetes backend runs no Docker engine inside a pod: %w", vm.ErrInvalidSpec)
+	}
+	return nil
+}
+
+// newState is the record of a sandbox made from spec (sizes defaulted,
+// the guest's host key's public half).
+func (b *Backend) newState(spec vm.Spec) (*state, error) {
+	st := &state{
+		ID: spec.ID, Namespace: b.set.Namespace, Image: b.set.Image,
+		CPUs: spec.CPUs, MemoryBytes: spec.MemoryBytes, DiskBytes: spec.DiskBytes,
+		Env: spec.Env, WorkspaceTarget: spec.Workspace.Target, WorkspaceMode: spec.Workspace.Mode,
+		Hide: spec.Workspace.Hide,
+	}
+	if st.CPUs == 0 {
+		st.CPUs = DefaultCPUs
+	}
+	if st.MemoryBytes == 0 {
+		st.MemoryBytes = DefaultMemoryMiB << 20
+	}
+	if st.DiskBytes == 0 {
+		st.DiskBytes = DefaultDiskBytes
+	}
+	if st.WorkspaceTarget == "" {
+		st.WorkspaceTarget = "/workspace"
+	}
+	if spec.Workspace.Mode == vm.ModeClone {
+		st.WorkspaceSource = spec.Workspace.HostPath
+	}
+	hostSigner, err := ssh.ParsePrivateKey(spec.HostKeyPEM)
+	if err != nil {
+		return nil, fmt.Errorf("host key: %v: %w", err, vm.ErrInvalidSpec)
+	}
+	st.HostPub = string(ssh.MarshalAuthorizedKey(hostSigner.PublicKey()))
+	return st, nil
 }
 
 func (b *Backend) apiErr(what string, err error) error {

@@ -171,30 +171,8 @@ func (b *Backend) pod(ns string, st *state) *corev1.Pod {
 		RunAsNonRoot:             ptr(true),
 		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 	}
-	res := corev1.ResourceRequirements{
-		// ephemeral-storage: /tmp, /var/tmp and the container's logs; the
-		// claim holds home and workspace (sized by the same DiskBytes).
-		Limits: corev1.ResourceList{
-			corev1.ResourceCPU:              *resource.NewQuantity(int64(st.CPUs), resource.DecimalSI),
-			corev1.ResourceMemory:           *resource.NewQuantity(st.MemoryBytes, resource.BinarySI),
-			corev1.ResourceEphemeralStorage: *resource.NewQuantity(st.DiskBytes, resource.BinarySI),
-		},
-		Requests: corev1.ResourceList{
-			corev1.ResourceCPU:              resource.MustParse("50m"),
-			corev1.ResourceMemory:           *resource.NewQuantity(min(st.MemoryBytes, 128<<20), resource.BinarySI),
-			corev1.ResourceEphemeralStorage: *resource.NewQuantity(min(st.DiskBytes, 64<<20), resource.BinarySI),
-		},
-	}
-	args := []string{AgentImagePath, "sshd", "--listen", fmt.Sprintf("127.0.0.1:%d", sshPort),
-		"--host-key", runDir + "/ssh/host_key", "--authorized-keys", runDir + "/ssh/authorized_keys", "--user", "agent"}
-	keys := make([]string, 0, len(st.Env))
-	for k := range st.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		args = append(args, "--env", k+"="+st.Env[k])
-	}
+	res := podResources(st)
+	args := sshdArgs(st)
 	data := corev1.VolumeMount{Name: "data", MountPath: "/data"}
 	run := corev1.VolumeMount{Name: "run", MountPath: runDir}
 	mounts := append([]corev1.VolumeMount{
@@ -252,6 +230,41 @@ func (b *Backend) pod(ns string, st *state) *corev1.Pod {
 		})
 	}
 	return p
+}
+
+// podResources: the sandbox's CPUs, memory and disk as limits, with small
+// requests so a sandbox schedules on a busy node.
+func podResources(st *state) corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{
+		// ephemeral-storage: /tmp, /var/tmp and the container's logs; the
+		// claim holds home and workspace (sized by the same DiskBytes).
+		Limits: corev1.ResourceList{
+			corev1.ResourceCPU:              *resource.NewQuantity(int64(st.CPUs), resource.DecimalSI),
+			corev1.ResourceMemory:           *resource.NewQuantity(st.MemoryBytes, resource.BinarySI),
+			corev1.ResourceEphemeralStorage: *resource.NewQuantity(st.DiskBytes, resource.BinarySI),
+		},
+		Requests: corev1.ResourceList{
+			corev1.ResourceCPU:              resource.MustParse("50m"),
+			corev1.ResourceMemory:           *resource.NewQuantity(min(st.MemoryBytes, 128<<20), resource.BinarySI),
+			corev1.ResourceEphemeralStorage: *resource.NewQuantity(min(st.DiskBytes, 64<<20), resource.BinarySI),
+		},
+	}
+}
+
+// sshdArgs is the agent container's command: the guest sshd on loopback
+// with the sandbox's environment, sorted.
+func sshdArgs(st *state) []string {
+	args := []string{AgentImagePath, "sshd", "--listen", fmt.Sprintf("127.0.0.1:%d", sshPort),
+		"--host-key", runDir + "/ssh/host_key", "--authorized-keys", runDir + "/ssh/authorized_keys", "--user", "agent"}
+	keys := make([]string, 0, len(st.Env))
+	for k := range st.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		args = append(args, "--env", k+"="+st.Env[k])
+	}
+	return args
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -123,20 +123,10 @@ func Push(ctx context.Context, ref, root string, c Config, extra ...Extra) (stri
 func writeTar(w io.Writer, root string, extra []Extra) error {
 	tw := tar.NewWriter(w)
 	links := map[[2]uint64]string{}
-	var paths []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != root {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths, err := sortedPaths(root)
 	if err != nil {
 		return err
 	}
-	sort.Strings(paths)
 	seen := map[string]bool{}
 	for _, p := range paths {
 		fi, err := os.Lstat(p)
@@ -190,35 +180,55 @@ func writeTar(w io.Writer, root string, extra []Extra) error {
 		}
 	}
 	for _, e := range extra {
-		f, err := os.Open(e.Src)
-		if err != nil {
-			return err
-		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return err
-		}
-		rel := filepath.ToSlash(filepath.Clean(e.Path))[1:]
-		for i := range len(rel) {
-			if dir := rel[:i]; rel[i] == '/' && !seen[dir] {
-				seen[dir] = true
-				if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: dir + "/", Mode: 0o755, ModTime: fi.ModTime().Truncate(time.Second), Format: tar.FormatPAX}); err != nil {
-					return err
-				}
-			}
-		}
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: e.Mode, Size: fi.Size(), ModTime: fi.ModTime().Truncate(time.Second), Format: tar.FormatPAX}); err != nil {
-			f.Close()
-			return err
-		}
-		_, err = io.CopyN(tw, f, fi.Size())
-		f.Close()
-		if err != nil {
+		if err := writeExtra(tw, e, seen); err != nil {
 			return err
 		}
 	}
 	return tw.Close()
+}
+
+// sortedPaths lists everything under root (not root itself), sorted.
+func sortedPaths(root string) ([]string, error) {
+	var paths []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != root {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	sort.Strings(paths)
+	return paths, err
+}
+
+// writeExtra adds the host file e.Src at e.Path, with any parent
+// directory not written yet (seen).
+func writeExtra(tw *tar.Writer, e Extra, seen map[string]bool) error {
+	f, err := os.Open(e.Src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	rel := filepath.ToSlash(filepath.Clean(e.Path))[1:]
+	for i := range len(rel) {
+		if dir := rel[:i]; rel[i] == '/' && !seen[dir] {
+			seen[dir] = true
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: dir + "/", Mode: 0o755, ModTime: fi.ModTime().Truncate(time.Second), Format: tar.FormatPAX}); err != nil {
+				return err
+			}
+		}
+	}
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: e.Mode, Size: fi.Size(), ModTime: fi.ModTime().Truncate(time.Second), Format: tar.FormatPAX}); err != nil {
+		return err
+	}
+	_, err = io.CopyN(tw, f, fi.Size())
+	return err
 }
 
 // copyFile copies exactly size bytes (what the header said) of p.
