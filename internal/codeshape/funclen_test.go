@@ -34,7 +34,6 @@ var notYetSplit = []string{
 	"internal/review/autorun_tools.go:toolEntry",
 	"internal/review/direct.go:directReview",
 	"internal/review/hostgitcfg.go:markHostGit",
-	"internal/review/jsonc.go:strictParser.parse",
 }
 
 // TestFunctionLength parses every non-test, non-generated Go file of the

@@ -148,31 +148,10 @@ func (p *strictParser) parse() ([]Node, error) {
 			}
 			path, line = child(len(stack), top.path, k), kl
 			continue
-		case c == '"':
-			s, err := p.str()
-			if err != nil {
-				return p.fail(err.Error())
-			}
-			p.add(len(stack), Node{Path: path, Kind: 's', Value: s, Line: line})
-		case c == 't' || c == 'f' || c == 'n':
-			lit := map[byte]string{'t': "true", 'f': "false", 'n': "null"}[c]
-			if !strings.HasPrefix(string(p.src[p.pos:min(len(p.src), p.pos+len(lit))]), lit) {
-				return p.fail("invalid literal")
-			}
-			p.pos += len(lit)
-			k := byte('b')
-			if c == 'n' {
-				k = 'z'
-			}
-			p.add(len(stack), Node{Path: path, Kind: k, Value: lit, Line: line})
-		case c == '-' || c >= '0' && c <= '9':
-			num, ok := p.number()
-			if !ok {
-				return p.fail("invalid number")
-			}
-			p.add(len(stack), Node{Path: path, Kind: 'n', Value: num, Line: line})
 		default:
-			return p.fail("value expected")
+			if msg := p.scalar(len(stack), path, line); msg != "" {
+				return p.fail(msg)
+			}
 		}
 		// After a value: close frames or move to the next element.
 		for {
@@ -208,6 +187,39 @@ func (p *strictParser) parse() ([]Node, error) {
 			return p.fail("',' or close expected")
 		}
 	}
+}
+
+// scalar reads a string, literal or number at path (depth deep, on line)
+// and adds it; it returns what is wrong instead ("" = nothing).
+func (p *strictParser) scalar(depth int, path string, line int) string {
+	switch c := p.peek(); {
+	case c == '"':
+		s, err := p.str()
+		if err != nil {
+			return err.Error()
+		}
+		p.add(depth, Node{Path: path, Kind: 's', Value: s, Line: line})
+	case c == 't' || c == 'f' || c == 'n':
+		lit := map[byte]string{'t': "true", 'f': "false", 'n': "null"}[c]
+		if !strings.HasPrefix(string(p.src[p.pos:min(len(p.src), p.pos+len(lit))]), lit) {
+			return "invalid literal"
+		}
+		p.pos += len(lit)
+		k := byte('b')
+		if c == 'n' {
+			k = 'z'
+		}
+		p.add(depth, Node{Path: path, Kind: k, Value: lit, Line: line})
+	case c == '-' || c >= '0' && c <= '9':
+		num, ok := p.number()
+		if !ok {
+			return "invalid number"
+		}
+		p.add(depth, Node{Path: path, Kind: 'n', Value: num, Line: line})
+	default:
+		return "value expected"
+	}
+	return ""
 }
 
 // member reads `"key" :` and returns the key and its line.
