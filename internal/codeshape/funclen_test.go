@@ -33,7 +33,6 @@ var notYetSplit = []string{
 	"internal/review/autorun_reach.go:reachEntry",
 	"internal/review/autorun_tools.go:toolEntry",
 	"internal/review/direct.go:directReview",
-	"internal/review/hostgitcfg.go:markHostGit",
 }
 
 // TestFunctionLength parses every non-test, non-generated Go file of the

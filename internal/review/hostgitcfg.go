@@ -151,80 +151,21 @@ func markHostGit(s *scanCtx, h *HostGit) {
 	if h == nil || h.Repo == "" {
 		return
 	}
-	bases := []string{h.Repo}
+	w := &hostGitWalk{s: s, h: h, m: m, bases: []string{h.Repo}, seen: map[string]bool{}}
 	if r, err := filepath.EvalSymlinks(h.Repo); err == nil && r != h.Repo {
-		bases = append(bases, r)
-	}
-	inRepo := func(abs string) (string, bool) {
-		for _, b := range bases {
-			r, err := filepath.Rel(b, abs)
-			if err == nil && r != "." && r != ".." && !strings.HasPrefix(r, "../") {
-				return filepath.ToSlash(r), true
-			}
-		}
-		return "", false
-	}
-	expand := func(v, rel string) string {
-		switch {
-		case strings.HasPrefix(v, "~/") && h.Home != "":
-			return filepath.Join(h.Home, v[2:])
-		case filepath.IsAbs(v):
-			return filepath.Clean(v)
-		}
-		return filepath.Join(rel, v)
+		w.bases = append(w.bases, r)
 	}
 	var queue []hostCfgItem
 	for _, r := range h.Roots {
 		queue = append(queue, hostCfgItem{name: r.Name, dir: filepath.Dir(r.Path), data: r.Data, host: true})
 	}
-	seen := map[string]bool{}
 	for n := 0; len(queue) > 0 && n < maxHostConfigFiles; n++ {
 		it := queue[0]
 		queue = queue[1:]
 		entries, _ := ParseGitConfig(it.data)
 		for _, e := range entries {
-			k := strings.ToLower(e.Key())
-			v := strings.TrimSpace(e.Value)
-			if v == "" {
-				continue
-			}
-			switch {
-			case isIncludeKey(k):
-				abs := expand(v, it.dir)
-				if seen[abs] || it.depth >= maxIncludeDepth {
-					continue
-				}
-				seen[abs] = true
-				chain := e.Key() + " in " + it.name
-				if rp, ok := inRepo(abs); ok {
-					if strings.HasPrefix(rp, ".git/") || rp == ".git" {
-						continue // the host's own .git: not the folder's content
-					}
-					if _, dup := m.configs[rp]; !dup {
-						m.configs[rp] = chain
-					}
-					if b, ok := s.read(rp); ok {
-						queue = append(queue, hostCfgItem{name: rp, dir: filepath.Dir(abs), data: b, depth: it.depth + 1})
-					}
-				} else if h.ReadAbs != nil && it.host {
-					if b, ok := h.ReadAbs(abs); ok {
-						queue = append(queue, hostCfgItem{name: abs, dir: filepath.Dir(abs), data: b, depth: it.depth + 1, host: true})
-					}
-				}
-			case k == "core.hookspath":
-				// Relative: from the work tree's top, where hooks run.
-				if rp, ok := inRepo(expand(v, h.Repo)); ok {
-					m.hooks[rp] = "core.hooksPath = " + v + " in " + it.name
-				}
-			case isCmdKey(k, e.Value):
-				for _, tok := range pathToken.FindAllString(v, 20) {
-					abs := expand(strings.TrimPrefix(tok, "./"), h.Repo)
-					if rp, ok := inRepo(abs); ok {
-						if _, dup := m.runs[rp]; !dup {
-							m.runs[rp] = e.Key() + " in " + it.name
-						}
-					}
-				}
+			if next, ok := w.mark(it, e); ok {
+				queue = append(queue, next)
 			}
 		}
 	}
@@ -236,6 +177,89 @@ func markHostGit(s *scanCtx, h *HostGit) {
 			}
 		}
 	}
+}
+
+// hostGitWalk is markHostGit's walk through the host's git config files.
+type hostGitWalk struct {
+	s     *scanCtx
+	h     *HostGit
+	m     *hostMarks
+	bases []string        // the repository's path, and its real path
+	seen  map[string]bool // include paths already followed
+}
+
+// inRepo is abs relative to the repository's top, if it is inside.
+func (w *hostGitWalk) inRepo(abs string) (string, bool) {
+	for _, b := range w.bases {
+		r, err := filepath.Rel(b, abs)
+		if err == nil && r != "." && r != ".." && !strings.HasPrefix(r, "../") {
+			return filepath.ToSlash(r), true
+		}
+	}
+	return "", false
+}
+
+// expand resolves a config path value: ~/ against the user's home, a
+// relative one against rel.
+func (w *hostGitWalk) expand(v, rel string) string {
+	switch {
+	case strings.HasPrefix(v, "~/") && w.h.Home != "":
+		return filepath.Join(w.h.Home, v[2:])
+	case filepath.IsAbs(v):
+		return filepath.Clean(v)
+	}
+	return filepath.Join(rel, v)
+}
+
+// mark records what entry e of the config file it points at in the
+// folder (an included config, a hooks directory, a path a command runs)
+// and returns the included file to read next, if any.
+func (w *hostGitWalk) mark(it hostCfgItem, e ConfigEntry) (hostCfgItem, bool) {
+	m, h := w.m, w.h
+	k := strings.ToLower(e.Key())
+	v := strings.TrimSpace(e.Value)
+	if v == "" {
+		return hostCfgItem{}, false
+	}
+	switch {
+	case isIncludeKey(k):
+		abs := w.expand(v, it.dir)
+		if w.seen[abs] || it.depth >= maxIncludeDepth {
+			return hostCfgItem{}, false
+		}
+		w.seen[abs] = true
+		chain := e.Key() + " in " + it.name
+		if rp, ok := w.inRepo(abs); ok {
+			if strings.HasPrefix(rp, ".git/") || rp == ".git" {
+				return hostCfgItem{}, false // the host's own .git: not the folder's content
+			}
+			if _, dup := m.configs[rp]; !dup {
+				m.configs[rp] = chain
+			}
+			if b, ok := w.s.read(rp); ok {
+				return hostCfgItem{name: rp, dir: filepath.Dir(abs), data: b, depth: it.depth + 1}, true
+			}
+		} else if h.ReadAbs != nil && it.host {
+			if b, ok := h.ReadAbs(abs); ok {
+				return hostCfgItem{name: abs, dir: filepath.Dir(abs), data: b, depth: it.depth + 1, host: true}, true
+			}
+		}
+	case k == "core.hookspath":
+		// Relative: from the work tree's top, where hooks run.
+		if rp, ok := w.inRepo(w.expand(v, h.Repo)); ok {
+			m.hooks[rp] = "core.hooksPath = " + v + " in " + it.name
+		}
+	case isCmdKey(k, e.Value):
+		for _, tok := range pathToken.FindAllString(v, 20) {
+			abs := w.expand(strings.TrimPrefix(tok, "./"), h.Repo)
+			if rp, ok := w.inRepo(abs); ok {
+				if _, dup := m.runs[rp]; !dup {
+					m.runs[rp] = e.Key() + " in " + it.name
+				}
+			}
+		}
+	}
+	return hostCfgItem{}, false
 }
 
 func isCmdKey(k, v string) bool {
