@@ -32,7 +32,6 @@ var notYetSplit = []string{
 	"internal/review/autorun_entries.go:entryOf",
 	"internal/review/autorun_reach.go:reachEntry",
 	"internal/review/autorun_tools.go:toolEntry",
-	"internal/review/direct.go:directReview",
 }
 
 // TestFunctionLength parses every non-test, non-generated Go file of the

@@ -175,16 +175,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		return nil, err
 	}
 	at = res.step("stage", at)
-	// Comparing two trees needs no work tree; without one git does not
-	// read the workspace's .gitmodules (which the agent may have broken).
-	g := t.privGit("index-cur")
-	g.dir = t.dir()
-	for i, e := range g.env {
-		if strings.HasPrefix(e, "GIT_WORK_TREE=") {
-			g.env = append(g.env[:i:i], g.env[i+1:]...)
-			break
-		}
-	}
+	g := t.treeOnlyGit("index-cur")
 	es, err := diffTrees(ctx, g, s.Base, cur)
 	if err != nil {
 		return nil, err
@@ -207,17 +198,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		res.Notes = append(res.Notes, "hidden paths were not recorded at start; changes to them are reported from this review on")
 	}
 	at = res.step("diff", at)
-	for _, f := range files {
-		if f.NewMode == 0 || f.NewMode == ModeGitlink {
-			continue
-		}
-		if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(f.Path))); err == nil {
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok && !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
-				f.Links = int(st.Nlink)
-			}
-			f.Setuid = fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid) != 0
-		}
-	}
+	t.markLinks(files)
 	var baseMeta Meta
 	if err := loadJSON(filepath.Join(t.dir(), "meta-base.json"), &baseMeta); err != nil {
 		return nil, fmt.Errorf("read the .git baseline: %w", err)
@@ -243,6 +224,37 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	res.Snapshot, res.Reports = cur, ScanTreeHost(files, tree, t.hostGit())
 	res.step("scan", at)
 	return res, nil
+}
+
+// treeOnlyGit is the private git with index but no work tree: comparing
+// two trees needs none, and without one git does not read the
+// workspace's .gitmodules (which the agent may have broken).
+func (t *Target) treeOnlyGit(index string) gitCmd {
+	g := t.privGit(index)
+	g.dir = t.dir()
+	for i, e := range g.env {
+		if strings.HasPrefix(e, "GIT_WORK_TREE=") {
+			g.env = append(g.env[:i:i], g.env[i+1:]...)
+			break
+		}
+	}
+	return g
+}
+
+// markLinks records, for each changed file still in the folder, its hard
+// link count and whether it is setuid or setgid.
+func (t *Target) markLinks(files []*File) {
+	for _, f := range files {
+		if f.NewMode == 0 || f.NewMode == ModeGitlink {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(f.Path))); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
+				f.Links = int(st.Nlink)
+			}
+			f.Setuid = fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid) != 0
+		}
+	}
 }
 
 // Content is the base and current content of one path.
