@@ -30,7 +30,6 @@ const maxAllowed = 3
 var notYetSplit = []string{
 	"internal/agent/nsinit_root.go:buildRoot",
 	"internal/review/autorun_entries.go:entryOf",
-	"internal/review/autorun_reach.go:reachEntry",
 	"internal/review/autorun_tools.go:toolEntry",
 }
 

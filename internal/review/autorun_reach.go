@@ -55,9 +55,6 @@ func reachEntry(p string, b []byte, e *entryOut) (done bool) {
 	dir := path.Dir(p)
 	lbase := strings.ToLower(path.Base(p))
 	mcpLines(p, b, e)
-	soft := func(via, f string) {
-		e.files = append(e.files, cmdRef{cmd: f, dir: dir, via: via, soft: true})
-	}
 	switch {
 	case isWorkflow(p):
 		workflowEntry(p, nodesOf(p, b), e)
@@ -91,42 +88,10 @@ func reachEntry(p string, b []byte, e *entryOut) (done bool) {
 		}
 		return true
 	case lbase == "tsconfig.json" || lbase == "jsconfig.json" || strings.HasPrefix(lbase, "tsconfig.") && strings.HasSuffix(lbase, ".json"):
-		nodes := nodesOf(p, b)
-		for _, n := range strs(nodes, "compilerOptions.plugins.*.name") {
-			via := p + " " + n.Path + " (tsserver loads the plugin when a file opens)"
-			if strings.HasPrefix(n.Value, ".") {
-				e.files = append(e.files, cmdRef{cmd: path.Join(dir, n.Value), dir: dir, via: via})
-			} else {
-				soft(via, path.Join(dir, "node_modules", n.Value))
-				soft(via, "\x00pkg:"+n.Value) // a workspace package of that name (graph.pkgByName)
-			}
-		}
-		for _, n := range strs(nodes, "extends", "extends.*") {
-			if strings.HasPrefix(n.Value, ".") {
-				x := path.Join(dir, n.Value)
-				if !strings.HasSuffix(x, ".json") {
-					x += ".json"
-				}
-				e.alias = append(e.alias, [2]string{x, "tsconfig.json"})
-			}
-		}
+		tsconfigEntry(p, dir, nodesOf(p, b), e)
 		return true
 	case lbase == ".rubocop.yml" || lbase == ".rubocop.yaml":
-		nodes := nodesOf(p, b)
-		for _, n := range strs(nodes, "require", "require.*", "plugins", "plugins.*", "plugins.*.*") {
-			via := p + " " + n.Path + " (RuboCop, run by Ruby LSP on open, requires it)"
-			if strings.HasPrefix(n.Value, ".") || strings.Contains(n.Value, "/") {
-				e.files = append(e.files, cmdRef{cmd: path.Join(dir, n.Value), dir: dir, via: via})
-			} else {
-				soft(via, path.Join(dir, n.Value+".rb"))
-				soft(via, path.Join(dir, "lib", n.Value+".rb"))
-			}
-		}
-		for _, n := range strs(nodes, "inherit_from", "inherit_from.*") {
-			if !strings.Contains(n.Value, "://") {
-				e.alias = append(e.alias, [2]string{path.Join(dir, n.Value), ".rubocop.yml"})
-			}
-		}
+		rubocopEntry(p, dir, nodesOf(p, b), e)
 		return true
 	case lbase == "gemfile" || lbase == "rakefile":
 		e.files = append(e.files, cmdRef{cmd: "\x00follow:" + p, dir: dir, via: p + " " + map[string]string{"gemfile": "Bundler evaluates it (every bundle command, ruby-lsp on open)",
@@ -136,20 +101,7 @@ func reachEntry(p string, b []byte, e *entryOut) (done bool) {
 		}
 		return true
 	case strings.HasPrefix(lbase, "requirements") && strings.HasSuffix(lbase, ".txt"):
-		for _, l := range lines(b) {
-			f := strings.Fields(strings.SplitN(l, "#", 2)[0])
-			if len(f) == 0 {
-				continue
-			}
-			switch {
-			case (f[0] == "-r" || f[0] == "--requirement" || f[0] == "-c") && len(f) > 1:
-				e.alias = append(e.alias, [2]string{path.Join(dir, f[1]), "requirements.txt"})
-			case (f[0] == "-e" || f[0] == "--editable") && len(f) > 1:
-				localProject(path.Join(dir, strings.TrimPrefix(f[1], "file:")), p+" "+l+" (pip builds it at install)", e)
-			case strings.HasPrefix(f[0], "./") || strings.HasPrefix(f[0], "../") || strings.HasPrefix(f[0], "file:"):
-				localProject(path.Join(dir, strings.TrimPrefix(f[0], "file:")), p+" "+l+" (pip builds it at install)", e)
-			}
-		}
+		requirementsEntry(p, dir, b, e)
 		return true
 	case lbase == "dub.json" || lbase == "dub.sdl":
 		for _, n := range strs(looseNodes(p, b), "*Commands", "*Commands.*", "configurations.*.*Commands*") {
@@ -172,6 +124,73 @@ func reachEntry(p string, b []byte, e *entryOut) (done bool) {
 		}
 	}
 	return false
+}
+
+// tsconfigEntry: a tsconfig's plugins (tsserver loads them when a file
+// opens) and the configs it extends.
+func tsconfigEntry(p, dir string, nodes []Node, e *entryOut) {
+	soft := func(via, f string) {
+		e.files = append(e.files, cmdRef{cmd: f, dir: dir, via: via, soft: true})
+	}
+	for _, n := range strs(nodes, "compilerOptions.plugins.*.name") {
+		via := p + " " + n.Path + " (tsserver loads the plugin when a file opens)"
+		if strings.HasPrefix(n.Value, ".") {
+			e.files = append(e.files, cmdRef{cmd: path.Join(dir, n.Value), dir: dir, via: via})
+		} else {
+			soft(via, path.Join(dir, "node_modules", n.Value))
+			soft(via, "\x00pkg:"+n.Value) // a workspace package of that name (graph.pkgByName)
+		}
+	}
+	for _, n := range strs(nodes, "extends", "extends.*") {
+		if strings.HasPrefix(n.Value, ".") {
+			x := path.Join(dir, n.Value)
+			if !strings.HasSuffix(x, ".json") {
+				x += ".json"
+			}
+			e.alias = append(e.alias, [2]string{x, "tsconfig.json"})
+		}
+	}
+}
+
+// rubocopEntry: what a RuboCop config requires (Ruby LSP runs RuboCop on
+// open) and the configs it inherits from.
+func rubocopEntry(p, dir string, nodes []Node, e *entryOut) {
+	soft := func(via, f string) {
+		e.files = append(e.files, cmdRef{cmd: f, dir: dir, via: via, soft: true})
+	}
+	for _, n := range strs(nodes, "require", "require.*", "plugins", "plugins.*", "plugins.*.*") {
+		via := p + " " + n.Path + " (RuboCop, run by Ruby LSP on open, requires it)"
+		if strings.HasPrefix(n.Value, ".") || strings.Contains(n.Value, "/") {
+			e.files = append(e.files, cmdRef{cmd: path.Join(dir, n.Value), dir: dir, via: via})
+		} else {
+			soft(via, path.Join(dir, n.Value+".rb"))
+			soft(via, path.Join(dir, "lib", n.Value+".rb"))
+		}
+	}
+	for _, n := range strs(nodes, "inherit_from", "inherit_from.*") {
+		if !strings.Contains(n.Value, "://") {
+			e.alias = append(e.alias, [2]string{path.Join(dir, n.Value), ".rubocop.yml"})
+		}
+	}
+}
+
+// requirementsEntry: the requirement files a requirements file includes
+// and the local projects pip builds at install.
+func requirementsEntry(p, dir string, b []byte, e *entryOut) {
+	for _, l := range lines(b) {
+		f := strings.Fields(strings.SplitN(l, "#", 2)[0])
+		if len(f) == 0 {
+			continue
+		}
+		switch {
+		case (f[0] == "-r" || f[0] == "--requirement" || f[0] == "-c") && len(f) > 1:
+			e.alias = append(e.alias, [2]string{path.Join(dir, f[1]), "requirements.txt"})
+		case (f[0] == "-e" || f[0] == "--editable") && len(f) > 1:
+			localProject(path.Join(dir, strings.TrimPrefix(f[1], "file:")), p+" "+l+" (pip builds it at install)", e)
+		case strings.HasPrefix(f[0], "./") || strings.HasPrefix(f[0], "../") || strings.HasPrefix(f[0], "file:"):
+			localProject(path.Join(dir, strings.TrimPrefix(f[0], "file:")), p+" "+l+" (pip builds it at install)", e)
+		}
+	}
 }
 
 func isWorkflow(p string) bool {
