@@ -36,28 +36,7 @@ func buildRoot(s *guestspec.InitSpec) error {
 			return unix.Mount("airlock", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755")
 		}},
 		{"bind /usr", func() error { return bindMount("/usr", r("/usr"), true, true) }},
-		{"merged-usr links", func() error {
-			for _, d := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
-				fi, err := os.Lstat(d)
-				switch {
-				case err != nil:
-					continue
-				case fi.Mode()&os.ModeSymlink != 0:
-					t, err := os.Readlink(d)
-					if err != nil {
-						return err
-					}
-					if err := os.Symlink(t, r(d)); err != nil {
-						return err
-					}
-				case fi.IsDir():
-					if err := bindMount(d, r(d), true, true); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		}},
+		{"merged-usr links", func() error { return mergedUsrLinks(r) }},
 		{"mount /tmp", func() error { return mountTmpfs(r("/tmp"), "mode=1777") }},
 		{"mount /proc", func() error {
 			if err := os.MkdirAll(r("/proc"), 0o555); err != nil {
@@ -78,21 +57,7 @@ func buildRoot(s *guestspec.InitSpec) error {
 			return err
 		}},
 		{"make /dev", func() error { return makeDev(r("/dev"), ns.SingleID) }},
-		{"mount /run", func() error {
-			if err := mountTmpfs(r("/run"), "mode=0755"); err != nil {
-				return err
-			}
-			if err := os.MkdirAll(r("/run/airlock/bin"), 0o755); err != nil {
-				return err
-			}
-			// The sshd runs as the agent user and opens the bridge's guest
-			// services here (/run/airlock/signer.sock): the directory is the
-			// agent's, bin/ inside it stays root's.
-			if err := os.Chown(r("/run/airlock"), s.UID, s.GID); err != nil && !ns.SingleID {
-				return err
-			}
-			return nil
-		}},
+		{"mount /run", func() error { return mountRun(r, s) }},
 		{"make workspace", func() error { return os.MkdirAll(r(s.Workspace), 0o755) }},
 		{"mounts", func() error {
 			for _, m := range ns.Mounts {
@@ -105,20 +70,7 @@ func buildRoot(s *guestspec.InitSpec) error {
 			}
 			return nil
 		}},
-		{"etc binds", func() error {
-			for _, e := range ns.EtcBinds {
-				if !guestspec.Under(e, "/etc") || e == "/etc" {
-					return fmt.Errorf("etc bind %q is not under /etc", e)
-				}
-				if _, err := os.Stat(e); err != nil {
-					continue // absent on this host
-				}
-				if err := bindMount(e, r(e), true, false); err != nil {
-					return err
-				}
-			}
-			return nil
-		}},
+		{"etc binds", func() error { return etcBinds(r, ns.EtcBinds) }},
 		{"bring up lo", loUp},
 		{"set hostname", func() error {
 			if s.Hostname == "" {
@@ -126,24 +78,88 @@ func buildRoot(s *guestspec.InitSpec) error {
 			}
 			return unix.Sethostname([]byte(s.Hostname))
 		}},
-		{"pivot_root", func() error {
-			if err := unix.Chdir(root); err != nil {
-				return err
-			}
-			if err := unix.PivotRoot(".", "."); err != nil {
-				return err
-			}
-			if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
-				return err
-			}
-			return unix.Chdir("/")
-		}},
+		{"pivot_root", func() error { return pivotRoot(root) }},
 		{"write files", func() error { return writeGuestFiles(s.Files, s.Home, s.UID, s.GID) }},
 		{"make root read-only", func() error {
 			return unix.Mount("", "/", "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
 		}},
 	}
 	return runSteps(steps, traceStep)
+}
+
+// mergedUsrLinks recreates the host's /bin, /sbin and /lib* in the new
+// root (under r): a symlink into /usr as the same link, a directory bound
+// read-only.
+func mergedUsrLinks(r func(string) string) error {
+	for _, d := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+			continue
+		case fi.Mode()&os.ModeSymlink != 0:
+			t, err := os.Readlink(d)
+			if err != nil {
+				return err
+			}
+			if err := os.Symlink(t, r(d)); err != nil {
+				return err
+			}
+		case fi.IsDir():
+			if err := bindMount(d, r(d), true, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mountRun mounts /run with /run/airlock (the agent's) and its bin/
+// (root's).
+func mountRun(r func(string) string, s *guestspec.InitSpec) error {
+	if err := mountTmpfs(r("/run"), "mode=0755"); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(r("/run/airlock/bin"), 0o755); err != nil {
+		return err
+	}
+	// The sshd runs as the agent user and opens the bridge's guest
+	// services here (/run/airlock/signer.sock): the directory is the
+	// agent's, bin/ inside it stays root's.
+	if err := os.Chown(r("/run/airlock"), s.UID, s.GID); err != nil && !s.Namespace.SingleID {
+		return err
+	}
+	return nil
+}
+
+// etcBinds binds each host file of binds (under /etc) read-only into the
+// new root, skipping the ones this host lacks.
+func etcBinds(r func(string) string, binds []string) error {
+	for _, e := range binds {
+		if !guestspec.Under(e, "/etc") || e == "/etc" {
+			return fmt.Errorf("etc bind %q is not under /etc", e)
+		}
+		if _, err := os.Stat(e); err != nil {
+			continue // absent on this host
+		}
+		if err := bindMount(e, r(e), true, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pivotRoot makes root the root and drops the old one.
+func pivotRoot(root string) error {
+	if err := unix.Chdir(root); err != nil {
+		return err
+	}
+	if err := unix.PivotRoot(".", "."); err != nil {
+		return err
+	}
+	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
+		return err
+	}
+	return unix.Chdir("/")
 }
 
 // bindMount binds src on dst (creating dst as a file or directory like src)
