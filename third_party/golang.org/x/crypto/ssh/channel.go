@@ -19,9 +19,16 @@ const (
 	// channelMaxPacket contains the maximum number of bytes that will be
 	// sent in a single packet. As per RFC 4253, section 6.1, 32k is also
 	// the minimum.
-	channelMaxPacket = 1 << 15
-	// We follow OpenSSH here.
-	channelWindowSize = 64 * channelMaxPacket
+	//
+	// Airlock: 128 KiB (upstream and OpenSSH: 32 KiB): this is what the
+	// peer may send in one data packet, and every packet costs an
+	// encryption, a syscall and goroutine wake-ups on both sides; the
+	// sandbox's egress runs through this channel. Peers cap their packets
+	// at their own limits too; the transport's limit is 256 KiB.
+	channelMaxPacket = 1 << 17
+	// The window stays OpenSSH's 2 MiB (64 of its 32 KiB packets): it
+	// bounds what a peer can make us buffer per channel.
+	channelWindowSize = 2 << 20
 )
 
 // NewChannel represents an incoming request to a channel. It must either be

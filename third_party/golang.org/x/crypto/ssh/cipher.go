@@ -338,23 +338,24 @@ func (c *gcmCipher) writeCipherPacket(seqNum uint32, w io.Writer, rand io.Reader
 
 	length := uint32(len(packet) + int(padding) + 1)
 	binary.BigEndian.PutUint32(c.prefix[:], length)
-	if _, err := w.Write(c.prefix[:]); err != nil {
-		return err
-	}
 
-	if cap(c.buf) < int(length) {
-		c.buf = make([]byte, length)
+	// Airlock: the length and the sealed packet go out in one Write (the
+	// transport's 4 KiB bufio.Writer turned a separate 4-byte Write
+	// followed by a large one into two syscalls per packet).
+	if total := 4 + int(length) + gcmTagSize; cap(c.buf) < total {
+		c.buf = make([]byte, 4+length, total)
 	} else {
-		c.buf = c.buf[:length]
+		c.buf = c.buf[:4+length]
 	}
-
-	c.buf[0] = padding
-	copy(c.buf[1:], packet)
-	if _, err := io.ReadFull(rand, c.buf[1+len(packet):]); err != nil {
+	copy(c.buf, c.prefix[:])
+	body := c.buf[4:]
+	body[0] = padding
+	copy(body[1:], packet)
+	if _, err := io.ReadFull(rand, body[1+len(packet):]); err != nil {
 		return err
 	}
-	c.buf = c.aead.Seal(c.buf[:0], c.iv, c.buf, c.prefix[:])
-	if _, err := w.Write(c.buf); err != nil {
+	sealed := c.aead.Seal(body[:0], c.iv, body, c.prefix[:])
+	if _, err := w.Write(c.buf[:4+len(sealed)]); err != nil {
 		return err
 	}
 	c.incIV()

@@ -213,7 +213,10 @@ func (s *connectionState) writePacket(w *bufio.Writer, rand io.Reader, packet []
 
 func newTransport(rwc io.ReadWriteCloser, rand io.Reader, isClient bool) *transport {
 	t := &transport{
-		bufReader: bufio.NewReader(rwc),
+		// Airlock: a reader the size of the largest packet, so that one
+		// read syscall takes in a whole packet (or several) rather than
+		// 4 KiB and then the rest.
+		bufReader: bufio.NewReaderSize(rwc, maxPacket),
 		bufWriter: bufio.NewWriter(rwc),
 		rand:      rand,
 		reader: connectionState{
