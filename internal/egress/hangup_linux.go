@@ -26,3 +26,19 @@ func sockGone(c net.Conn) bool {
 	})
 	return gone
 }
+
+// sockReadable reports whether a socket has bytes waiting to be read
+// (SIOCINQ), without reading them.
+func sockReadable(c net.Conn) bool {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	n := 0
+	_ = rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.SIOCINQ) })
+	return n > 0
+}

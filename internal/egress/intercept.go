@@ -22,7 +22,8 @@ func (p *Proxy) intercept(ctx context.Context, client net.Conn, up net.Conn, t T
 	// Both handshakes at once: the client's does not wait for the server's.
 	upDone := make(chan error, 1)
 	go func() { upDone <- u.open(up) }()
-	srv, err := p.clientTLS(ctx, client, t)
+	bc := &batchConn{Conn: client}
+	srv, err := p.clientTLS(ctx, bc, t)
 	upErr := <-upDone
 	if err != nil {
 		connEntry.Verdict, connEntry.Reason, connEntry.Intercepted = VerdictDeny, "TLS handshake with the client failed (SNI mismatch or untrusted CA)", true
@@ -56,7 +57,7 @@ func (p *Proxy) intercept(ctx context.Context, client net.Conn, up net.Conn, t T
 			p.refuse(srv, e, d)
 			return
 		}
-		if !p.relayIntercepted(srv, u, req, &e, scrub) {
+		if !p.relayIntercepted(srv, batchWriter{srv, bc}, u, req, &e, scrub) {
 			return
 		}
 	}
@@ -67,7 +68,11 @@ func (p *Proxy) intercept(ctx context.Context, client net.Conn, up net.Conn, t T
 func (p *Proxy) clientTLS(ctx context.Context, client net.Conn, t Target) (*tls.Conn, error) {
 	srv := tls.Server(client, &tls.Config{
 		MinVersion: tls.VersionTLS12,
-		NextProtos: []string{"http/1.1"},
+		// Full-size records from the first byte: small first records help
+		// a browser on a slow link start early; on the guest's channel
+		// each record would be a packet of its own.
+		DynamicRecordSizingDisabled: true,
+		NextProtos:                  []string{"http/1.1"},
 		GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 			if hello.ServerName != "" {
 				if st, err := ParseTarget(hello.ServerName, t.Port); err != nil || st != t {
@@ -131,7 +136,7 @@ func replayable(req *http.Request, held bool) bool {
 // turns out closed), writes
 // the response to the client and records it. It reports whether the client
 // connection stays open for another request.
-func (p *Proxy) relayIntercepted(srv net.Conn, u *upstream, req *http.Request, e *Entry, scrub map[string]string) bool {
+func (p *Proxy) relayIntercepted(srv net.Conn, bw batchWriter, u *upstream, req *http.Request, e *Entry, scrub map[string]string) bool {
 	reused := u.tls != nil && u.served > 0
 	if u.tls == nil { // the previous response closed the upstream connection
 		if u.redial() != nil {
@@ -158,7 +163,8 @@ func (p *Proxy) relayIntercepted(srv net.Conn, u *upstream, req *http.Request, e
 	}
 	upClose := resp.Close
 	u.served++
-	keep := writeResponse(srv, resp, clientClose, scrub)
+	tc, br := u.tls, u.br
+	keep := writeResponse(bw, resp, clientClose, scrub, func() bool { return upstreamReady(br, tc) })
 	e.Verdict, e.Bytes = VerdictAllow, u.cu.n.Load()-before
 	p.record(*e)
 	if upClose || !keep {

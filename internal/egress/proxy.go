@@ -428,13 +428,14 @@ func (p *Proxy) servePlain(ctx context.Context, c net.Conn, req *http.Request, h
 	cu := &countingConn{Conn: up}
 	clientClose := req.Close
 	req.Close = true // one request per upstream connection
-	resp, err := roundTrip(cu, bufio.NewReader(cu), req)
+	ubr := bufio.NewReader(cu)
+	resp, err := roundTrip(cu, ubr, req)
 	if err != nil {
 		p.logger.Info("egress: upstream", "sandbox", p.sandbox, "host", t.Host(), "err", upstreamErrText(err, nil))
 		p.refuse(c, e, &denial{status: http.StatusBadGateway, rule: e.Rule, reason: "the upstream server did not answer"})
 		return false
 	}
-	keep := writeResponse(c, resp, clientClose, nil)
+	keep := writeResponse(c, resp, clientClose, nil, func() bool { return upstreamReady(ubr, up) })
 	e.Verdict, e.Bytes = VerdictAllow, cu.n.Load()
 	p.record(e)
 	return keep
@@ -480,8 +481,9 @@ func roundTrip(w io.Writer, r *bufio.Reader, req *http.Request) (*http.Response,
 }
 
 // writeResponse relays resp to the client; it reports whether the client
-// connection stays usable.
-func writeResponse(w io.Writer, resp *http.Response, clientClose bool, scrub map[string]string) bool {
+// connection stays usable. ready reports whether the next body read finds
+// bytes already arrived (see batch.go).
+func writeResponse(w io.Writer, resp *http.Response, clientClose bool, scrub map[string]string, ready func() bool) bool {
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusSwitchingProtocols {
 		resp.StatusCode, resp.Status = http.StatusBadGateway, "502 Bad Gateway" // upgrades are not relayed
@@ -494,37 +496,17 @@ func writeResponse(w io.Writer, resp *http.Response, clientClose bool, scrub map
 	// Response.Write writes the status line, each header's parts and each
 	// chunk's size line separately: on a TLS connection to the client each
 	// would be a record of its own (a few bytes), and on the guest's SSH
-	// channel a packet of its own. Coalesce them, and flush before every
-	// read of the body so nothing waits in the buffer while the server is
-	// slow (streamed responses stay streamed).
-	bw := bufio.NewWriterSize(w, 32<<10)
+	// channel a packet of its own. Coalesce them, and flush before a read
+	// of the body that could wait for the server, so nothing waits in the
+	// buffer while the server is slow (streamed responses stay streamed).
+	bw := bufio.NewWriterSize(w, respBatch)
 	if resp.Body != nil && resp.Body != http.NoBody {
-		resp.Body = &flushBeforeRead{ReadCloser: resp.Body, w: bw}
+		resp.Body = &flushBeforeRead{ReadCloser: resp.Body, w: bw, ready: ready}
 	}
 	if err := resp.Write(writeOnly{bw}); err != nil {
 		return false
 	}
 	return bw.Flush() == nil && keep
-}
-
-// writeOnly hides bufio.Writer's ReadFrom: the flush in flushBeforeRead
-// must happen between two Writes, never inside ReadFrom (which reads into
-// the buffer in place).
-type writeOnly struct{ w io.Writer }
-
-func (o writeOnly) Write(p []byte) (int, error) { return o.w.Write(p) }
-
-// flushBeforeRead flushes w before each read of the body it wraps.
-type flushBeforeRead struct {
-	io.ReadCloser
-	w *bufio.Writer
-}
-
-func (f *flushBeforeRead) Read(p []byte) (int, error) {
-	if err := f.w.Flush(); err != nil {
-		return 0, err
-	}
-	return f.ReadCloser.Read(p)
 }
 
 // CA is the sandbox CA used for interception (nil when none was configured).
