@@ -170,6 +170,18 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		hiddenCh <- hiddenList{m, err}
 	}()
 	defer func() { <-hiddenCh }()
+	// So is the walk for .git files and nested repositories (it reads
+	// the folder only).
+	type metaRead struct {
+		m   Meta
+		err error
+	}
+	metaCh := make(chan metaRead, 1)
+	go func() {
+		m, err := t.liveMeta()
+		metaCh <- metaRead{m, err}
+	}()
+	defer func() { <-metaCh }()
 	cur, problems, big, err := t.writeTreeProblems(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack))
 	if err != nil {
 		return nil, err
@@ -203,7 +215,9 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	if err := loadJSON(filepath.Join(t.dir(), "meta-base.json"), &baseMeta); err != nil {
 		return nil, fmt.Errorf("read the .git baseline: %w", err)
 	}
-	curMeta, err := t.liveMeta()
+	mr := <-metaCh
+	metaCh <- mr // for the deferred receive
+	curMeta, err := mr.m, mr.err
 	if err != nil {
 		return nil, err
 	}
