@@ -22,6 +22,8 @@
 // agent's config, filters and attributes drivers cannot run); review reads
 // the host repository's own config files as data (hostgitcfg.go) to learn
 // which folder files the host's git includes as config or runs as hooks.
+// In direct mode the files hide globs cover are never read, only lstat'ed
+// (a change there, or on a protect path, is GUARDED-PATH: direct_guarded.go).
 // Direct-mode capture is bounded (direct_bounds.go: no file above 64 MiB
 // is read, a time limit, stale locks removed). Nothing but
 // Apply writes to the host repository: captured objects and refs live in
