@@ -27,6 +27,10 @@ var allowed = map[string]string{
 	// per-tool functions, as reachEntry's cases are, once that settles.
 	"internal/review/autorun_entries.go:entryOf": "a switch of file kinds, being extended",
 	"internal/review/autorun_tools.go:toolEntry": "a switch of tools' config files, being extended",
+	// Cut under 80 in 5519628 and grown again by the next review commit
+	// (81d7787, the .git walk alongside staging) within minutes: allowed
+	// while direct-mode review is being reworked.
+	"internal/review/direct.go:directReview": "direct-mode review being reworked",
 }
 
 const maxAllowed = 3
