@@ -26,6 +26,9 @@ type buffer struct {
 type element struct {
 	buf  []byte
 	next *element
+	// pkt is the pooled packet buf is part of (see copyPacket), returned
+	// to the pool when buf has been read; nil otherwise.
+	pkt []byte
 }
 
 // newBuffer returns an empty buffer that is not closed.
@@ -41,9 +44,13 @@ func newBuffer() *buffer {
 
 // write makes buf available for Read to receive.
 // buf must not be modified after the call to write.
-func (b *buffer) write(buf []byte) {
+func (b *buffer) write(buf []byte) { b.writePacket(buf, nil) }
+
+// writePacket is write for data that is part of pkt, a packet from
+// copyPacket: pkt is released once buf has been read.
+func (b *buffer) writePacket(buf, pkt []byte) {
 	b.Cond.L.Lock()
-	e := &element{buf: buf}
+	e := &element{buf: buf, pkt: pkt}
 	b.tail.next = e
 	b.tail = e
 	b.Cond.Signal()
@@ -72,6 +79,10 @@ func (b *buffer) Read(buf []byte) (n int, err error) {
 			buf, b.head.buf = buf[r:], b.head.buf[r:]
 			n += r
 			continue
+		}
+		if b.head.pkt != nil { // head is read: its packet is free
+			releasePacket(b.head.pkt)
+			b.head.pkt = nil
 		}
 		// if there is a next buffer, make it the head
 		if len(b.head.buf) == 0 && b.head != b.tail {

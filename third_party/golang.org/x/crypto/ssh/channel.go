@@ -353,7 +353,7 @@ func (ch *channel) handleData(packet []byte) error {
 	ch.windowMu.Unlock()
 
 	if extended == 1 {
-		ch.extPending.write(data)
+		ch.extPending.writePacket(data, packet)
 	} else if extended > 0 {
 		// RFC 4254, Section 5.2 defines no extended data types other
 		// than stderr (type 1, handled above) and this package provides
@@ -368,7 +368,7 @@ func (ch *channel) handleData(packet []byte) error {
 			return err
 		}
 	} else {
-		ch.pending.write(data)
+		ch.pending.writePacket(data, packet)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"sync"
 )
 
 // debugTransport if set, will print packet types as they go over the
@@ -173,10 +174,37 @@ func (s *connectionState) readPacket(r *bufio.Reader, strictMode bool) ([]byte, 
 
 	// The packet may point to an internal buffer, so copy the
 	// packet out here.
+	return copyPacket(packet), err
+}
+
+// Airlock: channel data packets are copied into buffers from
+// dataPacketPool, which the channel's buffer returns to the pool once the
+// data has been read out of them (buffer.Read); a large allocation per
+// packet (up to 128 KiB, see channelMaxPacket) made the garbage collector
+// the largest cost of relaying a stream. Nothing else keeps a data
+// packet: handleData hands its data to exactly one buffer, or drops it.
+const dataPacketCap = channelMaxPacket + 64 // 13 bytes of header at most
+
+var dataPacketPool = sync.Pool{New: func() any { b := make([]byte, dataPacketCap); return &b }}
+
+func copyPacket(packet []byte) []byte {
+	if n := len(packet); n > 0 && n <= dataPacketCap && (packet[0] == msgChannelData || packet[0] == msgChannelExtendedData) {
+		b := (*dataPacketPool.Get().(*[]byte))[:n]
+		copy(b, packet)
+		return b
+	}
 	fresh := make([]byte, len(packet))
 	copy(fresh, packet)
+	return fresh
+}
 
-	return fresh, err
+// releasePacket returns a buffer copyPacket took from dataPacketPool
+// (whose capacity is dataPacketCap; no other packet's is).
+func releasePacket(b []byte) {
+	if cap(b) == dataPacketCap {
+		b = b[:0]
+		dataPacketPool.Put(&b)
+	}
 }
 
 func (t *transport) writePacket(packet []byte) error {
