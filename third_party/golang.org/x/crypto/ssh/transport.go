@@ -241,10 +241,11 @@ func (s *connectionState) writePacket(w *bufio.Writer, rand io.Reader, packet []
 
 func newTransport(rwc io.ReadWriteCloser, rand io.Reader, isClient bool) *transport {
 	t := &transport{
-		// Airlock: a reader the size of the largest packet, so that one
-		// read syscall takes in a whole packet (or several) rather than
-		// 4 KiB and then the rest.
-		bufReader: bufio.NewReaderSize(rwc, maxPacket),
+		// Airlock: 32 KiB (was 4 KiB), so that a packet is mostly two
+		// reads: its first 32 KiB, then the rest straight into the
+		// packet buffer. Not larger: every connection has one from its
+		// first byte, authenticated or not (sshd.MaxStartups of them).
+		bufReader: bufio.NewReaderSize(rwc, 32<<10),
 		bufWriter: bufio.NewWriter(rwc),
 		rand:      rand,
 		reader: connectionState{
