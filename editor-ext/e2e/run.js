@@ -184,7 +184,7 @@ async function main() {
     if (signer && signer.exitCode === null) signer.kill();
     await browser.close();
     cs.stop();
-    try { airlock('rm', 'demo'); } catch {}
+    try { airlock('rm', '--force', 'demo'); } catch {} // it holds unapplied work (the planted hook): rm alone refuses
     try { sh(path.join(BIN, 'airlock'), ['bridge', '-stop'], { env }); } catch {}
     fs.rmSync(tmp, { recursive: true, force: true });
   }
