@@ -276,9 +276,10 @@ func TestIoctlsNeverReachTheHost(t *testing.T) {
 	}
 }
 
-// loopExt4 mounts a fresh small ext4 image on a loop device and returns the
-// mount point (cleaned up with the test).
-func loopExt4(t *testing.T) string {
+// loopExt4 mounts a fresh small ext4 image (made with mkfs.ext4's extra
+// args) on a loop device and returns the mount point (cleaned up with the
+// test).
+func loopExt4(t *testing.T, mkfsArgs ...string) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
@@ -288,7 +289,8 @@ func loopExt4(t *testing.T) string {
 	if err := os.Mkdir(mnt, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("mkfs.ext4", "-q", "-L", "airlocktest", img, "16M").CombinedOutput(); err != nil {
+	args := append(append([]string{"-q", "-L", "airlocktest"}, mkfsArgs...), img, "16M")
+	if out, err := exec.Command("mkfs.ext4", args...).CombinedOutput(); err != nil {
 		t.Fatalf("mkfs.ext4: %v %s", err, out)
 	}
 	if out, err := exec.Command("mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {

@@ -110,7 +110,11 @@
 // Besides: one inotify instance, and a watch on each directory the
 // sandbox looked up (inotify_add_watch on /proc/self/fd/N of a descriptor
 // reached as above), so host changes invalidate the sandbox's caches
-// (watch.go); no other host call is made for the sandbox. Paths come from
+// (watch.go). To tell its own changes' inotify echo from the host's, the
+// gate statx's a file it just wrote or changed (on the descriptor it
+// used) and lstat's that entry beneath the root (as LOOKUP does) when an
+// event for it arrives within a second; no other host call is made for
+// the sandbox. Paths come from
 // go-fuse's tree relative to the root: an inode whose name is gone gets a
 // path that exists nowhere, never a shorter one.
 //

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -208,24 +207,7 @@ func TestOutsideEchoAppendClobbers(t *testing.T) {
 // inode number at once).
 func ext4NoBtime(t *testing.T) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
-	}
-	dir := t.TempDir()
-	img, mnt := filepath.Join(dir, "fs.img"), filepath.Join(dir, "mnt")
-	if err := os.Mkdir(mnt, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mkfs.ext4", "-q", "-I", "128", img, "16M").CombinedOutput(); err != nil {
-		t.Fatalf("mkfs.ext4: %v %s", err, out)
-	}
-	if out, err := exec.Command("mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
-		if os.Getenv("AIRLOCK_TEST_REQUIRE") != "" {
-			t.Fatalf("loop mount: %v %s", err, out)
-		}
-		t.Skipf("no loop mount here: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	mnt := loopExt4(t, "-I", "128")
 	var x unix.Statx_t
 	if err := unix.Statx(unix.AT_FDCWD, mnt, 0, unix.STATX_BTIME, &x); err != nil || x.Mask&unix.STATX_BTIME != 0 {
 		t.Skipf("this ext4 reports birth times (%v)", err)

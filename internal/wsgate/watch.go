@@ -133,16 +133,19 @@ func (w *watcher) settled(dir *fs.Inode, name string, fd int) {
 	if w == nil || dir == nil {
 		return
 	}
+	w.mu.Lock()
+	wd, watched := w.wds[dir.StableAttr()]
+	_, noted := w.echo[echoKey{wd, name}]
+	w.mu.Unlock()
+	if !watched || !noted {
+		return // nothing to compare with: no statx on the write path
+	}
 	var st syscall.Stat_t
 	if _, err := statFD(fd, &st); err != nil {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	wd, ok := w.wds[dir.StableAttr()]
-	if !ok {
-		return
-	}
 	k := echoKey{wd, name}
 	if n, ok := w.echo[k]; ok {
 		n.after, n.hasAfter = st, true
