@@ -99,28 +99,7 @@ func match(pattern, rel string, file bool) bool {
 
 // matchPrefix reports whether segs match parts[:n] for some n in 1..last.
 func matchPrefix(segs, parts []string, last int) bool {
-	// ok[i][j]: segs[i:] matches parts[j:n] for some allowed n.
-	ok := make([][]bool, len(segs)+1)
-	for i := range ok {
-		ok[i] = make([]bool, len(parts)+1)
-	}
-	for j := 1; j <= last && j <= len(parts); j++ {
-		ok[len(segs)][j] = true
-	}
-	for i := len(segs) - 1; i >= 0; i-- {
-		for j := len(parts); j >= 0; j-- {
-			if segs[i] == "**" {
-				ok[i][j] = ok[i+1][j] || (j < len(parts) && ok[i][j+1])
-				continue
-			}
-			if j < len(parts) {
-				if m, _ := path.Match(segs[i], parts[j]); m {
-					ok[i][j] = ok[i+1][j+1]
-				}
-			}
-		}
-	}
-	return ok[0][0]
+	return matchTable(segs, parts, func(n int) bool { return n >= 1 && n <= last })
 }
 
 // CanonicalGlob rewrites pattern into an equivalent one without a leading
@@ -153,16 +132,23 @@ func CanonicalGlobs(patterns []string) []string {
 	return out
 }
 
-// matchSegs reports whether the pattern segments match parts exactly. It is
-// a table over (segment, part) positions so patterns full of "**" stay
-// polynomial.
+// matchSegs reports whether the pattern segments match parts exactly.
 func matchSegs(segs, parts []string) bool {
-	// ok[i][j]: segs[i:] matches parts[j:].
+	return matchTable(segs, parts, func(n int) bool { return n == len(parts) })
+}
+
+// matchTable reports whether segs match parts[:n] for some n that end
+// allows. It is a table over (segment, part) positions, so patterns full
+// of "**" and deep paths cost segments x depth, never more.
+func matchTable(segs, parts []string, end func(n int) bool) bool {
+	// ok[i][j]: segs[i:] matches parts[j:n] for some allowed n.
 	ok := make([][]bool, len(segs)+1)
 	for i := range ok {
 		ok[i] = make([]bool, len(parts)+1)
 	}
-	ok[len(segs)][len(parts)] = true
+	for n := 0; n <= len(parts); n++ {
+		ok[len(segs)][n] = end(n)
+	}
 	for i := len(segs) - 1; i >= 0; i-- {
 		for j := len(parts); j >= 0; j-- {
 			if segs[i] == "**" {
