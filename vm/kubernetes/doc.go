@@ -31,6 +31,25 @@
 // machine), and so are read-write mounts and Docker.
 //
 // Trust boundary: this package runs on the host with the user's cluster
-// credentials. It trusts the settings and the Spec, not the pod: the only
-// thing read back from the guest is the SSH stream (host key pinned).
+// credentials. It trusts the settings and the Spec, not the pod. What it
+// reads back from the guest is the SSH stream (host key pinned) and, once
+// per pod, the output of the NetworkPolicy and disk probe (netprobe.go),
+// which runs as the agent's user in a pod whose home the agent may have
+// written on an earlier start: `status` shows that verdict as the pod's
+// report, a hint, never a reason to loosen anything (egress is the host
+// proxy's decision either way).
+//
+// On the sandbox's behalf, in the bridge process (the user's uid and
+// capabilities, the bridge's cgroup):
+//
+//	API call (the user's credentials)       when
+//	--------------------------------------  ----------------------------------
+//	create/get/delete Secret, PVC, Pod,     up, start, stop, rm (names and
+//	NetworkPolicy in the settings'          labels from the sandbox's name,
+//	namespace                               contents from the approved Spec)
+//	pods/portforward (WebSocket, SPDY)      every SSH connection (Dial)
+//	watch/get Pod                           waiting for Running, status
+//
+// No other host call is made for the sandbox: no exec through the API (the
+// probe rides SSH), no access outside the namespace.
 package kubernetes
