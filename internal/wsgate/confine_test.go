@@ -447,7 +447,8 @@ func TestUnlinkedOpenFile(t *testing.T) {
 	var before unix.Stat_t
 	unix.Stat(folder, &before)
 	// The kernel sends fchmod and futimens by inode, not by handle: with
-	// the name gone they fail (ENOENT) rather than reach another file.
+	// the name gone they reach the removed file through its pin (pin.go),
+	// never another file and never the folder.
 	f.Chmod(0o777)
 	unix.Futimes(int(f.Fd()), []unix.Timeval{{}, {}})
 	if err := f.Truncate(4096); err != nil {

@@ -51,8 +51,10 @@
 //	              tasks.
 //	              Run by a user who cannot make cgroups: none, and the
 //	              descriptor and soft memory (128 MiB GC target) limits
-//	descriptors   RLIMIT_NOFILE 8192: each file or directory the sandbox
-//	              holds open costs one; past it the sandbox gets EMFILE
+//	descriptors   RLIMIT_NOFILE 8192: one per request in flight, per file
+//	              the sandbox created and still holds, and per removed
+//	              file the kernel still holds (pin.go); past it the
+//	              sandbox gets EMFILE
 //	memory        open directories stream through a 4 KiB buffer (1,000
 //	              open listings of a 20,000-entry directory: under 64 MiB
 //	              RSS, tested); no per-handle copy of a listing
@@ -70,18 +72,21 @@
 //	FUSE op            host system calls                      policy first
 //	-----------------  -------------------------------------  -----------------------------
 //	LOOKUP, GETATTR    openat2(O_PATH|O_NOFOLLOW), statx       hidden: ENOENT
-//	SETATTR            openat2(O_PATH), statx; fchmodat,        hidden: ENOENT; read-only:
-//	                   truncate, utimensat on /proc/self/fd/N  EROFS; no chown, set-id
-//	                                                           bits stripped
-//	OPEN               openat2 with only O_ACCMODE, O_TRUNC,   read-only: EROFS for write
-//	                   O_SYNC, O_DSYNC (+O_NOFOLLOW)
+//	SETATTR            openat2(O_PATH) or the pin, statx;      hidden: ENOENT; read-only:
+//	                   fchmodat, truncate, utimensat on        EROFS; no chown, set-id
+//	                   /proc/self/fd/N                         bits stripped
+//	OPEN               none: ENOSYS (the kernel then opens     -
+//	                   files itself and keeps their pages;
+//	                   nohandles.go)
 //	CREATE             openat2(dir), openat(O_CREAT|O_NOFOLLOW) createErr, bareCheck
+//	                   (kept open until RELEASE)
 //	MKDIR, MKNOD,      mkdirat; mknodat (regular, socket only); createErr, bareCheck, no
 //	SYMLINK, LINK      symlinkat; linkat                        symlink on a guarded path
-//	UNLINK, RMDIR      unlinkat                                hidden: ENOENT; RO: EROFS
+//	UNLINK, RMDIR      openat(O_PATH) of a file the kernel     hidden: ENOENT; RO: EROFS
+//	                   holds (its pin, pin.go); unlinkat
 //	RENAME             renameat2 (no WHITEOUT); a bounded      movable (nothing moves into
-//	                   getdents walk of a moved directory      or out of a rule), bareCheck,
-//	                                                           symlinkGuard
+//	                   getdents walk of a moved directory;     or out of a rule), bareCheck,
+//	                   openat(O_PATH) pin of a replaced file   symlinkGuard
 //	READLINK           readlinkat                              -
 //	OPENDIR            none: ENOSYS (the kernel then opens     -
 //	                   directories itself; nodirhandles.go)
@@ -89,14 +94,21 @@
 //	READDIRPLUS,       lseek to its offset, getdents64 or
 //	FSYNCDIR           fsync, close; LOOKUP per entry for
 //	                   READDIRPLUS
-//	READ, WRITE        pread64, pwrite64 on the open file      -
-//	FSYNC, FLUSH       fsync / fdatasync; FLUSH answers ENOSYS -
-//	                   (nothing to do; the kernel stops asking)
-//	FALLOCATE          fallocate (keep size, punch, zero only) collapse/insert/unshare:
-//	                                                           EOPNOTSUPP
-//	LSEEK              lseek SEEK_DATA / SEEK_HOLE             -
+//	READ, WRITE,       per request (no handle): openat2 with   hidden: ENOENT; read-only:
+//	FSYNC, FALLOCATE,  O_RDONLY or O_WRONLY (+O_NOFOLLOW), or   EROFS for WRITE and
+//	LSEEK              open of /proc/self/fd/PIN; statx (the   FALLOCATE; ESTALE when the
+//	                   inode the sandbox opened?); pread64 /   path is no longer the inode
+//	                   pwrite64 / fsync / fdatasync /          the sandbox opened
+//	                   fallocate (keep size, punch, zero
+//	                   only: else EOPNOTSUPP) / lseek
+//	                   SEEK_DATA|SEEK_HOLE; close. A file the
+//	                   sandbox created: the same calls on the
+//	                   descriptor CREATE opened
+//	FLUSH              none: ENOSYS (writes went through;      -
+//	                   the kernel stops asking)
 //	STATFS             fstatfs on the root                     -
-//	RELEASE(DIR)       close                                   -
+//	RELEASE            close (files CREATE opened)             -
+//	FORGET             close of the node's pin, if any         -
 //	IOCTL              none: ENOTTY                            -
 //	GETLK, SETLK(W),   none: FUSE locks are not enabled, so    -
 //	FLOCK              the sandbox's kernel keeps its locks

@@ -39,7 +39,6 @@ var (
 	_ fs.FileReader    = (*file)(nil)
 	_ fs.FileWriter    = (*file)(nil)
 	_ fs.FileFsyncer   = (*file)(nil)
-	_ fs.FileFlusher   = (*file)(nil)
 	_ fs.FileReleaser  = (*file)(nil)
 	_ fs.FileGetattrer = (*file)(nil)
 	_ fs.FileAllocater = (*file)(nil)
@@ -98,11 +97,6 @@ func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, sysca
 	})
 	return uint32(max(n, 0)), e
 }
-
-// Flush has nothing to do: writes went to the host file as they came.
-// ENOSYS tells the kernel so once, and it sends no FLUSH again (one round
-// trip per close(2) saved).
-func (f *file) Flush(ctx context.Context) syscall.Errno { return syscall.ENOSYS }
 
 func (f *file) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 	return f.with(func(fd int) syscall.Errno {

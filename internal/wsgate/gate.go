@@ -86,7 +86,7 @@ func mount(o Options, root int) (*Gate, error) {
 	if w, err := newWatcher(g.keepEntry, g.hiddenEntry, g.statEntry); err == nil {
 		g.watch = w
 	}
-	srv, err := fuse.NewServer(noDirHandles{fs.NewNodeFS(rootNode, opts)}, o.Mountpoint, &opts.MountOptions)
+	srv, err := fuse.NewServer(noHandles{fs.NewNodeFS(rootNode, opts)}, o.Mountpoint, &opts.MountOptions)
 	if err == nil {
 		go srv.Serve()
 		err = srv.WaitMount()

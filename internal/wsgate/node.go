@@ -3,6 +3,7 @@ package wsgate
 import (
 	"context"
 	"fmt"
+	"sync"
 	"syscall"
 	"time"
 
@@ -15,6 +16,9 @@ import (
 type node struct {
 	fs.Inode
 	g *Gate
+
+	pinMu sync.Mutex
+	pin   int // 1 + the O_PATH descriptor of a removed file still held (pin.go); 0: none
 }
 
 var (
@@ -33,6 +37,7 @@ var (
 	_ fs.NodeOpendirHandler = (*node)(nil)
 	_ fs.NodeReadlinker     = (*node)(nil)
 	_ fs.NodeStatfser       = (*node)(nil)
+	_ fs.NodeOnForgetter    = (*node)(nil)
 )
 
 // rel is the node's path relative to the folder ("" for the root).
@@ -120,13 +125,20 @@ func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) 
 	if fg, ok := f.(fs.FileGetattrer); ok {
 		return fg.Getattr(ctx, out)
 	}
+	var st syscall.Stat_t
+	if pinned, err := n.statPinned(&st); pinned {
+		if err != nil {
+			return errno(err)
+		}
+		out.FromStat(&st)
+		return 0
+	}
 	rel := n.rel()
 	if n.g.p.hidden(rel) {
 		// No inode should have such a path (Lookup refuses it); should
 		// go-fuse's tree lag behind a rename, never stat the host's file.
 		return syscall.ENOENT
 	}
-	var st syscall.Stat_t
 	if _, err := lstat(n.g.root, rel, &st); err != nil {
 		return errno(err)
 	}
@@ -155,14 +167,14 @@ func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn,
 		return 0
 	}
 	// ftruncate, fchmod, futimens: the open file itself (its name may be
-	// gone); otherwise the path.
+	// gone); otherwise the node's inode, pinned or by path (openFile).
 	if fh, ok := f.(*file); ok {
 		if e := fh.with(apply); e != 0 {
 			return e
 		}
 		return n.Getattr(ctx, f, out)
 	}
-	fd, err := open(n.g.root, rel, unix.O_PATH|unix.O_NOFOLLOW, 0)
+	fd, err := n.openFile(rel, unix.O_PATH)
 	if err != nil {
 		return errno(err)
 	}
@@ -254,8 +266,7 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	if (flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0) && n.g.p.readOnly(rel) {
 		return nil, 0, syscall.EROFS
 	}
-	fl := int(flags)&openFlags | syscall.O_NOFOLLOW
-	fd, err := open(n.g.root, rel, fl, 0)
+	fd, err := n.openFile(rel, int(flags)&openFlags)
 	if err != nil {
 		return nil, 0, errno(err)
 	}
@@ -278,6 +289,21 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		settled = n.settled
 	}
 	return newFile(fd, changing, settled), ff, 0
+}
+
+// openFile opens the node's file: its pin when the sandbox removed it
+// (pin.go), else its path beneath the root, which must still be the
+// inode the sandbox knows (ESTALE if the host replaced it since).
+func (n *node) openFile(rel string, flags int) (int, error) {
+	if fd, pinned, err := n.openPinned(flags); pinned {
+		return fd, err
+	}
+	fd, err := open(n.g.root, rel, flags|syscall.O_NOFOLLOW, 0)
+	if err == nil && !n.same(fd) {
+		unix.Close(fd)
+		return -1, syscall.ESTALE
+	}
+	return fd, err
 }
 
 // settled records how the gate's change left this entry (fd).
@@ -318,7 +344,7 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	if err != nil {
 		return nil, nil, 0, errno(err)
 	}
-	in, e := n.made(ctx, dfd, name, out)
+	in, e := n.child(ctx, fd, join(dir, name), out) // the file just made, by its own descriptor
 	if e != 0 {
 		unix.Close(fd)
 		return nil, nil, 0, e
@@ -426,6 +452,9 @@ func (n *node) remove(name string, flags int) syscall.Errno {
 		return errno(err)
 	}
 	defer unix.Close(dfd)
+	if flags == 0 {
+		n.pinChild(dfd, name)
+	}
 	n.g.watch.ours(&n.Inode, name, unix.IN_DELETE)
 	if err := unix.Unlinkat(dfd, name, flags); err != nil {
 		return errno(err)

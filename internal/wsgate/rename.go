@@ -78,6 +78,9 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 	if exchange {
 		from, to = from|to, from|to
 	}
+	if !exchange {
+		np.pinChild(dfd, newName) // replaced, perhaps while open
+	}
 	n.g.watch.ours(&n.Inode, name, from)
 	n.g.watch.ours(&np.Inode, newName, to)
 	return errno(unix.Renameat2(sfd, name, dfd, newName, uint(flags)))
