@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -25,49 +26,66 @@ func p90(d []time.Duration) time.Duration {
 }
 
 // BenchmarkLifecycle measures, end to end through the CLI and the bridge
-// with the namespace backend (n=20 each): `airlock up` until it returns (SSH
-// ready), `airlock stop`, `airlock start`, against the anchor `airlock ls`
-// (CLI process start + one bridge round trip) measured in the same run.
+// with the namespace backend (n=20 each; one sub-benchmark per workspace
+// mode, e.g. -bench 'Lifecycle/clone'): `airlock up` until it returns (SSH
+// ready), `airlock stop`, `airlock start`, against two anchors measured in
+// the same run: `airlock ls` (CLI process start + one bridge round trip)
+// and `unshare` + /bin/true in new user, mount, pid and net namespaces (the
+// floor any namespace sandbox pays).
 func BenchmarkLifecycle(b *testing.B) {
-	const n = 20
 	h := bridgetest.New(b)
 	for _, mode := range []string{"direct", "clone", "mountless"} {
-		repo := b.TempDir()
-		gitInit(b, repo)
-		file := filepath.Join(repo, "sandbox.hcl")
-		os.WriteFile(file, []byte(fmt.Sprintf("sandbox \"bench\" {\n  backend = \"namespace\"\n  workspace {\n    mode = %q\n  }\n}\n", mode)), 0o644)
-		run := func(args ...string) time.Duration {
-			t0 := time.Now()
-			if _, e, code := h.Airlock(b, args...); code != 0 {
-				b.Fatalf("airlock %v: %s", args, e)
-			}
-			return time.Since(t0)
-		}
-		var anchor, up, stop, start []time.Duration
-		var upCPU time.Duration
-		for i := 0; i < n; i++ {
-			anchor = append(anchor, run("ls"))
-			c0 := procCPU(h.BridgePID())
-			up = append(up, run("up", "--yes", "-f", file))
-			upCPU += procCPU(h.BridgePID()) - c0
-			stop = append(stop, run("stop", "bench"))
-			start = append(start, run("start", "bench"))
-			run("rm", "bench")
-		}
-		a := median(anchor)
-		b.Logf("%-9s n=%d anchor `airlock ls` p50 %v | up→SSH-ready p50 %v p90 %v (%.1fx) | stop p50 %v (%.1fx) | start p50 %v p90 %v (%.1fx)",
-			mode, n, a.Round(time.Millisecond), median(up).Round(time.Millisecond), p90(up).Round(time.Millisecond), float64(median(up))/float64(a),
-			median(stop).Round(time.Millisecond), float64(median(stop))/float64(a),
-			median(start).Round(time.Millisecond), p90(start).Round(time.Millisecond), float64(median(start))/float64(a))
-		b.Logf("%-9s bridge-side split of up (p50 over this mode's runs): %s; bridge process CPU per up (mean): %v",
-			mode, upSplit(h.BridgeLog(), n), (upCPU / n).Round(100*time.Microsecond))
-		b.ReportMetric(float64(median(up).Microseconds())/1000, mode+"-up-p50-ms")
-		b.ReportMetric(float64(median(start).Microseconds())/1000, mode+"-start-p50-ms")
+		b.Run(mode, func(b *testing.B) { benchLifecycle(b, h, mode) })
 	}
 }
 
+func benchLifecycle(b *testing.B, h *bridgetest.Harness, mode string) {
+	const n = 20
+	repo := b.TempDir()
+	gitInit(b, repo)
+	file := filepath.Join(repo, "sandbox.hcl")
+	os.WriteFile(file, []byte(fmt.Sprintf("sandbox \"bench\" {\n  backend = \"namespace\"\n  workspace {\n    mode = %q\n  }\n}\n", mode)), 0o644)
+	run := func(args ...string) time.Duration {
+		t0 := time.Now()
+		if _, e, code := h.Airlock(b, args...); code != 0 {
+			b.Fatalf("airlock %v: %s", args, e)
+		}
+		return time.Since(t0)
+	}
+	unshare := func() time.Duration {
+		t0 := time.Now()
+		if out, err := exec.Command("unshare", "--user", "--map-root-user", "--mount", "--pid", "--net", "--fork", "/bin/true").CombinedOutput(); err != nil {
+			b.Fatalf("unshare: %v %s", err, out)
+		}
+		return time.Since(t0)
+	}
+	var anchor, floor, up, stop, start []time.Duration
+	var upCPU time.Duration
+	for i := 0; i < n; i++ {
+		anchor = append(anchor, run("ls"))
+		floor = append(floor, unshare())
+		c0 := procCPU(h.BridgePID())
+		up = append(up, run("up", "--yes", "-f", file))
+		upCPU += procCPU(h.BridgePID()) - c0
+		stop = append(stop, run("stop", "bench"))
+		start = append(start, run("start", "bench"))
+		run("rm", "bench")
+	}
+	a := median(anchor)
+	b.Logf("%-9s n=%d anchors: `airlock ls` p50 %v, unshare+/bin/true p50 %v | up→SSH-ready p50 %v p90 %v (%.1fx ls) | stop p50 %v (%.1fx) | start p50 %v p90 %v (%.1fx)",
+		mode, n, a.Round(time.Millisecond), median(floor).Round(100*time.Microsecond), median(up).Round(time.Millisecond), p90(up).Round(time.Millisecond), float64(median(up))/float64(a),
+		median(stop).Round(time.Millisecond), float64(median(stop))/float64(a),
+		median(start).Round(time.Millisecond), p90(start).Round(time.Millisecond), float64(median(start))/float64(a))
+	b.Logf("%-9s bridge-side split of up (p50 over this mode's runs): %s; bridge process CPU per up (mean): %v",
+		mode, upSplit(h.BridgeLog(), n), (upCPU / n).Round(100*time.Microsecond))
+	b.ReportMetric(float64(median(up).Microseconds())/1000, "up-p50-ms")
+	b.ReportMetric(float64(median(floor).Microseconds())/1000, "unshare-p50-ms")
+	b.ReportMetric(float64(median(start).Microseconds())/1000, "start-p50-ms")
+}
+
 // upSplit parses the last n "sandbox up" log lines and returns the median
-// of each step (prepare, backend create, backend start, attach, features).
+// of each step their steps attribute names (plan, prepare, the backend's
+// create and start and their own steps, attach, each feature), in order.
 func upSplit(log string, n int) string {
 	var lines []string
 	for _, l := range strings.Split(log, "\n") {
@@ -78,21 +96,29 @@ func upSplit(log string, n int) string {
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	var out []string
-	for _, step := range []string{"prepare", "create", "start", "attach", "features"} {
-		var ds []time.Duration
-		for _, l := range lines {
-			for _, f := range strings.Fields(l) {
-				if v, ok := strings.CutPrefix(f, step+"="); ok {
-					if d, err := time.ParseDuration(v); err == nil {
-						ds = append(ds, d)
-					}
-				}
+	var order []string
+	ds := map[string][]time.Duration{}
+	for _, l := range lines {
+		_, steps, ok := strings.Cut(l, `steps="`)
+		if !ok {
+			continue
+		}
+		steps, _, _ = strings.Cut(steps, `"`)
+		for _, f := range strings.Fields(steps) {
+			name, v, _ := strings.Cut(f, "=")
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				continue
 			}
+			if _, seen := ds[name]; !seen {
+				order = append(order, name)
+			}
+			ds[name] = append(ds[name], d)
 		}
-		if len(ds) > 0 {
-			out = append(out, fmt.Sprintf("%s %v", step, median(ds)))
-		}
+	}
+	var out []string
+	for _, name := range order {
+		out = append(out, fmt.Sprintf("%s %v", name, median(ds[name])))
 	}
 	return strings.Join(out, ", ")
 }

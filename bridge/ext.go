@@ -83,8 +83,12 @@ type Feature struct {
 	// Prepare may add Env and Files to spec before the sandbox is created
 	// (and again before each start). It must not block for long.
 	Prepare func(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error
-	// Started runs after a sandbox's sshd is ready (e.g. record a baseline).
-	Started func(ctx context.Context, env Env, sb SandboxRef) error
+	// Started runs after a sandbox's sshd is ready (e.g. record a baseline),
+	// in feature order; with StartedAside it runs alongside the others
+	// instead (for a hook that changes nothing another one reads: not in
+	// the guest, not in the host's records of it).
+	Started      func(ctx context.Context, env Env, sb SandboxRef) error
+	StartedAside bool
 	// Removed runs after a sandbox is removed; feature state for it must go.
 	Removed func(ctx context.Context, env Env, name string) error
 	// Detached runs when the bridge lets go of a running sandbox (stop,

@@ -29,7 +29,7 @@ func prepareEnv(t *testing.T, d *Daemon, name string, env map[string]string) map
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := d.prepareSpec(context.Background(), sb, sbc, hostPEM)
+	spec, err := d.prepareSpec(context.Background(), nil, sb, sbc, hostPEM)
 	if err != nil {
 		t.Fatal(err)
 	}

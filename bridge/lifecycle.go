@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/steptime"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -31,6 +33,9 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 	if err := decodeParams(protocol.MethodUp, raw, &p); err != nil {
 		return nil, err
 	}
+	tm := steptime.New() // create adds its steps; the "sandbox up" line shows them
+	ctx = steptime.With(ctx, tm)
+	endPlan := tm.Begin("plan")
 	f, sbc, err := loadConfig(p.ConfigPath, p.Vars, p.Name)
 	if err != nil {
 		return nil, err
@@ -88,6 +93,7 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 	if diags := config.BackendDiagnostics(sbc, caps, os.Geteuid() == 0); diags.HasErrors() {
 		return nil, &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("the %s backend cannot run this sandbox: %s", beName, diagLine(diags))}
 	}
+	endPlan()
 	ctx, featureWarnings := withWarnings(ctx)
 	sb, err := d.create(ctx, f, sbc, beName)
 	if err != nil {
@@ -102,9 +108,16 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 	return res, nil
 }
 
-// create makes, starts and attaches a new sandbox; on failure nothing is left.
+// create makes, starts and attaches a new sandbox; on failure nothing is
+// left. Its steps are timed (ctx's steptime.Timer when rpcUp made one):
+// the "sandbox up" log line has them, AIRLOCK_VM_DEBUG prints them.
 func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox, beName string) (_ *sandbox, err error) {
-	tPrep := time.Now()
+	tm := steptime.From(ctx)
+	if tm == nil {
+		tm = steptime.New()
+		ctx = steptime.With(ctx, tm)
+	}
+	endPrep := tm.Begin("prepare")
 	be, err := d.backend(beName)
 	if err != nil {
 		return nil, err
@@ -124,43 +137,52 @@ func (d *Daemon) create(ctx context.Context, f *config.File, sbc *config.Sandbox
 		}
 		d.undoCreate(ctx, sb, beName, created, err)
 	}()
-
-	hostPEM, err := d.writeSandboxFiles(sb)
+	spec, err := d.prepareAll(ctx, tm, sb, sbc)
+	endPrep()
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPortsFree(st.Ports); err != nil {
-		return nil, err
-	}
-	spec, err := d.prepareSpec(ctx, sb, sbc, hostPEM)
-	if err != nil {
-		return nil, err
-	}
-	t0 := time.Now()
-	if err := be.Create(ctx, spec); err != nil {
+	if err := tm.Run("create", func() error { return be.Create(steptime.With(ctx, tm.Sub("create")), spec) }); err != nil {
 		return nil, backendError(name, "create", err)
 	}
 	created = true
-	t1 := time.Now()
-	if err := be.Start(ctx, name); err != nil {
+	if err := tm.Run("start", func() error { return be.Start(steptime.With(ctx, tm.Sub("start")), name) }); err != nil {
 		return nil, backendError(name, "start", err)
 	}
-	t2 := time.Now()
-	if err := sb.attach(ctx); err != nil {
+	if err := tm.Run("attach", func() error { return sb.attach(ctx) }); err != nil {
 		return nil, err
 	}
-	t3 := time.Now()
-	if err := d.featuresStarted(ctx, sb); err != nil {
+	if err := tm.Run("features", func() error { return d.featuresStarted(ctx, tm.Sub("features"), sb) }); err != nil {
 		return nil, err
 	}
 	sb.mu.Lock()
 	sb.busy = ""
 	sb.mu.Unlock()
-	d.log.Info("sandbox up", "sandbox", name, "backend", beName, "mode", st.Mode, "prepare", t0.Sub(tPrep).Round(time.Millisecond),
-		"create", t1.Sub(t0).Round(time.Millisecond), "start", t2.Sub(t1).Round(time.Millisecond),
-		"attach", t3.Sub(t2).Round(time.Millisecond), "features", time.Since(t3).Round(time.Millisecond))
+	ms := func(step string) time.Duration { return tm.Get(step).Round(time.Millisecond) }
+	d.log.Info("sandbox up", "sandbox", name, "backend", beName, "mode", st.Mode, "plan", ms("plan"), "prepare", ms("prepare"),
+		"create", ms("create"), "start", ms("start"), "attach", ms("attach"), "features", ms("features"), "steps", tm.String())
+	tm.Debug("bridge: up " + name)
 	d.Notify(protocol.NotifyChanged, protocol.ChangedParams{Name: name, State: protocol.StateRunning})
 	return sb, nil
+}
+
+// prepareAll is create's host-side preparation before the backend: the
+// state dir and host key, the ports check, the spec (features' Prepare
+// hooks, the history check), each a timed step.
+func (d *Daemon) prepareAll(ctx context.Context, tm *steptime.Timer, sb *sandbox, sbc *config.Sandbox) (vm.Spec, error) {
+	tm = tm.Sub("prepare")
+	var hostPEM []byte
+	err := tm.Run("state", func() (err error) {
+		hostPEM, err = d.writeSandboxFiles(sb)
+		return err
+	})
+	if err != nil {
+		return vm.Spec{}, err
+	}
+	if err := checkPortsFree(sb.st.Ports); err != nil {
+		return vm.Spec{}, err
+	}
+	return d.prepareSpec(ctx, tm, sb, sbc, hostPEM)
 }
 
 // newSandboxState is the state record of a sandbox about to be created
@@ -260,8 +282,9 @@ func checkPortsFree(ports []portState) error {
 	return nil
 }
 
-// prepareSpec builds the backend spec and lets every feature add to it.
-func (d *Daemon) prepareSpec(ctx context.Context, sb *sandbox, sbc *config.Sandbox, hostPEM []byte) (vm.Spec, error) {
+// prepareSpec builds the backend spec and lets every feature add to it;
+// tm times the history check and each feature's hook.
+func (d *Daemon) prepareSpec(ctx context.Context, tm *steptime.Timer, sb *sandbox, sbc *config.Sandbox, hostPEM []byte) (vm.Spec, error) {
 	spec, err := d.buildSpec(sb.st, sbc, hostPEM)
 	if err != nil {
 		return vm.Spec{}, err
@@ -269,14 +292,17 @@ func (d *Daemon) prepareSpec(ctx context.Context, sb *sandbox, sbc *config.Sandb
 	if err := d.checkHostPaths(sb.st, spec); err != nil {
 		return vm.Spec{}, err
 	}
-	if w := CommittedHiddenWarning(ctx, sbc.Workspace); w != "" {
-		Warn(ctx, w)
-	}
+	tm.Run("history", func() error {
+		if w := CommittedHiddenWarning(ctx, sbc.Workspace); w != "" {
+			Warn(ctx, w)
+		}
+		return nil
+	})
 	for _, ft := range d.features {
 		if ft.Prepare == nil {
 			continue
 		}
-		if err := ft.Prepare(ctx, d, sb, &spec); err != nil {
+		if err := tm.Run(ft.Name, func() error { return ft.Prepare(ctx, d, sb, &spec) }); err != nil {
 			return vm.Spec{}, featureError(ft.Name, "prepare", err)
 		}
 	}
@@ -319,14 +345,33 @@ func statWords(err error) string {
 	return "cannot be used: " + oneLineErr(err)
 }
 
-// featuresStarted runs every feature's Started hook on a new sandbox.
-func (d *Daemon) featuresStarted(ctx context.Context, sb *sandbox) error {
-	for _, ft := range d.features {
-		if ft.Started == nil {
-			continue
+// featuresStarted runs every feature's Started hook on a new sandbox, each
+// a step of tm: in feature order, except that hooks marked StartedAside
+// run alongside the others (provenance's round trip over SSH need not wait
+// for review's baseline). The first failure in feature order is returned.
+func (d *Daemon) featuresStarted(ctx context.Context, tm *steptime.Timer, sb *sandbox) error {
+	errs := make([]error, len(d.features))
+	var wg sync.WaitGroup
+	for i, ft := range d.features {
+		if ft.Started != nil && ft.StartedAside {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = tm.Run(ft.Name, func() error { return ft.Started(ctx, d, sb) })
+			}()
 		}
-		if err := ft.Started(ctx, d, sb); err != nil {
-			return featureError(ft.Name, "start", err)
+	}
+	for i, ft := range d.features {
+		if ft.Started != nil && !ft.StartedAside {
+			if errs[i] = tm.Run(ft.Name, func() error { return ft.Started(ctx, d, sb) }); errs[i] != nil {
+				break
+			}
+		}
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return featureError(d.features[i].Name, "start", err)
 		}
 	}
 	return nil

@@ -30,7 +30,9 @@ import (
 // provenanceFeature records a sandbox's provenance when it starts; eg is
 // the daemon's egress, whose policy it records.
 func provenanceFeature(eg *egressFeature) *Feature {
-	return &Feature{Name: "provenance", Started: func(ctx context.Context, env Env, sb SandboxRef) error {
+	// Its hook only reads the guest (uname) and writes its own file: it
+	// runs alongside review's baseline.
+	return &Feature{Name: "provenance", StartedAside: true, Started: func(ctx context.Context, env Env, sb SandboxRef) error {
 		return provenanceStarted(ctx, env, sb, eg)
 	}}
 }
