@@ -20,6 +20,7 @@ import (
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/guestspec"
 	"github.com/airlock-sandbox/airlock/internal/procid"
+	"github.com/airlock-sandbox/airlock/internal/steptime"
 	"github.com/airlock-sandbox/airlock/internal/wsgate"
 	"github.com/airlock-sandbox/airlock/vm"
 )
@@ -222,7 +223,9 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	if c.MemoryMiB < 256 {
 		return fmt.Errorf("sandbox %s: memory below 256 MiB: %w", spec.ID, vm.ErrInvalidSpec)
 	}
-	if err := b.createRootDisk(ctx, dir, spec, c); err != nil {
+	tm := steptime.Of(ctx)
+	defer tm.Debug("microvm: create " + spec.ID)
+	if err := tm.Run("root disk", func() error { return b.createRootDisk(ctx, dir, spec, c) }); err != nil {
 		return err
 	}
 	user := spec.User
@@ -242,7 +245,7 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	for _, f := range spec.Files {
 		c.Init.Files = append(c.Init.Files, f)
 	}
-	if err := b.prepareWorkspace(ctx, dir, spec.Workspace, c); err != nil {
+	if err := tm.Run("workspace", func() error { return b.prepareWorkspace(ctx, dir, spec.Workspace, c) }); err != nil {
 		return err
 	}
 	for i, m := range spec.Mounts {
@@ -255,64 +258,6 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	}
 	data, _ := json.MarshalIndent(c, "", "  ")
 	return fsx.WriteFileAtomic(filepath.Join(dir, "config.json"), data, 0o600)
-}
-
-func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspace, c *vmConfig) error {
-	target := w.Target
-	if target == "" {
-		target = "/workspace"
-	}
-	c.Init.Workspace = guestspec.VMWorkspace{Target: target}
-	switch w.Mode {
-	case vm.ModeMountless, "":
-		c.Init.Workspace.Kind = "empty"
-		return nil
-	case vm.ModeClone:
-		clone := filepath.Join(dir, "clone.tmp")
-		defer os.RemoveAll(clone)
-		if err := hostClone(ctx, w.HostPath, clone, w.Hide); err != nil {
-			return err
-		}
-		size := 2*treeSize(clone) + 1<<30
-		img := filepath.Join(dir, "workspace.img")
-		f, err := os.Create(img)
-		if err != nil {
-			return err
-		}
-		f.Truncate(size)
-		f.Close()
-		if err := run(ctx, "", "mkfs.ext4", "-q", "-F", "-L", "workspace", "-d", clone, img); err != nil {
-			return fmt.Errorf("workspace disk: %w", err)
-		}
-		c.WorkDisk = true
-		c.Init.Workspace.Kind, c.Init.Workspace.Serial = "disk", workSerial
-		return nil
-	case vm.ModeDirect:
-		if !filepath.IsAbs(w.HostPath) {
-			return fmt.Errorf("workspace %q: not absolute: %w", w.HostPath, vm.ErrInvalidSpec)
-		}
-		// The folder is shared through the workspace gate (package wsgate,
-		// started with the VM): host-side, nothing below .git can change,
-		// no .git or bare repository can appear, hidden paths do not
-		// exist and protected ones are read-only, whatever root in the
-		// guest does. Inside, the guest kernel also mounts the whole .git
-		// and the protect paths read-only.
-		gate := filepath.Join(dir, wsgate.MountDir)
-		c.Shares = append(c.Shares, share{Tag: "ws", Path: gate})
-		c.Init.Workspace.Kind, c.Init.Workspace.Tag = "9p", "ws"
-		protect := []string{".git"}
-		for _, p := range w.Protect {
-			if p != ".git" && !strings.HasPrefix(p, ".git/") {
-				protect = append(protect, p)
-			}
-		}
-		c.Shares = append(c.Shares, share{Tag: "wsro", Path: gate, ReadOnly: true})
-		c.Init.Workspace.ROTag, c.Init.Workspace.Protect = "wsro", protect
-		pol := wsgate.NewPolicy(w.Hide, w.Protect)
-		c.Direct, c.Hide, c.Gate = w.HostPath, w.Hide, &pol
-		return nil
-	}
-	return fmt.Errorf("workspace mode %q: %w", w.Mode, vm.ErrInvalidSpec)
 }
 
 // SetProgress sends first-use progress lines to w as well as to
@@ -352,9 +297,14 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	}
 	dir := b.dir(id)
 	t00 := time.Now()
-	defer func() { debugf("Start total %v", time.Since(t00)) }()
-	k, err := EnsureKernel(ctx, filepath.Join(b.home, "cache"), b.progress())
-	if err != nil {
+	tm := steptime.Of(ctx)
+	ctx = steptime.With(ctx, tm) // boot adds its steps
+	defer tm.Debug("microvm: start " + id)
+	var k *Kernel
+	if err := tm.Run("kernel", func() (err error) {
+		k, err = EnsureKernel(ctx, filepath.Join(b.home, "cache"), b.progress())
+		return err
+	}); err != nil {
 		return fmt.Errorf("start vm %s: %w", id, err)
 	}
 	port, err := freePort()
@@ -362,7 +312,10 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 		return err
 	}
 	if c.Gate != nil {
-		if _, err := wsgate.Start(ctx, dir, wsgate.Options{Folder: c.Direct, Policy: *c.Gate}); err != nil {
+		if err := tm.Run("gate", func() error {
+			_, err := wsgate.Start(ctx, dir, wsgate.Options{Folder: c.Direct, Policy: *c.Gate})
+			return err
+		}); err != nil {
 			return fmt.Errorf("start vm %s: %w", id, err)
 		}
 		defer func() {
@@ -371,7 +324,9 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 			}
 		}()
 	}
+	endKVM := tm.Begin("kvm check")
 	kvm := KVMUsable(ctx, b.home)
+	endKVM()
 	l := &launch{Dir: dir, Kernel: k.Vmlinux, Initrd: filepath.Join(dir, "initrd.img"), CPUs: c.CPUs, MemoryMiB: c.MemoryMiB,
 		KVM: kvm, Port: port, RootDisk: filepath.Join(dir, "root.qcow2"), Shares: c.Shares}
 	if c.WorkDisk {
@@ -387,12 +342,12 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	ri := runInfo{Port: port, Note: note, Accel: accel, Args: l.fingerprint()}
 	if meta, why := usableState(dir, l); why == "" {
 		prep := time.Since(t00)
-		err := b.resume(ctx, l, meta, &ri)
+		err := tm.Run("resume", func() error { return b.resume(ctx, l, meta, &ri) })
 		if err == nil {
 			dropState(dir) // the guest runs on: this state is history
 			ri.Resumed, ri.Note = true, note+"; resumed from saved state"
 			t0 := time.Now()
-			if err = b.waitReady(ctx, id, &ri); err == nil {
+			if err = tm.Run("ready", func() error { return b.waitReady(ctx, id, &ri) }); err == nil {
 				ri.Phases = append(Phases{{"host prep", prep}}, append(ri.Phases, Phase{"ssh banner", time.Since(t0)})...)
 				return b.writeRun(dir, &ri)
 			}
@@ -422,18 +377,20 @@ func (b *Backend) boot(ctx context.Context, id string, c *vmConfig, k *Kernel, l
 			return fmt.Errorf("start vm %s: hide: %w", id, err)
 		}
 	}
-	if err := writeInitramfs(l.Initrd, c.AgentBinary, k, &init); err != nil {
+	tm := steptime.From(ctx)
+	if err := tm.Run("initramfs", func() error { return writeInitramfs(l.Initrd, c.AgentBinary, k, &init) }); err != nil {
 		return fmt.Errorf("start vm %s: initramfs: %w", id, err)
 	}
 	t0 := time.Now()
 	prep := t0.Sub(t00)
-	pid, err := l.start(ctx)
+	var pid int
+	err = tm.Run("qemu", func() (err error) { pid, err = l.start(ctx); return err })
 	qemuUp := time.Since(t0)
 	if err != nil {
 		return fmt.Errorf("start vm %s: %w", id, err)
 	}
 	ri.PID, ri.Start = pid, procid.Start(pid)
-	if err := b.waitReady(ctx, id, ri); err != nil {
+	if err := tm.Run("ready", func() error { return b.waitReady(ctx, id, ri) }); err != nil {
 		return err
 	}
 	ri.Phases = bootPhases(prep, qemuUp, time.Since(t0), readPhases(l.Dir))

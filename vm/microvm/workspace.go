@@ -11,7 +11,10 @@ import (
 
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
+	"github.com/airlock-sandbox/airlock/internal/guestspec"
 	"github.com/airlock-sandbox/airlock/internal/hostgit"
+	"github.com/airlock-sandbox/airlock/internal/wsgate"
+	"github.com/airlock-sandbox/airlock/vm"
 )
 
 // hidden reports whether rel (relative to the workspace) matches one of
@@ -168,4 +171,65 @@ func treeSize(dir string) int64 {
 		return nil
 	})
 	return n
+}
+
+// prepareWorkspace readies the workspace of a new sandbox in dir and
+// records in c how the guest gets it: nothing (mountless), a disk image of
+// a host-side clone (clone), the workspace gate's view over 9p (direct).
+func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspace, c *vmConfig) error {
+	target := w.Target
+	if target == "" {
+		target = "/workspace"
+	}
+	c.Init.Workspace = guestspec.VMWorkspace{Target: target}
+	switch w.Mode {
+	case vm.ModeMountless, "":
+		c.Init.Workspace.Kind = "empty"
+		return nil
+	case vm.ModeClone:
+		clone := filepath.Join(dir, "clone.tmp")
+		defer os.RemoveAll(clone)
+		if err := hostClone(ctx, w.HostPath, clone, w.Hide); err != nil {
+			return err
+		}
+		size := 2*treeSize(clone) + 1<<30
+		img := filepath.Join(dir, "workspace.img")
+		f, err := os.Create(img)
+		if err != nil {
+			return err
+		}
+		f.Truncate(size)
+		f.Close()
+		if err := run(ctx, "", "mkfs.ext4", "-q", "-F", "-L", "workspace", "-d", clone, img); err != nil {
+			return fmt.Errorf("workspace disk: %w", err)
+		}
+		c.WorkDisk = true
+		c.Init.Workspace.Kind, c.Init.Workspace.Serial = "disk", workSerial
+		return nil
+	case vm.ModeDirect:
+		if !filepath.IsAbs(w.HostPath) {
+			return fmt.Errorf("workspace %q: not absolute: %w", w.HostPath, vm.ErrInvalidSpec)
+		}
+		// The folder is shared through the workspace gate (package wsgate,
+		// started with the VM): host-side, nothing below .git can change,
+		// no .git or bare repository can appear, hidden paths do not
+		// exist and protected ones are read-only, whatever root in the
+		// guest does. Inside, the guest kernel also mounts the whole .git
+		// and the protect paths read-only.
+		gate := filepath.Join(dir, wsgate.MountDir)
+		c.Shares = append(c.Shares, share{Tag: "ws", Path: gate})
+		c.Init.Workspace.Kind, c.Init.Workspace.Tag = "9p", "ws"
+		protect := []string{".git"}
+		for _, p := range w.Protect {
+			if p != ".git" && !strings.HasPrefix(p, ".git/") {
+				protect = append(protect, p)
+			}
+		}
+		c.Shares = append(c.Shares, share{Tag: "wsro", Path: gate, ReadOnly: true})
+		c.Init.Workspace.ROTag, c.Init.Workspace.Protect = "wsro", protect
+		pol := wsgate.NewPolicy(w.Hide, w.Protect)
+		c.Direct, c.Hide, c.Gate = w.HostPath, w.Hide, &pol
+		return nil
+	}
+	return fmt.Errorf("workspace mode %q: %w", w.Mode, vm.ErrInvalidSpec)
 }
