@@ -34,9 +34,11 @@ type Backend struct {
 	root string
 	ids  idMap
 
-	mu     sync.Mutex             // guards locks, userns
-	locks  map[string]*sync.Mutex // one per sandbox ID, serialises lifecycle calls in this process
-	userns map[[4]int]int         // idmap user namespaces by (uid, gid, agent uid, agent gid), see idmapUserns
+	mu        sync.Mutex             // guards locks, userns, spareBusy
+	locks     map[string]*sync.Mutex // one per sandbox ID, serialises lifecycle calls in this process
+	userns    map[[4]int]int         // idmap user namespaces by (uid, gid, agent uid, agent gid), see idmapUserns
+	spareBusy bool                   // a spare disk image is being made (spare.go)
+	spareWG   sync.WaitGroup         // the goroutine making it
 }
 
 // New returns a namespace backend whose sandboxes live under root (the
@@ -241,6 +243,7 @@ func (b *Backend) stop(ctx context.Context, id string) error {
 
 // Remove implements vm.Backend.
 func (b *Backend) Remove(ctx context.Context, id string) error {
+	b.spareWG.Wait()
 	defer b.lock(id)()
 	r, err := b.load(id)
 	if err != nil {

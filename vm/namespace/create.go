@@ -14,6 +14,7 @@ import (
 
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
+	"github.com/airlock-sandbox/airlock/internal/steptime"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -37,6 +38,9 @@ import (
 //	init.pid        "PID STARTTIME" of the running init
 //	init.log        the init's and sshd's stderr
 //	cgroup          where the init's cgroups live (when limits are set)
+//
+// and root/.spare-disk-SIZE.img, a blank disk image made ahead for the next
+// create (spare.go).
 
 func checkSpec(s *vm.Spec) error {
 	var errs []error
@@ -144,7 +148,9 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 		}
 	}()
 	ids := b.idsFor(dir)
-	if err := b.prepare(ctx, dir, &spec, ids); err != nil {
+	tm := steptime.Of(ctx)
+	defer tm.Debug("namespace: create " + spec.ID)
+	if err := b.prepare(ctx, tm, dir, &spec, ids); err != nil {
 		return fmt.Errorf("create sandbox %s: %w", spec.ID, err)
 	}
 	if err := b.save(spec.ID, &record{Spec: spec, IDBase: ids.base}); err != nil {
@@ -153,25 +159,63 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	return nil
 }
 
-func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec, ids idMap) error {
-	rootUID, rootGID := ids.hostUID(0), ids.hostGID(0)
-	agUID, agGID := ids.hostUID(agentUID), ids.hostGID(agentGID)
+// prepare lays out a new sandbox's state in named steps, each timed by tm.
+// As host root the sandbox's own directories go on its disk image (the
+// spare one, or made now while the state dir's own steps run: spare.go).
+func (b *Backend) prepare(ctx context.Context, tm *steptime.Timer, dir string, spec *vm.Spec, ids idMap) error {
+	disk := make(chan error, 1)
+	if ids.single {
+		disk <- nil
+	} else {
+		go func() {
+			disk <- tm.Run("disk image", func() error { return b.makeDiskOrSpare(ctx, dir, spec.DiskBytes) })
+		}()
+	}
+	if err := runSteps(ctx, tm, stateSteps(dir, spec)); err != nil {
+		<-disk
+		return err
+	}
+	if err := <-disk; err != nil {
+		return fmt.Errorf("disk: %w", err)
+	}
 	if !ids.single {
-		// As host root, the sandbox's own directories go on its disk image.
-		if err := makeDisk(ctx, dir, spec.DiskBytes); err != nil {
-			return fmt.Errorf("disk: %w", err)
-		}
-		unmount, err := mountDisk(dir)
+		var unmount func()
+		err := tm.Run("mount disk", func() (err error) {
+			unmount, err = mountDisk(dir)
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("disk: %w", err)
 		}
-		defer unmount()
+		defer func() { tm.Run("unmount disk", func() error { unmount(); return nil }) }()
 	}
-	data := dataDir(dir)
-	steps := []struct {
-		name string
-		fn   func() error
-	}{
+	return runSteps(ctx, tm, dataSteps(ctx, dir, spec, ids))
+}
+
+// step is one named part of Create.
+type step struct {
+	name string
+	fn   func() error
+}
+
+// runSteps runs steps in order, each timed by tm; the first error names
+// its step.
+func runSteps(ctx context.Context, tm *steptime.Timer, steps []step) error {
+	for _, st := range steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := tm.Run(st.name, st.fn); err != nil {
+			return fmt.Errorf("%s: %w", st.name, err)
+		}
+	}
+	return nil
+}
+
+// stateSteps write what lives in the state dir itself: the sshd's keys,
+// the root's mount point, the guest's /etc.
+func stateSteps(dir string, spec *vm.Spec) []step {
+	return []step{
 		{"ssh keys", func() error {
 			if err := os.Mkdir(filepath.Join(dir, "ssh"), 0o700); err != nil {
 				return err
@@ -183,6 +227,16 @@ func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec, ids id
 		}},
 		{"rootfs", func() error { return os.Mkdir(filepath.Join(dir, "rootfs"), 0o755) }},
 		{"etc", func() error { return makeEtc(filepath.Join(dir, "etc"), spec.ID) }},
+	}
+}
+
+// dataSteps write the sandbox's own directories (on its disk image when
+// there is one: dataDir) and give everything its owner.
+func dataSteps(ctx context.Context, dir string, spec *vm.Spec, ids idMap) []step {
+	rootUID, rootGID := ids.hostUID(0), ids.hostGID(0)
+	agUID, agGID := ids.hostUID(agentUID), ids.hostGID(agentGID)
+	data := dataDir(dir)
+	return []step{
 		{"home", func() error { return makeHome(filepath.Join(data, "home")) }},
 		{"var", func() error {
 			for _, d := range []string{"var", "var/tmp", "var/cache", "var/lib", "var/log"} {
@@ -221,15 +275,6 @@ func (b *Backend) prepare(ctx context.Context, dir string, spec *vm.Spec, ids id
 			return chownTree(filepath.Join(dir, gitDirName), agUID, agGID)
 		}},
 	}
-	for _, st := range steps {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := st.fn(); err != nil {
-			return fmt.Errorf("%s: %w", st.name, err)
-		}
-	}
-	return nil
 }
 
 func chownTree(root string, uid, gid int) error {

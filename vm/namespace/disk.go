@@ -53,15 +53,9 @@ func hasDisk(dir string) bool {
 	return err == nil
 }
 
-// makeDisk creates the sparse image and its ext4 file system.
-func makeDisk(ctx context.Context, dir string, size int64) error {
-	if size <= 0 {
-		size = DefaultDiskBytes
-	}
-	if size < minDiskBytes {
-		return fmt.Errorf("disk size %d is below the minimum %d", size, minDiskBytes)
-	}
-	img := filepath.Join(dir, diskFile)
+// makeImage creates the sparse image img of size bytes and its ext4 file
+// system.
+func makeImage(ctx context.Context, img string, size int64) error {
 	f, err := os.OpenFile(img, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err

@@ -18,111 +18,98 @@ import (
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
-// prepareMounts readies every host tree the guest mounts and returns the
-// init's mount steps: /etc, the home, /var, /tmp, the agent binary, the
-// workspace and the extra mounts. As host root the host side of each is a
-// detached mount made here (open_tree) and passed as a descriptor, so the
-// guest's root never walks a host path (the init's ids could not traverse
-// a 0700 $AIRLOCK_HOME anyway); as an unprivileged user it is a path the
-// init binds (it has the user's own access). In direct mode it also starts
-// the workspace gate and writes into the user's folder (startGate).
+// treeMount is one host tree (a directory, or a file) the guest mounts.
+type treeMount struct {
+	src, target string
+	ro, file    bool
+	// idmap: as host root, the mount maps the tree's owner to the agent
+	// (read-write trees of the user's own files: the direct-mode
+	// workspace, read-write shares).
+	idmap     bool
+	workspace bool // the workspace: direct mode's own mounts follow it
+}
+
+// mountTable lists, in order, the host trees the guest mounts: its /etc
+// (dir/etc), home and /var (under data), /tmp when data is on the disk
+// image (diskTmp), the agent binary read-only, the workspace from ws (the
+// sandbox's own data/workspace, or in direct mode the gate's view,
+// idmapped) and the spec's shares, read-write ones idmapped. It does no
+// I/O: prepareMounts makes each entry real (hostTree); in direct mode the
+// private git directory and the protect rules follow the workspace
+// (directMounts).
+func mountTable(spec *vm.Spec, dir, data, ws string, diskTmp bool) []treeMount {
+	ms := []treeMount{
+		{src: filepath.Join(dir, "etc"), target: "/etc"},
+		{src: filepath.Join(data, "home"), target: guestHome},
+		{src: filepath.Join(data, "var"), target: "/var"},
+	}
+	if diskTmp {
+		ms = append(ms, treeMount{src: filepath.Join(data, "tmp"), target: "/tmp"})
+	}
+	ms = append(ms,
+		treeMount{src: spec.AgentBinary, target: guestspec.AgentGuestPath, ro: true, file: true},
+		treeMount{src: ws, target: spec.Workspace.Target, idmap: spec.Workspace.Mode == vm.ModeDirect, workspace: true})
+	for _, sh := range spec.Mounts {
+		ms = append(ms, treeMount{src: sh.Source, target: sh.Target, ro: sh.ReadOnly, idmap: !sh.ReadOnly})
+	}
+	return ms
+}
+
+// prepareMounts readies every host tree of the mount table and returns the
+// init's mount steps. As host root the host side of each is a detached
+// mount made here (open_tree) and passed as a descriptor, so the guest's
+// root never walks a host path (the init's ids could not traverse a 0700
+// $AIRLOCK_HOME anyway); as an unprivileged user it is a path the init
+// binds (it has the user's own access). In direct mode it first starts the
+// workspace gate, whose view is the workspace, and writes into the user's
+// folder (directMounts).
 func (l *launch) prepareMounts(ctx context.Context) ([]guestspec.NSMount, error) {
-	ms, err := l.systemMounts(ctx)
-	if err != nil {
-		return nil, err
-	}
-	w := l.spec.Workspace
-	if w.Mode == vm.ModeDirect {
-		gms, err := l.startGate(ctx)
+	ws := filepath.Join(l.data, "workspace")
+	if l.spec.Workspace.Mode == vm.ModeDirect {
+		mp, err := wsgate.Start(ctx, l.dir, wsgate.Options{Folder: l.spec.Workspace.HostPath, Policy: wsgate.NewPolicy(l.spec.Workspace.Hide, l.spec.Workspace.Protect), Cgroups: l.cgroups})
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, gms...)
-	} else {
-		m, err := l.mount(ctx, filepath.Join(l.data, "workspace"), w.Target, false, false, false)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, m)
+		ws = mp
 	}
-	for _, sh := range l.spec.Mounts {
-		m, err := l.mount(ctx, sh.Source, sh.Target, sh.ReadOnly, false, !sh.ReadOnly)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, m)
-	}
-	return ms, nil
-}
-
-// mount is hostTree with the guest target named in its error.
-func (l *launch) mount(ctx context.Context, src, target string, ro, file, idmap bool) (guestspec.NSMount, error) {
-	m, err := l.hostTree(ctx, src, target, ro, file, idmap)
-	if err != nil {
-		return m, fmt.Errorf("%s: %w", target, err)
-	}
-	return m, nil
-}
-
-// systemMounts are the sandbox's own trees: /etc, the home, /var, /tmp
-// (when the data lives on a disk image) and the agent binary, read-only.
-func (l *launch) systemMounts(ctx context.Context) ([]guestspec.NSMount, error) {
-	type tree struct {
-		src, target string
-		ro, file    bool
-	}
-	trees := []tree{
-		{filepath.Join(l.dir, "etc"), "/etc", false, false},
-		{filepath.Join(l.data, "home"), guestHome, false, false},
-		{filepath.Join(l.data, "var"), "/var", false, false},
-	}
-	if l.unmount != nil {
-		trees = append(trees, tree{filepath.Join(l.data, "tmp"), "/tmp", false, false})
-	}
-	trees = append(trees, tree{l.spec.AgentBinary, guestspec.AgentGuestPath, true, true})
 	var ms []guestspec.NSMount
-	for _, t := range trees {
-		m, err := l.mount(ctx, t.src, t.target, t.ro, t.file, false)
+	for _, t := range mountTable(l.spec, l.dir, l.data, ws, l.unmount != nil) {
+		m, err := l.hostTree(ctx, t.src, t.target, t.ro, t.file, t.idmap)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", t.target, err)
 		}
 		ms = append(ms, m)
+		if t.workspace && l.spec.Workspace.Mode == vm.ModeDirect {
+			if !l.ids.single {
+				wsgate.Detach(l.dir) // the sandbox holds its own clone
+			}
+			dms, err := l.directMounts(ctx)
+			if err != nil {
+				return nil, err
+			}
+			ms = append(ms, dms...)
+		}
 	}
 	return ms, nil
 }
 
-// startGate starts the workspace gate (FUSE) on the user's folder and
-// returns the mounts of a direct-mode workspace: the gate's view (the
-// sandbox reaches the folder only through it), a private git directory
+// directMounts are what a direct-mode workspace adds over the gate's view
+// (the sandbox reaches the folder only through it): a private git directory
 // over the host's .git (gitdir.go; submodule .git entries read-only), and
-// the protected paths read-only with every directory above them pinned.
-// It writes into the user's folder: an empty placeholder for each literal
+// the protected paths read-only with every directory above them pinned. It
+// writes into the user's folder: an empty placeholder for each literal
 // protected path that does not exist yet (protectedPaths).
-func (l *launch) startGate(ctx context.Context) ([]guestspec.NSMount, error) {
-	w := l.spec.Workspace
-	mp, err := wsgate.Start(ctx, l.dir, wsgate.Options{Folder: w.HostPath, Policy: wsgate.NewPolicy(w.Hide, w.Protect), Cgroups: l.cgroups})
+func (l *launch) directMounts(ctx context.Context) ([]guestspec.NSMount, error) {
+	ms, roPaths, err := l.directGit(ctx)
 	if err != nil {
 		return nil, err
 	}
-	m, err := l.mount(ctx, mp, w.Target, false, false, true)
-	if err != nil {
-		return nil, err
-	}
-	if !l.ids.single {
-		wsgate.Detach(l.dir) // the sandbox holds its own clone
-	}
-	ms := []guestspec.NSMount{m}
-	gitMs, roPaths, err := l.directGit(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ms = append(ms, gitMs...)
 	protect, err := l.protectedPaths(roPaths)
 	if err != nil {
 		return nil, err
 	}
 	// Hidden paths do not exist in the gate's view: nothing to mask.
-	return append(ms, protectMounts(w.Target, protect)...), nil
+	return append(ms, protectMounts(l.spec.Workspace.Target, protect)...), nil
 }
 
 // protectedPaths lists the workspace paths to make read-only: roPaths

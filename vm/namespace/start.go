@@ -19,6 +19,7 @@ import (
 
 	"github.com/airlock-sandbox/airlock/internal/cgroups"
 	"github.com/airlock-sandbox/airlock/internal/guestspec"
+	"github.com/airlock-sandbox/airlock/internal/steptime"
 	"github.com/airlock-sandbox/airlock/internal/wsgate"
 	"github.com/airlock-sandbox/airlock/vm"
 )
@@ -60,7 +61,8 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 			ids.base = 100000 // created before per-sandbox ranges
 		}
 	}
-	l := &launch{b: b, ids: ids, dir: dir, spec: &r.Spec}
+	l := &launch{b: b, ids: ids, dir: dir, spec: &r.Spec, tm: steptime.Of(ctx)}
+	defer l.tm.Debug("namespace: start " + id)
 	defer l.closeChildFiles()
 	p, note, err := l.run(ctx)
 	if err != nil {
@@ -91,6 +93,7 @@ type launch struct {
 	data    string   // dataDir: where home/, var/, workspace/ are
 	cgroups []string // the sandbox's cgroup directories the gate joins
 	unmount func()   // detaches the disk image's host mount
+	tm      *steptime.Timer
 }
 
 // pass hands f to the init and returns its descriptor number there.
@@ -117,7 +120,8 @@ type initFDs struct {
 // cgroups, the disk, the mounts (and the workspace gate), the init's spec,
 // exec, ready. It returns the init and the notes collected.
 func (l *launch) run(ctx context.Context) (proc, string, error) {
-	fds, err := l.passFiles()
+	var fds initFDs
+	err := l.tm.Run("files", func() (err error) { fds, err = l.passFiles(); return err })
 	if fds.readyR != nil {
 		defer fds.readyR.Close()
 	}
@@ -127,19 +131,27 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 	if err != nil {
 		return proc{}, "", err
 	}
-	cg, err := l.setupCgroups()
+	var cg *cgroups.Group
+	if err := l.tm.Run("cgroups", func() (err error) { cg, err = l.setupCgroups(); return err }); err != nil {
+		return proc{}, "", err
+	}
+	if err := l.tm.Run("mount disk", l.mountDisk); err != nil {
+		return proc{}, "", err
+	}
+	var mounts []guestspec.NSMount
+	err = l.tm.Run("mounts", func() (err error) { mounts, err = l.prepareMounts(ctx); return err })
+	// The init gets the disk's trees as clones (open_tree descriptors):
+	// the host's own mount of it goes while the init starts.
+	unmounted := make(chan struct{})
+	go func() {
+		defer close(unmounted)
+		l.tm.Run("unmount disk", func() error { l.unmountDisk(); return nil })
+	}()
+	defer func() { <-unmounted }()
 	if err != nil {
 		return proc{}, "", err
 	}
-	if err := l.mountDisk(); err != nil {
-		return proc{}, "", err
-	}
-	defer l.unmountDisk()
-	mounts, err := l.prepareMounts(ctx)
-	if err != nil {
-		return proc{}, "", err
-	}
-	if err := l.writeInitSpec(fds, mounts); err != nil {
+	if err := l.tm.Run("init spec", func() error { return l.writeInitSpec(fds, mounts) }); err != nil {
 		return proc{}, "", err
 	}
 	logF, err := l.openInitLog()
@@ -147,11 +159,11 @@ func (l *launch) run(ctx context.Context) (proc, string, error) {
 		return proc{}, "", err
 	}
 	defer logF.Close()
-	p, err := l.execInit(logF, fds, cg)
-	if err != nil {
+	var p proc
+	if err := l.tm.Run("exec", func() (err error) { p, err = l.execInit(logF, fds, cg); return err }); err != nil {
 		return proc{}, "", err
 	}
-	if err := l.waitReady(ctx, fds.readyR); err != nil {
+	if err := l.tm.Run("ready", func() error { return l.waitReady(ctx, fds.readyR) }); err != nil {
 		p.kill(context.Background())
 		os.Remove(filepath.Join(l.dir, pidFile))
 		cg.Remove()
@@ -189,7 +201,7 @@ func (l *launch) passFiles() (initFDs, error) {
 }
 
 // setupCgroups makes the sandbox's cgroups. They come first: the workspace
-// gate (startGate) joins them, so its memory and processes count against
+// gate (prepareMounts) joins them, so its memory and processes count against
 // the sandbox's limits. Start removes them on failure, after the gate is
 // gone.
 func (l *launch) setupCgroups() (*cgroups.Group, error) {
@@ -288,7 +300,7 @@ func (l *launch) execInit(logF *os.File, fds initFDs, cg *cgroups.Group) (proc, 
 		SysProcAttr: sysProcAttr(l.ids),
 	}
 	traceHost(logF, "host exec")
-	if err := cmd.Start(); err != nil {
+	if err := l.tm.Sub("exec").Run("fork", cmd.Start); err != nil {
 		cg.Remove()
 		return proc{}, fmt.Errorf("exec init: %w", err)
 	}
@@ -305,7 +317,7 @@ func (l *launch) execInit(logF *os.File, fds initFDs, cg *cgroups.Group) (proc, 
 			return proc{}, err
 		}
 	}
-	if err := cg.Place(p.PID); err != nil {
+	if err := l.tm.Sub("exec").Run("cgroup", func() error { return cg.Place(p.PID) }); err != nil {
 		l.notes = append(l.notes, "cgroup limits not applied: "+err.Error())
 	}
 	fds.syncW.Close()

@@ -33,16 +33,28 @@ func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace) error {
 		}
 		return copyTree(w.HostPath, dst, w.Hide)
 	}
-	// Host-side git on the user's repository: hooks and fsmonitor off, so
-	// nothing in the repository's own config runs code here.
-	if _, err := git(ctx, "", "clone", "--quiet", "--no-hardlinks", w.HostPath, dst); err != nil {
-		return err
-	}
 	// Uncommitted work: every path that differs from HEAD (staged or not)
 	// plus untracked files that are not ignored. `git status` with optional
 	// locks off refreshes the index in memory only (`git diff` would write
-	// it back: the host's .git must stay byte-identical).
-	changed, err := statusPaths(ctx, w.HostPath)
+	// it back: the host's .git must stay byte-identical). It reads the
+	// host's repository while the clone does (both read only).
+	type status struct {
+		paths []string
+		err   error
+	}
+	st := make(chan status, 1)
+	go func() {
+		p, err := statusPaths(ctx, w.HostPath)
+		st <- status{p, err}
+	}()
+	// Host-side git on the user's repository: hooks and fsmonitor off, so
+	// nothing in the repository's own config runs code here.
+	if _, err := git(ctx, "", "clone", "--quiet", "--no-hardlinks", w.HostPath, dst); err != nil {
+		<-st
+		return err
+	}
+	r := <-st
+	changed, err := r.paths, r.err
 	if err != nil {
 		return err
 	}
