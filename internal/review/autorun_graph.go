@@ -21,7 +21,10 @@ import (
 // Precision (item 6): only entries that run on the host by themselves
 // seed the graph. Launch configs, tasks without runOn: folderOpen,
 // devcontainer commands that run inside the container and agent
-// permission lists name files without running them.
+// permission lists name files without running them; nor does a CI job
+// that has no secrets, a read-only token and GitHub's runners
+// (autorun_ci.go), nor a flit build whose metadata is all static.
+// Measured on 53 agent tasks in real projects: testdata/benign-real.
 
 // autorunGraph is the graph of one scan.
 type autorunGraph struct {

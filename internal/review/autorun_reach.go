@@ -212,7 +212,17 @@ func workflowEntry(p string, nodes []Node, e *entryOut) {
 	for _, n := range strs(nodes, "defaults.run.working-directory", "jobs.*.defaults.run.working-directory", "jobs.*.steps.*.working-directory") {
 		wd[strings.TrimSuffix(strings.TrimSuffix(n.Path, ".working-directory"), ".defaults.run")] = n.Value
 	}
+	quiet := map[string]bool{}
 	for _, n := range strs(nodes, "jobs.*.steps.*.run", "jobs.*.steps.*.uses", "jobs.*.uses") {
+		job := strings.SplitN(n.Path, ".", 3)[1]
+		q, ok := quiet[job]
+		if !ok {
+			q = ciJobQuiet(nodes, job)
+			quiet[job] = q
+		}
+		if q {
+			continue
+		}
 		step := strings.TrimSuffix(strings.TrimSuffix(n.Path, ".run"), ".uses")
 		dir := "."
 		for _, k := range []string{step, step[:max(strings.Index(step, ".steps."), 0)], "defaults.run"} {

@@ -145,7 +145,7 @@ func toolEntry(p string, b []byte, e *entryOut) bool {
 			switch {
 			case strings.HasPrefix(n.Value, "pdm"):
 				file(via(n, "pdm-backend runs pdm_build.py at every build"), "pdm_build.py")
-			case strings.HasPrefix(n.Value, "flit"):
+			case strings.HasPrefix(n.Value, "flit") && flitReadsModule(nodes):
 				for _, pn := range strs(nodes, "project.name", "tool.flit.module.name") {
 					e.files = append(e.files, cmdRef{cmd: "\x00attr:__version__\x00" + strings.ReplaceAll(pn.Value, "-", "_"), dir: dir,
 						via: via(pn, "flit imports the module when __version__ is not a literal"), soft: true})
@@ -176,6 +176,26 @@ func toolEntry(p string, b []byte, e *entryOut) bool {
 		pyToolPaths(nodes, dir, p+" flake8 local-plugins", e)
 	}
 	return false
+}
+
+// flitReadsModule says flit_core reads the module for metadata: a
+// [project] table lists version or description in dynamic (legacy
+// [tool.flit.metadata] always takes both from the module). With both
+// static, flit never opens the module, let alone imports it (flit_core
+// buildapi: want_version/want_summary come from dynamic_metadata).
+func flitReadsModule(nodes []Node) bool {
+	pep621 := false
+	for _, n := range nodes {
+		if n.Path == "project" || strings.HasPrefix(n.Path, "project.") {
+			pep621 = true
+		}
+		if keyMatch("project.dynamic.*", n.Path) {
+			if v := strings.ToLower(strings.TrimSpace(n.Value)); v == "version" || v == "description" {
+				return true
+			}
+		}
+	}
+	return !pep621
 }
 
 // pyToolPaths: flake8's local-plugins put paths on sys.path and import
