@@ -33,23 +33,24 @@ var privFlags = []string{"-c", "core.excludesFile=/dev/null", "-c", "core.symlin
 	"-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.ignoreCase=false", "-c", "core.bare=false",
 	"-c", "core.quotePath=false", "-c", "core.bigFileThreshold=4m", "-c", "core.splitIndex=false"}
 
-// writeTree stages the live folder (minus hide globs) into index and
-// returns the tree.
-func (t *Target) writeTree(ctx context.Context, index string) (string, map[string]bigStat, error) {
-	tree, _, big, err := t.writeTreeProblems(ctx, index, time.Time{})
-	return tree, big, err
+// staged is the live folder staged into a private index.
+type staged struct {
+	tree     string
+	problems []Problem // paths git refused to stage (a ".Git" path, a nested repository without a commit)
+	big      map[string]bigStat
+	hidden   []string // the files hide globs cover: never staged
 }
 
-// writeTreeProblems is writeTree that also returns the paths git refused
-// to stage (a ".Git" path, a nested repository without a commit): they
-// become findings instead of failing the review.
+// stage stages the live folder (minus hide globs) into index and writes
+// its tree. The paths git refuses become findings instead of failing the
+// review.
 //
 // since (when not zero) is the start of the sandbox: ignored files changed
 // after it are staged too, wherever they are.
 //
 // Files above maxLiveBytes are never read: they are left out of the index
 // and returned in big. The whole step runs under directTimeout.
-func (t *Target) writeTreeProblems(ctx context.Context, index string, since time.Time) (tree string, problems []Problem, big map[string]bigStat, err error) {
+func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *staged, err error) {
 	ctx, cancel := context.WithTimeout(ctx, directTimeout)
 	defer cancel()
 	defer func() {
@@ -60,24 +61,28 @@ func (t *Target) writeTreeProblems(ctx context.Context, index string, since time
 	g := t.privGit(index)
 	sv, err := t.survey(ctx, g)
 	if err != nil {
-		return "", nil, nil, err
+		return nil, err
 	}
-	big = sv.big
+	big := sv.big
 	excl, problems, err := bigExcludes(big)
 	if err != nil {
-		return "", nil, nil, err
+		return nil, err
 	}
 	if err := dropFromIndex(ctx, g, big); err != nil {
-		return "", nil, nil, err
+		return nil, err
 	}
 	var specs strings.Builder
 	if sv.full {
-		for _, p := range append(append([]string{"."}, hidePathspecs(t.Hide)...), excl...) {
-			specs.WriteString(p + "\x00")
-		}
+		specs.WriteString(".\x00")
 	} else {
 		for _, p := range sv.changed {
 			specs.WriteString(":(literal)" + p + "\x00")
+		}
+	}
+	if specs.Len() > 0 {
+		// Hidden files are never staged, whatever a path above covers.
+		for _, p := range append(hidePathspecs(t.Hide), excl...) {
+			specs.WriteString(p + "\x00")
 		}
 	}
 	args := append(append([]string{}, privFlags...), "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
@@ -96,20 +101,20 @@ func (t *Target) writeTreeProblems(ctx context.Context, index string, since time
 		// and exit 1 after staging everything else: not a failure.
 		ignoredOnly := len(lines) == 0 && strings.Contains(stderr.String(), "ignored by one of your .gitignore files")
 		if !errors.As(err, &ee) || ee.ExitCode() != 1 || (len(lines) == 0 && !ignoredOnly) {
-			return "", nil, nil, fmt.Errorf("stage the workspace: %w: %s", err, clip(lastLines(stderr.String(), 3)))
+			return nil, fmt.Errorf("stage the workspace: %w: %s", err, clip(lastLines(stderr.String(), 3)))
 		}
 		problems = append(problems, addProblems(lines)...)
 	}
 	ignored, err := t.stageIgnored(ctx, g, since, sv.ignored, big)
 	if err != nil {
-		return "", nil, nil, err
+		return nil, err
 	}
 	problems = append(problems, ignored...)
 	out, err := g.run(ctx, append(append([]string{}, privFlags...), "write-tree")...)
 	if err != nil {
-		return "", nil, nil, err
+		return nil, err
 	}
-	return strings.TrimSpace(string(out)), problems, big, nil
+	return &staged{tree: strings.TrimSpace(string(out)), problems: problems, big: big, hidden: sv.hidden}, nil
 }
 
 func directBaseline(ctx context.Context, t *Target, s *state) error {
@@ -120,14 +125,11 @@ func directBaseline(ctx context.Context, t *Target, s *state) error {
 		}
 	}
 	started := time.Now().UTC() // ignored files changed after this are reviewed
-	tree, big, err := t.writeTree(ctx, "index-base")
+	st, err := t.stage(ctx, "index-base", time.Time{})
 	if err != nil {
 		return err
 	}
-	if s.HiddenBase, err = t.hiddenStats(ctx, t.privGit("index-base")); err != nil {
-		return err
-	}
-	s.HiddenKnown = true
+	s.HiddenBase, s.HiddenKnown = t.statHidden(st.hidden), true
 	meta, err := t.liveMeta()
 	if err != nil {
 		return err
@@ -139,7 +141,7 @@ func directBaseline(ctx context.Context, t *Target, s *state) error {
 	if b, err := os.ReadFile(filepath.Join(priv, "index-base")); err == nil {
 		_ = os.WriteFile(filepath.Join(priv, "index-cur"), b, 0o600)
 	}
-	s.Base, s.BaseAt, s.BigBase = tree, started, big
+	s.Base, s.BaseAt, s.BigBase = st.tree, started, st.big
 	if t.Guest != nil {
 		// Without it apply is unavailable (review says so); the working-tree
 		// baseline above is what review needs.
@@ -158,20 +160,8 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	}
 	res := &Result{Name: t.Name, Mode: t.Mode, Base: s.Base}
 	at := time.Now()
-	// The hidden files are listed alongside staging (a walk of its own,
-	// on the base index, which nothing writes during a review).
-	type hiddenList struct {
-		m   map[string]bigStat
-		err error
-	}
-	hiddenCh := make(chan hiddenList, 1)
-	go func() {
-		m, err := t.hiddenStats(ctx, t.privGit("index-base"))
-		hiddenCh <- hiddenList{m, err}
-	}()
-	defer func() { <-hiddenCh }()
-	// So is the walk for .git files and nested repositories (it reads
-	// the folder only).
+	// The walk for .git files and nested repositories runs alongside
+	// staging (it reads the folder only).
 	type metaRead struct {
 		m   Meta
 		err error
@@ -182,27 +172,29 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		metaCh <- metaRead{m, err}
 	}()
 	defer func() { <-metaCh }()
-	cur, problems, big, err := t.writeTreeProblems(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack))
+	st, err := t.stage(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack))
 	if err != nil {
 		return nil, err
 	}
+	cur := st.tree
 	at = res.step("stage", at)
 	g := t.treeOnlyGit("index-cur")
 	es, err := diffTrees(ctx, g, s.Base, cur)
 	if err != nil {
 		return nil, err
 	}
-	files, err := filesFromDiff(ctx, g, es)
+	// One cat-file serves the diff's contents and the scanner's reads.
+	br, err := newBlobReader(ctx, g)
 	if err != nil {
 		return nil, err
 	}
-	files = bigFiles(files, big, s.BigBase)
-	hl := <-hiddenCh
-	hiddenCh <- hl // for the deferred receive
-	hidden, err := hl.m, hl.err
+	defer br.close()
+	files, err := br.files(es)
 	if err != nil {
 		return nil, err
 	}
+	files = bigFiles(files, st.big, s.BigBase)
+	hidden := t.statHidden(st.hidden)
 	if s.HiddenKnown {
 		files = hiddenFiles(files, hidden, s.HiddenBase)
 	} else {
@@ -222,7 +214,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		return nil, err
 	}
 	files = append(files, curMeta.Diff(baseMeta)...)
-	files = withProblems(files, problems)
+	files = withProblems(files, st.problems)
 	t.markProtected(files)
 	at = res.step("git-meta", at)
 	if t.Guest != nil {
@@ -233,7 +225,9 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	if err := t.saveState(s); err != nil {
 		return nil, err
 	}
-	tree, done := newTreeReader(ctx, g, cur)
+	// The tree was written from index-cur, which lists its paths.
+	list := func() map[string]bool { return indexNames(filepath.Join(t.dir(), "git", "index-cur"), len(cur)/2) }
+	tree, done := treeReader(ctx, g, cur, br, list)
 	defer done()
 	res.Snapshot, res.Reports = cur, ScanTreeHost(files, tree, t.hostGit())
 	res.step("scan", at)

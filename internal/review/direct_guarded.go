@@ -33,30 +33,41 @@ func (t *Target) markProtected(files []*File) {
 	}
 }
 
-// hiddenStats lstats every file a hide glob covers (git lists them, as
+// listHidden lists every file a hide glob covers (git lists them, as
 // untracked files of the private index, which never holds them).
-func (t *Target) hiddenStats(ctx context.Context, g gitCmd) (map[string]bigStat, error) {
-	out := map[string]bigStat{}
+func (t *Target) listHidden(ctx context.Context, g gitCmd) ([]string, error) {
 	var specs []string
 	for _, s := range hidePathspecs(t.Hide) {
 		specs = append(specs, strings.Replace(s, ":(exclude,glob)", ":(glob)", 1))
 	}
 	if len(specs) == 0 {
-		return out, nil
+		return nil, nil
 	}
 	b, err := g.run(ctx, append(append(append([]string{}, privFlags...), "ls-files", "-o", "-z", "--"), specs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("list hidden paths: %w", err)
 	}
+	var out []string
 	for _, p := range strings.Split(string(b), "\x00") {
-		if p == "" || len(out) >= maxHiddenListed {
-			continue
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// statHidden lstats the hidden files (at most maxHiddenListed).
+func (t *Target) statHidden(paths []string) map[string]bigStat {
+	out := map[string]bigStat{}
+	for _, p := range paths {
+		if len(out) >= maxHiddenListed {
+			break
 		}
 		if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(p))); err == nil {
 			out[p] = statBig(fi)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // maxHiddenListed bounds the hidden files fingerprinted (an agent that

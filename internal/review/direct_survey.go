@@ -1,12 +1,19 @@
 package review
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // survey is one look at the live folder before staging it, in a single
@@ -17,26 +24,83 @@ type survey struct {
 	big     map[string]bigStat
 	changed []string // tracked paths changed or gone, untracked paths (dirs end in "/")
 	ignored []string
-	full    bool // too many changes: stage with a plain `git add -A`
+	full    bool     // too many changes: stage with a plain `git add -A`
+	hidden  []string // the files hide globs cover (never staged, only lstat'ed)
 }
 
-// bigAmong adds the regular files of paths above maxLiveBytes to big,
-// with a few lstat workers (the stat cache is warm; this is CPU-bound).
+// tracked lists the index's gitlinks and other entries: read from the
+// index file, or from git when it cannot be read that way.
+func (t *Target) tracked(ctx context.Context, g gitCmd) (gitlinks, tracked []string, err error) {
+	file := ""
+	for _, e := range g.env {
+		if v, ok := strings.CutPrefix(e, "GIT_INDEX_FILE="); ok {
+			file = v
+		}
+	}
+	es, err := readIndexAny(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		out, err := g.run(ctx, append(append([]string{}, privFlags...), "ls-files", "-z", "-s")...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("list the index: %w", err)
+		}
+		es = nil
+		for _, rec := range strings.Split(string(out), "\x00") {
+			if tab := strings.IndexByte(rec, '\t'); tab > 0 {
+				mode, _ := strconv.ParseUint(strings.Fields(rec[:tab])[0], 8, 32)
+				es = append(es, indexEntry{path: rec[tab+1:], mode: uint32(mode)})
+			}
+		}
+	}
+	for _, e := range es {
+		if e.mode == ModeGitlink {
+			gitlinks = append(gitlinks, e.path) // status does not look inside them
+		} else {
+			tracked = append(tracked, e.path)
+		}
+	}
+	return gitlinks, tracked, nil
+}
+
+// bigAmong adds the regular files of paths above maxLiveBytes to big.
+// Paths are lstat'ed by name in their directory (fstatat on the
+// directory opened once), by two workers: the syscalls are the cost.
 func (t *Target) bigAmong(paths []string, big map[string]bigStat) {
-	const workers = 4
+	byDir := map[string][]string{}
+	var dirs []string
+	for _, p := range paths {
+		d := path.Dir(p)
+		if _, ok := byDir[d]; !ok {
+			dirs = append(dirs, d)
+		}
+		byDir[d] = append(byDir[d], p)
+	}
+	const workers = 2
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for i := w; i < len(paths); i += workers {
-				fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(paths[i])))
-				if err == nil && fi.Mode().IsRegular() && fi.Size() > maxLiveBytes {
-					mu.Lock()
-					big[paths[i]] = statBig(fi)
-					mu.Unlock()
+			var st unix.Stat_t
+			for i := w; i < len(dirs); i += workers {
+				fd, err := unix.Open(filepath.Join(t.Repo, filepath.FromSlash(dirs[i])), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+				if err != nil {
+					continue // gone, or not a directory: nothing there for git to read
 				}
+				for _, p := range byDir[dirs[i]] {
+					if unix.Fstatat(fd, path.Base(p), &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size <= maxLiveBytes {
+						continue
+					}
+					if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(p))); err == nil && fi.Mode().IsRegular() && fi.Size() > maxLiveBytes {
+						mu.Lock()
+						big[p] = statBig(fi)
+						mu.Unlock()
+					}
+				}
+				unix.Close(fd)
 			}
 		}(w)
 	}
@@ -49,70 +113,100 @@ const maxPathspecs = 2000
 
 func (t *Target) survey(ctx context.Context, g gitCmd) (*survey, error) {
 	sv := &survey{big: map[string]bigStat{}}
+	// The hidden files are listed alongside (git matches the hide globs
+	// once there; status below is not given them as exclude pathspecs,
+	// which git matches against every path of the folder).
+	type hiddenList struct {
+		paths []string
+		err   error
+	}
+	hiddenCh := make(chan hiddenList, 1)
+	go func() {
+		p, err := t.listHidden(ctx, g)
+		hiddenCh <- hiddenList{p, err}
+	}()
 	// Tracked files first, by lstat: a tracked file grown past 4 GiB to its
 	// old size modulo 2^32 looks unchanged in size to git, which would then
 	// hash it; it is left out of the status below.
-	out, err := g.run(ctx, append(append([]string{}, privFlags...), "ls-files", "-z", "-s")...)
+	gitlinks, tracked, err := t.tracked(ctx, g)
 	if err != nil {
-		return nil, fmt.Errorf("list the index: %w", err)
-	}
-	var gitlinks, tracked []string
-	for _, rec := range strings.Split(string(out), "\x00") {
-		tab := strings.IndexByte(rec, '\t')
-		if tab < 0 {
-			continue
-		}
-		p := rec[tab+1:]
-		if strings.HasPrefix(rec, "160000 ") {
-			gitlinks = append(gitlinks, p) // status does not look inside them (below)
-			continue
-		}
-		tracked = append(tracked, p)
+		<-hiddenCh
+		return nil, err
 	}
 	t.bigAmong(tracked, sv.big)
 	// Out of the index before any git command writes it: writing an index
 	// re-reads "racily clean" entries (git's racy-git check), a 50 GB one
 	// included, whatever the pathspec.
 	if err := dropFromIndex(ctx, g, sv.big); err != nil {
+		<-hiddenCh
 		return nil, err
 	}
 	// Submodules are not entered (that would run git inside a repository
 	// the agent controls); their paths are always staged instead.
 	args := append(append([]string{}, privFlags...), "status", "--porcelain=v2", "-z", "--untracked-files=all",
-		"--ignored=traditional", "--no-renames", "--ignore-submodules=all", "--", ".")
-	args = append(args, hidePathspecs(t.Hide)...)
+		"--ignored=traditional", "--no-renames", "--ignore-submodules=all")
 	st := g
 	st.env = append(append([]string{}, g.env...), "GIT_OPTIONAL_LOCKS=1") // keep the refreshed stat cache
-	if out, err = st.run(ctx, args...); err != nil {
+	out, err := st.run(ctx, args...)
+	hl := <-hiddenCh
+	if err != nil {
 		return nil, fmt.Errorf("survey the folder: %w", err)
 	}
-	for _, rec := range strings.Split(string(out), "\x00") {
+	if hl.err != nil {
+		return nil, hl.err
+	}
+	sv.hidden = hl.paths
+	t.readStatus(sv, out)
+	sv.changed = append(sv.changed, gitlinks...)
+	sv.full = len(sv.changed) > maxPathspecs
+	return sv, nil
+}
+
+// readStatus sorts `git status --porcelain=v2 -z` records into changed,
+// ignored and big, leaving out the hidden paths (sv.hidden).
+func (t *Target) readStatus(sv *survey, out []byte) {
+	hidden := make(map[string]bool, len(sv.hidden))
+	for _, p := range sv.hidden {
+		hidden[p] = true
+	}
+	for len(out) > 0 {
+		n := bytes.IndexByte(out, 0)
+		if n < 0 {
+			n = len(out)
+		}
+		rec := string(out[:n])
+		out = out[min(n+1, len(out)):]
 		if len(rec) < 3 {
 			continue
 		}
 		switch rec[0] {
 		case '1', 'u':
+			// XY: X compares with HEAD (the private repository has none, so
+			// every entry is "added"), Y the work tree with the index.
+			if rec[0] == '1' && len(rec) > 3 && rec[3] == '.' {
+				continue
+			}
 			n := 8
 			if rec[0] == 'u' {
 				n = 10
 			}
-			// XY: X compares with HEAD (the private repository has none, so
-			// every entry is "added"), Y the work tree with the index.
-			if f := strings.SplitN(rec, " ", n+1); len(f) == n+1 && (rec[0] == 'u' || len(f[1]) == 2 && f[1][1] != '.') {
+			if f := strings.SplitN(rec, " ", n+1); len(f) == n+1 && (rec[0] == 'u' || len(f[1]) == 2 && f[1][1] != '.') && !hidden[f[n]] {
 				sv.changed = append(sv.changed, f[n])
 			}
 		case '?':
 			p := rec[2:]
+			if hidden[p] {
+				continue
+			}
 			if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(strings.TrimSuffix(p, "/")))); err == nil && fi.Mode().IsRegular() && fi.Size() > maxLiveBytes {
 				sv.big[p] = statBig(fi)
 				continue
 			}
 			sv.changed = append(sv.changed, p)
 		case '!':
-			sv.ignored = append(sv.ignored, rec[2:])
+			if !hidden[rec[2:]] {
+				sv.ignored = append(sv.ignored, rec[2:])
+			}
 		}
 	}
-	sv.changed = append(sv.changed, gitlinks...)
-	sv.full = len(sv.changed) > maxPathspecs
-	return sv, nil
 }

@@ -92,11 +92,8 @@ func newBlobReader(ctx context.Context, g gitCmd) (*blobReader, error) {
 	return &blobReader{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}, nil
 }
 
-// read returns the blob's content (nil when larger than max) and its size.
-func (r *blobReader) read(oid string, max int64) ([]byte, int64, error) {
-	if _, err := io.WriteString(r.in, oid+"\n"); err != nil {
-		return nil, 0, err
-	}
+// answer reads git's answer to one request for a blob.
+func (r *blobReader) answer(max int64) ([]byte, int64, error) {
 	hdr, err := r.out.ReadString('\n')
 	if err != nil {
 		return nil, 0, err
@@ -172,6 +169,41 @@ func filesFromDiff(ctx context.Context, g gitCmd, es []rawEntry) ([]*File, error
 		return nil, err
 	}
 	defer br.close()
+	return br.files(es)
+}
+
+// files is filesFromDiff on an open reader. Every object name is written
+// ahead of reading (a goroutine feeds git while its answers are read), so
+// git streams instead of waiting for one round trip per blob.
+func (r *blobReader) files(es []rawEntry) (_ []*File, err error) {
+	var want []string
+	for _, e := range es {
+		if e.oldMode != 0 && e.oldMode != ModeGitlink && e.oldOID != zeroOID {
+			want = append(want, e.oldOID)
+		}
+		if e.newMode != 0 && e.newMode != ModeGitlink && e.newOID != zeroOID {
+			want = append(want, e.newOID)
+		}
+	}
+	fed := make(chan struct{})
+	go func() {
+		defer close(fed)
+		w := bufio.NewWriterSize(r.in, 64<<10)
+		for _, oid := range want {
+			if _, err := w.WriteString(oid + "\n"); err != nil {
+				return
+			}
+		}
+		w.Flush()
+	}()
+	defer func() {
+		if err != nil {
+			// git may be blocked writing what is no longer read, and the
+			// feeder writing to git: stop it so both end.
+			_ = r.cmd.Process.Kill()
+		}
+		<-fed
+	}()
 	files := make([]*File, 0, len(es))
 	budget := int64(maxScanTotal) // content held in memory for one scan
 	limit := func() int64 {
@@ -183,13 +215,13 @@ func filesFromDiff(ctx context.Context, g gitCmd, es []rawEntry) ([]*File, error
 	for _, e := range es {
 		f := &File{Path: e.path, OldMode: e.oldMode, NewMode: e.newMode, Size: -1}
 		if e.oldMode != 0 && e.oldMode != ModeGitlink && e.oldOID != zeroOID {
-			if f.Old, _, err = br.read(e.oldOID, limit()); err != nil {
+			if f.Old, _, err = r.answer(limit()); err != nil {
 				return nil, fmt.Errorf("read %s: %w", e.path, err)
 			}
 			budget -= int64(len(f.Old))
 		}
 		if e.newMode != 0 && e.newMode != ModeGitlink && e.newOID != zeroOID {
-			if f.New, f.Size, err = br.read(e.newOID, limit()); err != nil {
+			if f.New, f.Size, err = r.answer(limit()); err != nil {
 				return nil, fmt.Errorf("read %s: %w", e.path, err)
 			}
 			budget -= int64(len(f.New))

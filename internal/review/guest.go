@@ -51,30 +51,35 @@ unset GIT_DIR GIT_WORK_TREE GIT_EXEC_PATH GIT_CONFIG GIT_CONFIG_PARAMETERS GIT_C
 cd ` + shQuote(repo) + `
 export GIT_AUTHOR_NAME=airlock GIT_AUTHOR_EMAIL=airlock@localhost GIT_COMMITTER_NAME=airlock GIT_COMMITTER_EMAIL=airlock@localhost
 export GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z'
-git rev-parse --git-dir >/dev/null 2>&1 || git init -q
-idx=$(mktemp "${TMPDIR:-/tmp}/airlock-index.XXXXXX")
-rm -f "$idx"
-trap 'rm -f "$idx" "$idx.lock"' EXIT
+g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c core.untrackedCache=false -c commit.gpgSign=false "$@"; }
+src=$(g rev-parse --git-path index 2>/dev/null) || { git init -q; src=$(g rev-parse --git-path index); }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/airlock-snapshot.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+idx=$tmp/index err=$tmp/add copied=
+# Start from a copy of the agent's index (its stat cache makes add fast:
+# asked for before GIT_INDEX_FILE names the copy); whatever it holds, the
+# snapshot tree is what gets reviewed and applied.
+! cp "$src" "$idx" 2>/dev/null || copied=1
 export GIT_INDEX_FILE="$idx"
-g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c commit.gpgSign=false "$@"; }
-# Start from a copy of the agent's index (its stat cache makes add fast);
-# whatever it holds, the snapshot tree is what gets reviewed and applied.
-cp "$(g rev-parse --git-path index)" "$idx" 2>/dev/null || rm -f "$idx"
-err=$(mktemp "${TMPDIR:-/tmp}/airlock-add.XXXXXX")
-trap 'rm -f "$idx" "$idx.lock" "$err"' EXIT
-if head=$(g rev-parse -q --verify 'HEAD^{commit}'); then
-  # A HEAD whose tree git refuses to read (a literal ".GIT" entry) must not
-  # stop the capture either: start from an empty index and report it.
-  if [ ! -s "$idx" ] && ! g read-tree "$head" 2>>"$err"; then
+` + nestedFind + `head=$(g rev-parse -q --verify 'HEAD^{commit}') || head=
+# fromHead starts the index from HEAD. A HEAD whose tree git refuses to
+# read (a literal ".GIT" entry) must not stop the capture either: start
+# from an empty index and report it.
+fromHead() {
+  rm -f "$idx"
+  if [ -n "$head" ] && ! g read-tree "$head" 2>>"$err"; then
     rm -f "$idx"
     printf 'X	git read-tree HEAD failed: its tree has a path git refuses\n'
   fi
-  set -- -p "$head"
-else set --; fi
+}
+[ -n "$copied" ] || fromHead
 # A path git refuses must not stop the capture: add the rest, report it.
-rc=0
-g add -A --ignore-errors -- ` + strings.Join(q, " ") + ` 2>"$err" || rc=$?
-grep -E '^(error|fatal): ' "$err" | head -n 200 | sed 's/^/E	/' || true
+add() { rc=0; g add -A --ignore-errors -- ` + strings.Join(q, " ") + ` 2>"$err" || rc=$?; }
+add
+# An index of the agent's that git cannot use is no reason to fail: again from HEAD.
+if [ "$rc" -gt 1 ] && [ -n "$copied" ]; then fromHead; add; fi
+if [ -n "$head" ]; then set -- -p "$head"; else set --; fi
+[ ! -s "$err" ] || grep -E '^(error|fatal): ' "$err" | head -n 200 | sed 's/^/E	/' || true
 [ "$rc" -le 1 ] || printf 'X	git add exited %s
 ' "$rc"
 ` + nestedScript + `
@@ -369,7 +374,13 @@ func (t *Target) scanGuest(ctx context.Context, base, snap string, cur Meta) ([]
 	if err != nil {
 		return nil, nil, err
 	}
-	files, err := filesFromDiff(ctx, t.qGit(), es)
+	// One cat-file serves the diff's contents and the scanner's reads.
+	br, err := newBlobReader(ctx, t.qGit())
+	if err != nil {
+		return nil, nil, err
+	}
+	defer br.close()
+	files, err := br.files(es)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -391,7 +402,7 @@ func (t *Target) scanGuest(ctx context.Context, base, snap string, cur Meta) ([]
 		return nil, nil, err
 	}
 	files = withProblems(files, resolveObjects(ps, es))
-	tree, done := newTreeReader(ctx, t.qGit(), snap)
+	tree, done := treeReader(ctx, t.qGit(), snap, br, nil)
 	defer done()
 	return ScanTreeHost(files, tree, t.hostGit()), notes, nil
 }

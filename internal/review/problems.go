@@ -233,9 +233,17 @@ func cleanNested(p string) string {
 	return strings.TrimPrefix(filepath.ToSlash(filepath.Clean(p)), "./")
 }
 
+// nestedFind lists the .git entries below the root into $tmp/nested, in
+// the background (it walks the whole folder: the snapshot's git add runs
+// meanwhile); nestedScript waits for it.
+const nestedFind = `find . -path ./.git -prune -o -iname .git -print 2>/dev/null | head -n 50 >"$tmp/nested" &
+nested_pid=$!
+`
+
 // nestedScript prints, for every .git (any case) below the root, the
 // gitfile itself and the code-bearing files of its git directory (config,
-// HEAD, commondir, alternates, info/attributes, hooks) as F lines.
+// HEAD, commondir, alternates, info/attributes, hooks) as F lines. The
+// paths come from nestedFind, started in the background earlier.
 const nestedScript = `
 emit() {
   if [ -L "$2" ]; then printf 'F\t%s\t120000\t%s\n' "$1" "$(readlink "$2" | head -c 4096 | base64 | tr -d '\n')"; return 0; fi
@@ -243,7 +251,8 @@ emit() {
   m=100644; [ -x "$2" ] && m=100755
   printf 'F\t%s\t%s\t%s\n' "$1" "$m" "$(head -c 262144 "$2" | base64 | tr -d '\n')"
 }
-find . -path ./.git -prune -o -iname .git -print 2>/dev/null | head -n 50 | while IFS= read -r p; do
+wait "$nested_pid" || true
+while IFS= read -r p; do
   p=${p#./}; d=
   if [ -d "$p" ] && [ ! -L "$p" ]; then d=$p
   else
@@ -254,14 +263,21 @@ find . -path ./.git -prune -o -iname .git -print 2>/dev/null | head -n 50 | whil
   [ -n "$d" ] && [ -d "$d" ] || continue
   for f in config config.worktree commondir HEAD objects/info/alternates info/attributes; do emit "$p/$f" "$d/$f"; done
   for f in "$d"/hooks/*; do case $f in *.sample) ;; *) emit "$p/hooks/${f##*/}" "$f";; esac; done
-done
+done <"$tmp/nested"
 `
 
 // newTreeReader reads files of rev (a commit or tree) for the scanner
 // through one lazily started `git cat-file --batch`; the returned func
 // stops it.
 func newTreeReader(ctx context.Context, g gitCmd, rev string) (Tree, func()) {
-	var br *blobReader
+	return treeReader(ctx, g, rev, nil, nil)
+}
+
+// treeReader is newTreeReader that reads through br when given one (the
+// caller closes it) and takes the tree's paths from list when given (nil:
+// it lists the tree with git).
+func treeReader(ctx context.Context, g gitCmd, rev string, br *blobReader, list func() map[string]bool) (Tree, func()) {
+	own := br == nil
 	failed := false
 	// The auto-run graph probes many paths that do not exist: one listing
 	// of the tree answers those without a round trip to git.
@@ -273,7 +289,12 @@ func newTreeReader(ctx context.Context, g gitCmd, rev string) (Tree, func()) {
 		}
 		if !listed {
 			listed = true
-			names = listTree(ctx, g, rev)
+			if list != nil {
+				names = list()
+			}
+			if names == nil {
+				names = listTree(ctx, g, rev)
+			}
 		}
 		if p == "/" {
 			return listing(names)
@@ -296,7 +317,7 @@ func newTreeReader(ctx context.Context, g gitCmd, rev string) (Tree, func()) {
 		return data, ok
 	}
 	return read, func() {
-		if br != nil {
+		if own && br != nil {
 			br.close()
 		}
 	}
@@ -353,12 +374,15 @@ func (t *Target) liveMeta() (Meta, error) {
 	}
 	n := 0
 	err = filepath.WalkDir(t.Repo, func(p string, d os.DirEntry, err error) error {
-		if err != nil || n >= maxNested {
+		if n >= maxNested {
+			return filepath.SkipAll // nothing more is recorded
+		}
+		if err != nil || !strings.EqualFold(d.Name(), ".git") {
 			return nil
 		}
 		rel, _ := filepath.Rel(t.Repo, p)
 		rel = filepath.ToSlash(rel)
-		if !strings.EqualFold(d.Name(), ".git") || rel == "." {
+		if rel == "." {
 			return nil
 		}
 		if rel == ".git" {
