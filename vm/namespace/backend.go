@@ -34,11 +34,12 @@ type Backend struct {
 	root string
 	ids  idMap
 
-	mu        sync.Mutex             // guards locks, userns, spareBusy
+	mu        sync.Mutex             // guards locks, userns, spareBusy, held
 	locks     map[string]*sync.Mutex // one per sandbox ID, serialises lifecycle calls in this process
 	userns    map[[4]int]int         // idmap user namespaces by (uid, gid, agent uid, agent gid), see idmapUserns
 	spareBusy bool                   // a spare disk image is being made (spare.go)
 	spareWG   sync.WaitGroup         // the goroutine making it
+	held      map[string]func()      // a create's disk mount, by sandbox ID, for its first start (holdDisk)
 }
 
 // New returns a namespace backend whose sandboxes live under root (the
@@ -254,6 +255,9 @@ func (b *Backend) Remove(ctx context.Context, id string) error {
 	}
 	if !b.ids.single && r.IDBase != 0 {
 		b.releaseUserns(r.IDBase + agentUID)
+	}
+	if unmount := b.takeDisk(id); unmount != nil {
+		unmount() // created, never started
 	}
 	unix.Unmount(filepath.Join(b.dir(id), dataMount), unix.MNT_DETACH) // left by a crash mid-create
 	if err := removeAll(b.dir(id)); err != nil {

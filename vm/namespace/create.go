@@ -162,7 +162,7 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 // prepare lays out a new sandbox's state in named steps, each timed by tm.
 // As host root the sandbox's own directories go on its disk image (the
 // spare one, or made now while the state dir's own steps run: spare.go).
-func (b *Backend) prepare(ctx context.Context, tm *steptime.Timer, dir string, spec *vm.Spec, ids idMap) error {
+func (b *Backend) prepare(ctx context.Context, tm *steptime.Timer, dir string, spec *vm.Spec, ids idMap) (err error) {
 	disk := make(chan error, 1)
 	if ids.single {
 		disk <- nil
@@ -187,7 +187,14 @@ func (b *Backend) prepare(ctx context.Context, tm *steptime.Timer, dir string, s
 		if err != nil {
 			return fmt.Errorf("disk: %w", err)
 		}
-		defer func() { tm.Run("unmount disk", func() error { unmount(); return nil }) }()
+		// The sandbox's first start works in this same mount (holdDisk).
+		defer func() {
+			if err != nil {
+				unmount()
+				return
+			}
+			b.holdDisk(spec.ID, unmount)
+		}()
 	}
 	return runSteps(ctx, tm, dataSteps(ctx, dir, spec, ids))
 }

@@ -22,9 +22,11 @@ import (
 // takes on the host only what the sandbox wrote.
 //
 // The image is mounted on the host (on data/, loop device with
-// autoclear) only while the backend works in it: at create, to lay out the
-// directories, and at each start, to clone the subtrees it passes to the
-// init (open_tree). Once the host mount is detached, those clones keep the
+// autoclear) only while the backend works in it: from create, which lays
+// out the directories, to the first start, and at each start, to clone the
+// subtrees it passes to the init (open_tree). The mount create made is
+// handed to the first start in this process (holdDisk, takeDisk): one
+// mount, nothing to flush between them. Once the host mount is detached, those clones keep the
 // file system alive exactly as long as the sandbox's mount namespace; when
 // the sandbox stops the loop device frees itself.
 //
@@ -54,8 +56,9 @@ func hasDisk(dir string) bool {
 }
 
 // makeImage creates the sparse image img of size bytes and its ext4 file
-// system.
-func makeImage(ctx context.Context, img string, size int64) error {
+// system; with idle, mkfs runs at the lowest CPU and I/O priority (a spare
+// made while sandboxes start).
+func makeImage(ctx context.Context, img string, size int64, idle bool) error {
 	f, err := os.OpenFile(img, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
@@ -74,8 +77,19 @@ func makeImage(ctx context.Context, img string, size int64) error {
 	// No reserved blocks (the sandbox gets all of disk); lazy init keeps
 	// mkfs to writing metadata only.
 	cmd := exec.CommandContext(ctx, mkfs, "-q", "-F", "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1,nodiscard", img)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("mkfs.ext4: %v: %s", err, strings.TrimSpace(string(out)))
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("mkfs.ext4: %v", err)
+	}
+	if idle {
+		pid := cmd.Process.Pid
+		unix.Setpriority(unix.PRIO_PROCESS, pid, 19)
+		const whoProcess, classIdle = 1, 3 << 13 // IOPRIO_WHO_PROCESS, IOPRIO_CLASS_IDLE
+		unix.Syscall(unix.SYS_IOPRIO_SET, whoProcess, uintptr(pid), classIdle)
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("mkfs.ext4: %v: %s", err, strings.TrimSpace(out.String()))
 	}
 	return nil
 }
@@ -87,7 +101,11 @@ func mountDisk(dir string) (func(), error) {
 	if err := os.Mkdir(mnt, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, err
 	}
-	unix.Unmount(mnt, unix.MNT_DETACH) // a leftover from a crash
+	if mountedOn(mnt, dir) {
+		// A leftover from a crash (perhaps a create's, never flushed):
+		// flushed and gone before the image is mounted again.
+		unmountData(mnt)
+	}
 	dev, err := attachLoop(filepath.Join(dir, diskFile))
 	if err != nil {
 		return nil, err
@@ -99,6 +117,13 @@ func mountDisk(dir string) (func(), error) {
 		return nil, fmt.Errorf("mount disk image: %w", err)
 	}
 	return func() { unmountData(mnt) }, nil
+}
+
+// mountedOn reports whether something is mounted on mnt, a directory in
+// dir (another file system than dir's).
+func mountedOn(mnt, dir string) bool {
+	var a, b unix.Stat_t
+	return unix.Lstat(mnt, &a) == nil && unix.Lstat(dir, &b) == nil && a.Dev != b.Dev
 }
 
 // unmountData flushes the file system and removes the host's mount of it.
@@ -186,15 +211,40 @@ func (l *launch) mountDisk() error {
 		l.notes = append(l.notes, noDiskNote)
 		return nil
 	}
-	unmount, err := mountDisk(l.dir)
-	if err != nil {
-		return fmt.Errorf("disk: %w", err)
+	unmount := l.b.takeDisk(l.spec.ID)
+	if unmount == nil {
+		var err error
+		if unmount, err = mountDisk(l.dir); err != nil {
+			return fmt.Errorf("disk: %w", err)
+		}
 	}
 	l.unmount = unmount
 	if err := clearTmp(l.data, l.ids.hostUID(0), l.ids.hostGID(0)); err != nil {
+		l.unmountDisk()
 		return fmt.Errorf("disk: /tmp: %w", err)
 	}
 	return nil
+}
+
+// holdDisk keeps the host mount of sandbox id's disk that create made, for
+// its first start (takeDisk) or its removal.
+func (b *Backend) holdDisk(id string, unmount func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.held == nil {
+		b.held = map[string]func(){}
+	}
+	b.held[id] = unmount
+}
+
+// takeDisk returns the held mount of sandbox id's disk (now the caller's
+// to unmount), or nil.
+func (b *Backend) takeDisk(id string) func() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	u := b.held[id]
+	delete(b.held, id)
+	return u
 }
 
 // unmountDisk detaches the host mount; the init holds its own clones.

@@ -13,7 +13,7 @@ import (
 // larger parts of a create, so the backend keeps one blank image made
 // ahead, in its root (0700, written by nothing else), for the size last
 // asked for. A create takes it with a rename and has the next one made in
-// the background; without one (the first create, another size, two at
+// the background, at idle CPU and I/O priority; without one (the first create, another size, two at
 // once) it makes its own as before. A spare is only ever what mkfs wrote:
 // each has its own file system UUID, and nothing uses it before a create
 // takes it.
@@ -47,7 +47,7 @@ func (b *Backend) makeDiskOrSpare(ctx context.Context, dir string, size int64) e
 	if os.Rename(spareName(b.root, size), filepath.Join(dir, diskFile)) == nil {
 		return nil
 	}
-	return makeImage(ctx, filepath.Join(dir, diskFile), size)
+	return makeImage(ctx, filepath.Join(dir, diskFile), size, false)
 }
 
 // makeSpare makes the spare image for size in the background unless it
@@ -74,7 +74,7 @@ func (b *Backend) makeSpare(size int64) {
 		final := spareName(b.root, size)
 		tmp := final + ".tmp"
 		os.Remove(tmp)
-		if err := makeImage(context.Background(), tmp, size); err != nil {
+		if err := makeImage(context.Background(), tmp, size, true); err != nil {
 			os.Remove(tmp)
 			return
 		}
