@@ -681,13 +681,21 @@ type rekeyConn struct {
 // re-exchange.
 const maxDeferredBytes = 64 << 20
 
+// deferredOverhead is what a set-aside message costs besides its buffer:
+// its slice header in deferred and the allocator's rounding of a small
+// buffer.
+const deferredOverhead = 48
+
 func (c *rekeyConn) readPacket() ([]byte, error) {
 	for {
 		p, err := c.packetConn.readPacket()
 		if err != nil || len(p) == 0 || p[0] < msgUserAuthRequest {
 			return p, err
 		}
-		c.bytes += len(p)
+		// airlock: what the message costs us, not its length: its
+		// buffer (a pooled one may be larger, see copyPacket) and its
+		// place in deferred.
+		c.bytes += cap(p) + deferredOverhead
 		if c.bytes > maxDeferredBytes {
 			return nil, fmt.Errorf("ssh: peer sent over %d bytes of messages during key re-exchange", maxDeferredBytes)
 		}
@@ -699,9 +707,16 @@ func (t *handshakeTransport) enterKeyExchange(otherInitPacket []byte) error {
 	if debugHandshake {
 		log.Printf("%s entered key exchange", t.id())
 	}
-	// airlock: the peer's messages are read through conn.
+	// airlock: the peer's messages are read through conn. A server
+	// sets nothing aside before the client has authenticated: no
+	// channel can exist then, and an unauthenticated peer could
+	// otherwise make it hold maxDeferredBytes (32 MiB measured, on each
+	// of sshd's MaxStartups connections).
 	var conn packetConn = t.conn
-	if t.sessionID != nil {
+	t.mu.Lock()
+	authenticated := t.userAuthComplete || len(t.hostKeys) == 0
+	t.mu.Unlock()
+	if t.sessionID != nil && authenticated {
 		conn = &rekeyConn{packetConn: t.conn, t: t}
 	}
 

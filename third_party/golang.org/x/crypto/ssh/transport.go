@@ -178,32 +178,81 @@ func (s *connectionState) readPacket(r *bufio.Reader, strictMode bool) ([]byte, 
 }
 
 // Airlock: channel data packets are copied into buffers from
-// dataPacketPool, which the channel's buffer returns to the pool once the
+// dataPacketPools, which the channel's buffer returns to the pool once the
 // data has been read out of them (buffer.Read); a large allocation per
 // packet (up to 128 KiB, see channelMaxPacket) made the garbage collector
 // the largest cost of relaying a stream. Nothing else keeps a data
 // packet: handleData hands its data to exactly one buffer, or drops it.
-const dataPacketCap = channelMaxPacket + 64 // 13 bytes of header at most
+//
+// airlock: a packet goes into the smallest pooled size that holds it,
+// and only if it fills at least half of it; smaller packets get an
+// allocation of their own, as upstream. A buffer is thus at most twice
+// its packet, so the channel window (which bounds the bytes a peer may
+// have us buffer) bounds the memory too. With one 128 KiB size for
+// every packet, a peer sending one byte per packet (to a reader that is
+// slow or absent, or during a re-exchange, see rekeyConn) pinned 128 KiB
+// per byte: 1200 such packets, 160 MiB.
 
-var dataPacketPool = sync.Pool{New: func() any { b := make([]byte, dataPacketCap); return &b }}
+// dataPacketSizes are the pooled buffer sizes, smallest first: sizes the
+// Go allocator hands out exactly (a size class, or whole 8 KiB pages
+// above 32 KiB), so that a buffer has no hidden slack; the largest holds
+// a channelMaxPacket payload and its header (13 bytes at most).
+var dataPacketSizes = [...]int{18 << 10, 40 << 10, 72 << 10, 136 << 10}
+
+// dataPacketPools[i] holds buffers of capacity dataPacketSizes[i]; no
+// data packet copyPacket allocates itself has one of these capacities.
+var dataPacketPools [len(dataPacketSizes)]sync.Pool
+
+func init() {
+	for i, size := range dataPacketSizes {
+		dataPacketPools[i].New = func() any { b := make([]byte, size); return &b }
+	}
+}
+
+// dataPacketPool is the pool for a data packet of n bytes: that of the
+// smallest size that holds it, provided n is at least half of it; nil
+// otherwise.
+func dataPacketPool(n int) *sync.Pool {
+	for i, size := range dataPacketSizes {
+		if n <= size {
+			if n*2 < size {
+				return nil
+			}
+			return &dataPacketPools[i]
+		}
+	}
+	return nil
+}
+
+// dataPacketPoolOf is the pool a buffer of capacity c came from, or nil.
+func dataPacketPoolOf(c int) *sync.Pool {
+	for i, size := range dataPacketSizes {
+		if c == size {
+			return &dataPacketPools[i]
+		}
+	}
+	return nil
+}
 
 func copyPacket(packet []byte) []byte {
-	if n := len(packet); n > 0 && n <= dataPacketCap && (packet[0] == msgChannelData || packet[0] == msgChannelExtendedData) {
-		b := (*dataPacketPool.Get().(*[]byte))[:n]
-		copy(b, packet)
-		return b
+	if n := len(packet); n > 0 && (packet[0] == msgChannelData || packet[0] == msgChannelExtendedData) {
+		if pool := dataPacketPool(n); pool != nil {
+			b := (*pool.Get().(*[]byte))[:n]
+			copy(b, packet)
+			return b
+		}
 	}
 	fresh := make([]byte, len(packet))
 	copy(fresh, packet)
 	return fresh
 }
 
-// releasePacket returns a buffer copyPacket took from dataPacketPool
-// (whose capacity is dataPacketCap; no other packet's is).
+// releasePacket returns a buffer copyPacket took from dataPacketPools
+// (whose capacities no other data packet has).
 func releasePacket(b []byte) {
-	if cap(b) == dataPacketCap {
+	if pool := dataPacketPoolOf(cap(b)); pool != nil {
 		b = b[:0]
-		dataPacketPool.Put(&b)
+		pool.Put(&b)
 	}
 }
 
