@@ -16,6 +16,8 @@ import (
 // through npm test). Without a permissions block the token's default
 // may be write, so the job counts; so does a job that may run on a
 // runner GitHub does not host (self-hosted: the user's own machine).
+// Gitea and Forgejo workflows always count: their runners are the user's
+// and their token's scope does not follow the permissions block.
 
 // ciSecretRef is any mention of the secrets context (secrets.X,
 // secrets['X'], toJSON(secrets), secrets: inherit is its own key).

@@ -217,7 +217,7 @@ func workflowEntry(p string, nodes []Node, e *entryOut) {
 		job := strings.SplitN(n.Path, ".", 3)[1]
 		q, ok := quiet[job]
 		if !ok {
-			q = ciJobQuiet(nodes, job)
+			q = strings.HasPrefix(p, ".github/workflows/") && ciJobQuiet(nodes, job)
 			quiet[job] = q
 		}
 		if q {
