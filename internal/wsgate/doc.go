@@ -51,13 +51,15 @@
 //	              tasks.
 //	              Run by a user who cannot make cgroups: none, and the
 //	              descriptor and soft memory (128 MiB GC target) limits
-//	descriptors   RLIMIT_NOFILE 8192: one per request in flight, per file
-//	              the sandbox created and still holds, and per removed
-//	              file the kernel still holds (pin.go); past it the
+//	descriptors   RLIMIT_NOFILE 8192: one for the request being served,
+//	              64 of files just created (made.go) and one per removed
+//	              file the kernel still holds open (pin.go); past it the
 //	              sandbox gets EMFILE
 //	memory        open directories stream through a 4 KiB buffer (1,000
 //	              open listings of a 20,000-entry directory: under 64 MiB
-//	              RSS, tested); no per-handle copy of a listing
+//	              RSS, tested); no per-handle copy of a listing. Requests
+//	              are served one at a time (each holds up to 1 MiB while
+//	              served; 2,000 concurrent O_DIRECT reads, tested)
 //
 // The one privileged step is the mount itself (as root: mount(2) of
 // /dev/fuse with allow_other so the sandbox's ids and qemu can use it; as a
@@ -79,11 +81,14 @@
 //	                   files itself and keeps their pages;
 //	                   nohandles.go)
 //	CREATE             openat2(dir), openat(O_CREAT|O_NOFOLLOW) createErr, bareCheck
-//	                   (kept open until RELEASE)
+//	                   (no handle: the newest 64 kept for
+//	                   the writes that follow, made.go)
 //	MKDIR, MKNOD,      mkdirat; mknodat (regular, socket only); createErr, bareCheck, no
 //	SYMLINK, LINK      symlinkat; linkat                        symlink on a guarded path
-//	UNLINK, RMDIR      openat(O_PATH) of a file the kernel     hidden: ENOENT; RO: EROFS
-//	                   holds (its pin, pin.go); unlinkat
+//	UNLINK, RMDIR      openat(O_PATH), statx of the last name  hidden: ENOENT; RO: EROFS
+//	                   of a file the kernel holds (its pin,
+//	                   pin.go); unlinkat; statx of the pin;
+//	                   close of a descriptor CREATE kept
 //	RENAME             renameat2 (no WHITEOUT); a bounded      movable (nothing moves into
 //	                   getdents walk of a moved directory;     or out of a rule), bareCheck,
 //	                   openat(O_PATH) pin of a replaced file   symlinkGuard
@@ -94,21 +99,23 @@
 //	READDIRPLUS,       lseek to its offset, getdents64 or
 //	FSYNCDIR           fsync, close; LOOKUP per entry for
 //	                   READDIRPLUS
-//	READ, WRITE,       per request (no handle): openat2 with   hidden: ENOENT; read-only:
-//	FSYNC, FALLOCATE,  O_RDONLY or O_WRONLY (+O_NOFOLLOW), or   EROFS for WRITE and
-//	LSEEK              open of /proc/self/fd/PIN; statx (the   FALLOCATE; ESTALE when the
-//	                   inode the sandbox opened?); pread64 /   path is no longer the inode
-//	                   pwrite64 / fsync / fdatasync /          the sandbox opened
+//	READ, WRITE,       per request (no handle): openat2        hidden: ENOENT; read-only:
+//	FSYNC, FALLOCATE,  (O_PATH|O_NOFOLLOW), statx (still the    EROFS for WRITE and
+//	LSEEK              inode the sandbox opened?), open of     FALLOCATE; ESTALE when the
+//	                   /proc/self/fd/N with O_RDONLY or        path is no longer the inode
+//	                   O_WRONLY (a removed file: its pin; a    the sandbox opened, or a
+//	                   write to a file just created: a dup of  pin's inode has a name
+//	                   CREATE's descriptor); pread64 /
+//	                   pwrite64 / fsync / fdatasync /
 //	                   fallocate (keep size, punch, zero
 //	                   only: else EOPNOTSUPP) / lseek
-//	                   SEEK_DATA|SEEK_HOLE; close. A file the
-//	                   sandbox created: the same calls on the
-//	                   descriptor CREATE opened
+//	                   SEEK_DATA|SEEK_HOLE; close
 //	FLUSH              none: ENOSYS (writes went through;      -
 //	                   the kernel stops asking)
 //	STATFS             fstatfs on the root                     -
-//	RELEASE            close (files CREATE opened)             -
-//	FORGET             close of the node's pin, if any         -
+//	RELEASE            none (no handles are given out)         -
+//	FORGET             close of the node's pin and CREATE's    -
+//	                   descriptor, if any
 //	IOCTL              none: ENOTTY                            -
 //	GETLK, SETLK(W),   none: FUSE locks are not enabled, so    -
 //	FLOCK              the sandbox's kernel keeps its locks

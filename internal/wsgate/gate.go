@@ -26,6 +26,7 @@ type Gate struct {
 	ns    sync.RWMutex
 	srv   *fuse.Server
 	watch *watcher // host changes to invalidations (nil: short timeouts only)
+	made  madeFiles
 }
 
 // Options say what to serve where.
@@ -80,6 +81,17 @@ func mount(o Options, root int) (*Gate, error) {
 			DisableXAttrs: true,
 			MaxWrite:      1 << 20,
 			MaxReadAhead:  1 << 20,
+			// One request at a time: each one being served holds a reply
+			// buffer of up to 1 MiB (a READ's), taken before the file
+			// system is called, so only serving them one by one bounds
+			// what a sandbox's threads can make the gate hold (2,000
+			// concurrent O_DIRECT reads ended it in its memory group);
+			// waiting requests hold a few hundred bytes each.
+			SingleThreaded: true,
+			// Replies are copied out of the gate's own buffers: splicing
+			// them through a pipe bought nothing and failed (and logged)
+			// on every 1 MiB READ, header and all being over the pipe size.
+			DisableSplice: true,
 		},
 	}
 	rootNode := &node{g: g}

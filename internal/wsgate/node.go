@@ -294,16 +294,45 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 // openFile opens the node's file: its pin when the sandbox removed it
 // (pin.go), else its path beneath the root, which must still be the
 // inode the sandbox knows (ESTALE if the host replaced it since).
+//
+// The path is opened O_PATH and checked before it is opened for the
+// request (reopening the checked descriptor): a host FIFO or device that
+// took the file's place is never opened (and so never blocks the gate).
+// A write to a file the sandbox just created goes to the descriptor that
+// created it (made.go), as its mode may not let the owner reopen it.
 func (n *node) openFile(rel string, flags int) (int, error) {
 	if fd, pinned, err := n.openPinned(flags); pinned {
 		return fd, err
 	}
-	fd, err := open(n.g.root, rel, flags|syscall.O_NOFOLLOW, 0)
-	if err == nil && !n.same(fd) {
+	fd, err := open(n.g.root, rel, unix.O_PATH|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return -1, err
+	}
+	var st syscall.Stat_t
+	if !n.same(fd, &st) {
 		unix.Close(fd)
 		return -1, syscall.ESTALE
 	}
-	return fd, err
+	if flags&unix.O_PATH != 0 {
+		return fd, nil
+	}
+	defer unix.Close(fd)
+	if flags&syscall.O_ACCMODE != syscall.O_RDONLY {
+		if d := n.g.made.dup(n); d >= 0 {
+			return d, nil
+		}
+	}
+	return unix.Open(fmt.Sprintf("/proc/self/fd/%d", fd), flags|unix.O_CLOEXEC, 0)
+}
+
+// dropMade closes the descriptor CREATE kept for the entry name (made.go),
+// whose name is gone or replaced.
+func (n *node) dropMade(name string) {
+	if ch := n.GetChild(name); ch != nil {
+		if c, ok := ch.Operations().(*node); ok {
+			n.g.made.drop(c)
+		}
+	}
 }
 
 // settled records how the gate's change left this entry (fd).
@@ -345,11 +374,15 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 		return nil, nil, 0, errno(err)
 	}
 	in, e := n.child(ctx, fd, join(dir, name), out) // the file just made, by its own descriptor
-	if e != 0 {
+	c, ok := in.Operations().(*node)
+	if e != 0 || !ok || fl&syscall.O_ACCMODE == syscall.O_RDONLY {
 		unix.Close(fd)
-		return nil, nil, 0, e
+		return in, nil, 0, e
 	}
-	return in, newFile(fd, func(kinds uint32) { n.g.watch.ours(&n.Inode, name, kinds) }, func(fd int) { n.g.watch.settled(&n.Inode, name, fd) }), 0, 0
+	// No handle: the kernel would never release it (made.go); the
+	// writes that follow come by inode and use this descriptor.
+	n.g.made.keep(c, fd)
+	return in, nil, 0, 0
 }
 
 // mkEntry makes one non-regular entry with mk (relative to the directory
@@ -452,11 +485,15 @@ func (n *node) remove(name string, flags int) syscall.Errno {
 		return errno(err)
 	}
 	defer unix.Close(dfd)
+	unpinned := func() {}
 	if flags == 0 {
-		n.pinChild(dfd, name)
+		unpinned = n.pinChild(dfd, name)
 	}
 	n.g.watch.ours(&n.Inode, name, unix.IN_DELETE)
-	if err := unix.Unlinkat(dfd, name, flags); err != nil {
+	err = unix.Unlinkat(dfd, name, flags)
+	unpinned()
+	n.dropMade(name)
+	if err != nil {
 		return errno(err)
 	}
 	if flags&unix.AT_REMOVEDIR != 0 {

@@ -69,7 +69,6 @@ func TestOutsideNoHandlesHostSymlinkSwap(t *testing.T) {
 // leave the gate blocked opening the pipe (one goroutine and one thread
 // each, forever), nor connect to a host reader or writer of it.
 func TestOutsideNoHandlesHostFIFO(t *testing.T) {
-	t.Skip("OPEN: node.go openFile opens the path with the request's flags (O_RDONLY/O_WRONLY, no O_NONBLOCK) and only then checks same(): open(2) of a FIFO blocks until a host writer/reader comes; an O_PATH open, same(), then a reopen of /proc/self/fd/N would never open another file's kind")
 	folder, m := mountGate(t, Policy{}, func(d string) { write(t, d+"/x", "regular") })
 	f, err := os.OpenFile(m+"/x", os.O_RDWR|syscall.O_DIRECT, 0)
 	if err != nil {

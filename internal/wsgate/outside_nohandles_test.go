@@ -163,14 +163,12 @@ func holdNoReplace(t *testing.T, m, name, s string, flags int) *os.File {
 func TestOutsideNoHandlesMovedIntoProtect(t *testing.T) {
 	t.Run("kernel-opened", func(t *testing.T) { movedIntoProtect(t, "opened") })
 	t.Run("pinned", func(t *testing.T) {
-		t.Skip("OPEN: a pinned node's WRITE/SETATTR go to the pin (pin.go openPinned via node.go openFile) after Open checked only the node's stale go-fuse path; the pinned inode still has a host name, which the user moved onto the protected Makefile")
 		movedIntoProtect(t, "pinned")
 	})
 	t.Run("pinned-noreplace", func(t *testing.T) {
 		movedIntoProtect(t, "noreplace")
 	})
 	t.Run("created", func(t *testing.T) {
-		t.Skip("OPEN: WRITE/SETATTR on the handle CREATE returned go straight to its descriptor (nohandles.go withFile: fh != 0; node.go Setattr fh.with) with no check that the path is still that inode, so a file the user moves onto a protected path stays writable")
 		movedIntoProtect(t, "created")
 	})
 }
@@ -222,14 +220,12 @@ func movedIntoProtect(t *testing.T, how string) {
 func TestOutsideNoHandlesMovedIntoHidden(t *testing.T) {
 	t.Run("kernel-opened", func(t *testing.T) { movedIntoHidden(t, "opened") })
 	t.Run("pinned", func(t *testing.T) {
-		t.Skip("OPEN: a pinned node's READ/GETATTR go to the pin (pin.go openPinned/statPinned, node.go Getattr checks the pin before hidden) whatever host path the inode now has: the user moved it onto the hidden .env")
 		movedIntoHidden(t, "pinned")
 	})
 	t.Run("pinned-noreplace", func(t *testing.T) {
 		movedIntoHidden(t, "noreplace")
 	})
 	t.Run("created", func(t *testing.T) {
-		t.Skip("OPEN: READ on the handle CREATE returned preads its descriptor (nohandles.go withFile: fh != 0, file.go Read) with no check of the inode's path: a created file the user moves onto .env is read through it")
 		movedIntoHidden(t, "created")
 	})
 }
@@ -332,7 +328,6 @@ func TestOutsideNoHandlesRemovedPinReleased(t *testing.T) {
 // sandbox, holding nothing open, runs `ln f g; rm g` on files of the
 // folder: the gate should not keep a descriptor for each.
 func TestOutsideNoHandlesPinsOutliveHolders(t *testing.T) {
-	t.Skip("OPEN: pinChild (pin.go, called from node.go remove) pins every removed name of a regular file the kernel knows, also one that keeps another name; with nothing held open the pin stays until the kernel forgets the inode (the watcher's invalidation of the other name frees most, not all)")
 	const n = 300
 	_, m := mountGate(t, Policy{}, func(d string) {
 		for i := 0; i < n; i++ {
@@ -363,7 +358,6 @@ func TestOutsideNoHandlesPinsOutliveHolders(t *testing.T) {
 // keeps a descriptor in the gate, and the disk space of the ones removed
 // stays taken on the host.
 func TestOutsideNoHandlesCreatedReleased(t *testing.T) {
-	t.Skip("OPEN: once OPEN answered ENOSYS (nohandles.go Open) the kernel (6.18 here) sends no RELEASE for files CREATE opened, so node.go Create's descriptor is never closed: one leaked O_RDWR descriptor per file created, space of removed files held")
 	folder, m := mountGate(t, Policy{}, func(d string) { write(t, d+"/seed", "s") })
 	os.ReadFile(m + "/seed") // the first kernel open: OPEN answers ENOSYS
 	time.Sleep(100 * time.Millisecond)
@@ -391,11 +385,9 @@ func TestOutsideNoHandlesCreatedReleased(t *testing.T) {
 // nothing held open, creates 8300 files, or runs 8300 `ln f g; rm g`.
 func TestOutsideNoHandlesExhaustion(t *testing.T) {
 	t.Run("create", func(t *testing.T) {
-		t.Skip("OPEN: see TestOutsideNoHandlesCreatedReleased: after 8192 files created the gate answers EMFILE to every create, lookup and read")
 		exhaust(t, false)
 	})
 	t.Run("link-unlink", func(t *testing.T) {
-		t.Skip("OPEN: see TestOutsideNoHandlesPinsOutliveHolders: pins of files that keep a name fill the gate's descriptors")
 		exhaust(t, true)
 	})
 }
@@ -435,7 +427,6 @@ func exhaust(t *testing.T, pins bool) {
 // write to it. 1 MiB READs (O_DIRECT, or readahead) made go-fuse log a
 // failed splice per request.
 func TestOutsideNoHandlesReadLogFlood(t *testing.T) {
-	t.Skip("OPEN: every 1 MiB READ logs `trySplice: splice: want 1052688 bytes, max pipe size 1048576` (go-fuse fusefd_linux.go: the reply is header + MaxReadAhead/MaxWrite 1 MiB, over the pipe limit; gate.go sets neither DisableSplice nor a quiet Logger): the sandbox grows the host log file without bound by reading")
 	folder, m, _ := startGate(t, Policy{})
 	f, err := os.Create(folder + "/sparse")
 	if err != nil {
@@ -504,7 +495,6 @@ func countFDs(pid int) int {
 // it keeps serving, and holds no descriptor afterwards.
 func TestOutsideNoHandlesConcurrentReads(t *testing.T) {
 	folder, m, pid := startGate(t, Policy{})
-	t.Skip("OPEN: each READ in flight holds a 1 MiB reply buffer in the gate (go-fuse, MaxReadAhead 1 MiB) with no bound on how many: 2000 concurrent O_DIRECT reads push it past its 256 MiB memory group and the OOM killer ends it (dmesg: CONSTRAINT_MEMCG .../gate-*); the sandbox's mount then answers ENOTCONN")
 	const files, readers = 32, 2000
 	for i := 0; i < files; i++ {
 		write(t, fmt.Sprintf("%s/f%d", folder, i), strings.Repeat("r", 1<<20))

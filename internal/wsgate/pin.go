@@ -12,62 +12,95 @@ import (
 // removes (UNLINK, or RENAME over it) while a process there still has it
 // open or mapped has no path any more, yet must stay readable and
 // writable, as on any local file system: so before the gate removes or
-// replaces a regular file the sandbox's kernel knows, it pins it, an
-// O_PATH descriptor held in the node until the kernel forgets the inode
-// (FORGET, usually at once when nothing holds it). Requests on a pinned
-// node reopen that descriptor (/proc/self/fd/N) instead of the path.
+// replaces the last name of a regular file the sandbox's kernel knows, it
+// pins it, an O_PATH descriptor held in the node until the kernel forgets
+// the inode (FORGET, usually at once when nothing holds it). Requests on a
+// pinned node reopen that descriptor (/proc/self/fd/N) instead of the
+// path.
 //
-// A pin costs one descriptor, counted in RLIMIT_NOFILE like an open file;
-// when none is left, the file is removed unpinned and a process still
-// holding it gets ESTALE on its next read, as NFS gives.
+// Only a file with no name left is ever reached through its pin: one with
+// another name (a hard link) is not pinned, and a pin whose inode got a
+// name again (the host linked it between the check and the removal) is
+// dropped and never used. A file with no name is in no directory, so no
+// hide or protect rule can apply to it, and the host cannot give it one:
+// the descriptor is the gate's alone (the gate is not dumpable). A file
+// with another name is reached by its path, with every check, and a
+// process holding it through the removed name gets ESTALE, as NFS gives.
+//
+// A pin costs one descriptor, counted in RLIMIT_NOFILE like a request in
+// flight; when none is left, the file is removed unpinned (ESTALE too).
 
 // pinChild pins the regular file name of directory dfd when the kernel
-// holds an inode for it, and verifies the pin is that inode.
-func (n *node) pinChild(dfd int, name string) {
+// holds an inode for it and name is its last link; unpinned reports the
+// pin's fate once the name is gone (a pin whose inode still has a name is
+// dropped).
+func (n *node) pinChild(dfd int, name string) (unpinned func()) {
+	none := func() {}
 	ch := n.GetChild(name)
 	if ch == nil || ch.StableAttr().Mode != syscall.S_IFREG {
-		return
+		return none
 	}
 	c, ok := ch.Operations().(*node)
 	if !ok {
-		return
+		return none
 	}
 	fd, err := unix.Openat(dfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return
+		return none
 	}
-	if !c.same(fd) {
+	var st syscall.Stat_t
+	if !c.same(fd, &st) || st.Nlink != 1 {
 		unix.Close(fd)
-		return
+		return none
 	}
 	c.pinMu.Lock()
-	defer c.pinMu.Unlock()
-	if c.pin == 0 {
-		c.pin = fd + 1
-	} else {
+	if c.pin != 0 {
+		c.pinMu.Unlock()
 		unix.Close(fd)
+		return none
+	}
+	c.pin = fd + 1
+	c.pinMu.Unlock()
+	return func() {
+		c.pinMu.Lock()
+		defer c.pinMu.Unlock()
+		if c.pin == fd+1 && !nameless(fd) {
+			unix.Close(fd)
+			c.pin = 0
+		}
 	}
 }
 
-// same reports whether the descriptor fd is this node's inode (inode
-// number and, where the file system records it, birth time).
-func (n *node) same(fd int) bool {
+// nameless reports whether the file open as fd has no link left.
+func nameless(fd int) bool {
 	var st syscall.Stat_t
-	bt, err := statFD(fd, &st)
+	_, err := statFD(fd, &st)
+	return err == nil && st.Nlink == 0
+}
+
+// same reports whether the descriptor fd is this node's inode (inode
+// number and, where the file system records it, birth time), and leaves
+// its attributes in st.
+func (n *node) same(fd int, st *syscall.Stat_t) bool {
+	bt, err := statFD(fd, st)
 	if err != nil {
 		return false
 	}
 	id := n.StableAttr()
-	return st.Ino == id.Ino && (id.Gen == noBirthTime || bt == id.Gen)
+	return st.Ino == id.Ino && st.Mode&syscall.S_IFMT == id.Mode && (id.Gen == noBirthTime || bt == id.Gen)
 }
 
 // openPinned opens the pinned inode with flags, or reports that the node
-// has no pin.
+// has no pin. A pinned inode that has a name again is never opened
+// (ESTALE).
 func (n *node) openPinned(flags int) (fd int, pinned bool, err error) {
 	n.pinMu.Lock()
 	defer n.pinMu.Unlock()
 	if n.pin == 0 {
 		return -1, false, nil
+	}
+	if !nameless(n.pin - 1) {
+		return -1, true, syscall.ESTALE
 	}
 	fd, err = unix.Open(fmt.Sprintf("/proc/self/fd/%d", n.pin-1), flags|unix.O_CLOEXEC, 0)
 	return fd, true, err
@@ -80,16 +113,20 @@ func (n *node) statPinned(st *syscall.Stat_t) (pinned bool, err error) {
 	if n.pin == 0 {
 		return false, nil
 	}
-	_, err = statFD(n.pin-1, st)
+	if _, err = statFD(n.pin-1, st); err == nil && st.Nlink != 0 {
+		err = syscall.ESTALE
+	}
 	return true, err
 }
 
-// OnForget closes the pin: the kernel holds the inode no more.
+// OnForget closes the pin and the descriptor CREATE kept: the kernel holds
+// the inode no more.
 func (n *node) OnForget() {
 	n.pinMu.Lock()
-	defer n.pinMu.Unlock()
 	if n.pin != 0 {
 		unix.Close(n.pin - 1)
 		n.pin = 0
 	}
+	n.pinMu.Unlock()
+	n.g.made.drop(n)
 }

@@ -78,12 +78,16 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 	if exchange {
 		from, to = from|to, from|to
 	}
+	unpinned := func() {}
 	if !exchange {
-		np.pinChild(dfd, newName) // replaced, perhaps while open
+		unpinned = np.pinChild(dfd, newName) // replaced, perhaps while open
+		np.dropMade(newName)
 	}
 	n.g.watch.ours(&n.Inode, name, from)
 	n.g.watch.ours(&np.Inode, newName, to)
-	return errno(unix.Renameat2(sfd, name, dfd, newName, uint(flags)))
+	err = unix.Renameat2(sfd, name, dfd, newName, uint(flags))
+	unpinned()
+	return errno(err)
 }
 
 // movable refuses moving the entry at rel to newRel when that would take
