@@ -135,3 +135,40 @@ func readAt0(t *testing.T, f *os.File) string {
 	}
 	return string(buf[:n])
 }
+
+// TestReadOnlyModeFilesCreated: a file created with a mode that does not
+// let its owner write it (tar and cp of read-only files, Go's module
+// cache) is written through the descriptor that created it (made.go), as
+// on a local file system.
+func TestReadOnlyModeFilesCreated(t *testing.T) {
+	folder, m, _ := startGate(t, Policy{}) // confined: no capability overrides a mode
+	f, err := os.OpenFile(m+"/ro.txt", os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o444)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("written after create\n")); err != nil {
+		t.Errorf("write to a file created 0444: %v", err)
+	}
+	f.Close()
+	src := t.TempDir()
+	write(t, src+"/pkg/a.go", "package pkg\n")
+	write(t, src+"/pkg/b.go", "package pkg // b\n")
+	for _, p := range []string{src + "/pkg/a.go", src + "/pkg/b.go"} {
+		os.Chmod(p, 0o444)
+	}
+	for _, c := range [][]string{
+		{"tar", "-C", src, "-cf", src + "/x.tar", "pkg"},
+		{"mkdir", m + "/untar"},
+		{"tar", "--no-same-owner", "-C", m + "/untar", "-xf", src + "/x.tar"},
+		{"cp", "-r", "--preserve=mode,timestamps", src + "/pkg", m + "/copied"},
+	} {
+		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v %s", c, err, out)
+		}
+	}
+	for _, p := range []string{"ro.txt", "untar/pkg/b.go", "copied/a.go"} {
+		if b, err := os.ReadFile(folder + "/" + p); err != nil || len(b) == 0 {
+			t.Errorf("%s on the host: %q %v", p, b, err)
+		}
+	}
+}
