@@ -29,7 +29,20 @@ type element struct {
 	// pkt is the pooled packet buf is part of (see copyPacket), returned
 	// to the pool when buf has been read; nil otherwise.
 	pkt []byte
+	// chunk says buf is the buffer's own, holding the data of small
+	// packets one after the other (see writePacket).
+	chunk bool
 }
+
+// airlock: data of a packet smaller than smallData is appended to a
+// chunk of chunkSize bytes rather than kept in its packet with an
+// element of its own: the window bounds the bytes a peer can have us
+// hold, not the packets, and one-byte packets to a reader that is slow
+// or absent cost 84 bytes each (168 MiB a channel for a 2 MiB window).
+const (
+	smallData = 1 << 10
+	chunkSize = 4 << 10
+)
 
 // newBuffer returns an empty buffer that is not closed.
 func newBuffer() *buffer {
@@ -50,9 +63,21 @@ func (b *buffer) write(buf []byte) { b.writePacket(buf, nil) }
 // copyPacket: pkt is released once buf has been read.
 func (b *buffer) writePacket(buf, pkt []byte) {
 	b.Cond.L.Lock()
-	e := &element{buf: buf, pkt: pkt}
-	b.tail.next = e
-	b.tail = e
+	if len(buf) < smallData {
+		if t := b.tail; !t.chunk || len(t.buf)+len(buf) > cap(t.buf) {
+			e := &element{buf: make([]byte, 0, chunkSize), chunk: true}
+			b.tail.next = e
+			b.tail = e
+		}
+		b.tail.buf = append(b.tail.buf, buf...)
+		if pkt != nil {
+			releasePacket(pkt) // its data is copied out
+		}
+	} else {
+		e := &element{buf: buf, pkt: pkt}
+		b.tail.next = e
+		b.tail = e
+	}
 	b.Cond.Signal()
 	b.Cond.L.Unlock()
 }
