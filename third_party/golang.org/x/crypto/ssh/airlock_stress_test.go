@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // pattern is n bytes no other (id) stream shares: SHA-256 in counter
@@ -207,5 +208,81 @@ func TestAttackCloseWithDataInFlight(t *testing.T) {
 	wg.Wait()
 	for _, ch := range chans {
 		ch.Close()
+	}
+}
+
+// Malformed channel data at the pooled sizes' edges, from an
+// authenticated peer on a raw transport: the server drops the connection
+// (no panic, no hang) and takes nothing of it into a channel.
+func TestAttackMalformedDataPackets(t *testing.T) {
+	data := func(ext bool, declared, actual int) []byte {
+		p := []byte{msgChannelData, 0, 0, 0, 0}
+		if ext {
+			p = []byte{msgChannelExtendedData, 0, 0, 0, 0, 0, 0, 0, 1}
+		}
+		p = binary.BigEndian.AppendUint32(p, uint32(declared))
+		return append(p, make([]byte, actual)...)
+	}
+	for name, pkt := range map[string][]byte{
+		"over channelMaxPacket":     data(false, channelMaxPacket+1, channelMaxPacket+1),
+		"extended over max":         data(true, channelMaxPacket+1, channelMaxPacket+1),
+		"length says less":          data(false, 9216, 9300),
+		"length says more":          data(false, 40<<10, 20480),
+		"header cut":                {msgChannelExtendedData, 0, 0, 0, 0, 0, 0},
+		"largest transport packet":  data(false, 256<<10-64, 256<<10-64),
+		"unknown channel, pooled":   append([]byte{msgChannelData, 0, 0, 0, 9}, data(false, 9216, 9216)[5:]...),
+		"extended type 2, oversize": append(data(true, channelMaxPacket+1, channelMaxPacket+1)[:5], 0, 0, 0, 2, 0, 2, 0, 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			cc, sc := loopbackPair(t)
+			srvConf := &ServerConfig{NoClientAuth: true}
+			srvConf.AddHostKey(attackHostKey(t))
+			conns := make(chan *ServerConn, 1)
+			accepted := make(chan struct{}, 1)
+			go func() {
+				c, chans, reqs, err := NewServerConn(sc, srvConf)
+				if err != nil {
+					t.Error(err)
+					close(conns)
+					return
+				}
+				go DiscardRequests(reqs)
+				go func() {
+					for nc := range chans {
+						ch, reqs, _ := nc.Accept()
+						accepted <- struct{}{}
+						go DiscardRequests(reqs)
+						go io.Copy(io.Discard, ch)
+					}
+				}()
+				conns <- c
+			}()
+			tr := rawAfterFirstKex(t, cc, true)
+			open := Marshal(&channelOpenMsg{ChanType: "session", PeersID: 0, PeersWindow: 1 << 20, MaxPacketSize: 1 << 15})
+			if err := tr.writePacket(open); err != nil {
+				t.Fatal(err)
+			}
+			// Data before the server accepts the channel is dropped
+			// unread (upstream), so wait for it.
+			select {
+			case <-accepted:
+			case <-time.After(5 * time.Second):
+				t.Fatal("channel not accepted")
+			}
+			tr.writePacket(data(false, 5, 5)) // a good one first
+			tr.writePacket(pkt)
+			c := <-conns
+			if c == nil {
+				return
+			}
+			done := make(chan error, 1)
+			go func() { done <- c.Wait() }()
+			select {
+			case err := <-done:
+				t.Logf("server: %v", err)
+			case <-time.After(5 * time.Second):
+				t.Error("server kept the connection")
+			}
+		})
 	}
 }
