@@ -79,9 +79,20 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 			specs.WriteString(":(literal)" + p + "\x00")
 		}
 	}
+	if sv.full {
+		// Hidden files are never staged, whatever "." covers.
+		for _, p := range hidePathspecs(t.Hide) {
+			specs.WriteString(p + "\x00")
+		}
+	}
+	// The paths listed are files status reported, the hidden ones left
+	// out in Go (readStatus), or nested repositories (staged as gitlinks,
+	// nothing below them): no glob exclude is given with them. git 2.39
+	// then stages no untracked file two directories deep (":(literal)a/b/c"
+	// beside ":(exclude,glob)**/.env" adds nothing), which hid a new
+	// lib/big/package.json from review (outside attack 06).
 	if specs.Len() > 0 {
-		// Hidden files are never staged, whatever a path above covers.
-		for _, p := range append(hidePathspecs(t.Hide), excl...) {
+		for _, p := range excl {
 			specs.WriteString(p + "\x00")
 		}
 	}
