@@ -19,15 +19,20 @@ func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) 
 func hidePathspecs(hide []string) []string {
 	var out []string
 	for _, h := range hide {
-		h = strings.TrimPrefix(strings.TrimSpace(h), "/")
+		h = strings.TrimSpace(h)
+		anchored := strings.HasPrefix(h, "/")
+		h = strings.Trim(h, "/")
 		if h == "" {
 			continue
 		}
-		if !strings.Contains(h, "/") {
-			out = append(out, ":(exclude,glob)**/"+h)
-		} else {
-			out = append(out, ":(exclude,glob)"+h)
+		// As config.MatchGlob reads a hide glob: without a "/" inside it
+		// matches at any depth, and a match covers everything below (a
+		// directory's files: "secrets/" hides secrets/a.txt, which
+		// "**/secrets" alone does not exclude).
+		if !anchored && !strings.Contains(h, "/") {
+			h = "**/" + h
 		}
+		out = append(out, ":(exclude,glob)"+h, ":(exclude,glob)"+h+"/**")
 	}
 	return out
 }
