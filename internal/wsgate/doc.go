@@ -51,15 +51,15 @@
 //	              tasks.
 //	              Run by a user who cannot make cgroups: none, and the
 //	              descriptor and soft memory (128 MiB GC target) limits
-//	descriptors   RLIMIT_NOFILE 8192: one for the request being served,
+//	descriptors   RLIMIT_NOFILE 8192: one per request being served,
 //	              64 of files just created (made.go) and one per removed
 //	              file the kernel still holds open (pin.go); past it the
 //	              sandbox gets EMFILE
 //	memory        open directories stream through a 4 KiB buffer (1,000
 //	              open listings of a 20,000-entry directory: under 64 MiB
-//	              RSS, tested); no per-handle copy of a listing. Requests
-//	              are served one at a time (each holds up to 1 MiB while
-//	              served; 2,000 concurrent O_DIRECT reads, tested)
+//	              RSS, tested); no per-handle copy of a listing. At most
+//	              64 requests are served at once (each holds up to 1 MiB
+//	              while served; 2,000 concurrent O_DIRECT reads, tested)
 //
 // The one privileged step is the mount itself (as root: mount(2) of
 // /dev/fuse with allow_other so the sandbox's ids and qemu can use it; as a

@@ -39,6 +39,17 @@ type Options struct {
 	Cgroups []string `json:"cgroups,omitempty"`
 }
 
+// maxInflight is go-fuse's budget for the requests it has read: one input
+// buffer of MaxWrite (1 MiB and a page, with its 776-byte record in go-fuse
+// v2.12.1 on amd64) for the request being read from the kernel, and 64
+// more records. An input buffer is given back once a request other than a
+// WRITE is parsed, its record when it is answered; a WRITE keeps its
+// buffer while served, so no other request is read meanwhile. So at most
+// 64 requests are served at once, whatever the sandbox's threads send: 64
+// MiB of reply buffers at most; the rest wait in the kernel
+// (TestOutsideNoHandlesConcurrentReads).
+const maxInflight = 1<<20 + 4096 + 128 + 65*776
+
 // Mount serves o.Folder at o.Mountpoint. As root the mount admits other
 // users (the sandbox's ids) and supports idmapped mounts, and permissions
 // are checked by the kernel (default_permissions) either way.
@@ -81,13 +92,11 @@ func mount(o Options, root int) (*Gate, error) {
 			DisableXAttrs: true,
 			MaxWrite:      1 << 20,
 			MaxReadAhead:  1 << 20,
-			// One request at a time: each one being served holds a reply
-			// buffer of up to 1 MiB (a READ's), taken before the file
-			// system is called, so only serving them one by one bounds
-			// what a sandbox's threads can make the gate hold (2,000
-			// concurrent O_DIRECT reads ended it in its memory group);
-			// waiting requests hold a few hundred bytes each.
-			SingleThreaded: true,
+			// Requests in flight are bounded (each being served holds a
+			// reply buffer of up to 1 MiB, a READ's, taken before the file
+			// system is called: 2,000 concurrent O_DIRECT reads ended the
+			// gate in its memory group); see maxInflight.
+			MaxInflightRequestBytes: maxInflight,
 			// Replies are copied out of the gate's own buffers: splicing
 			// them through a pipe bought nothing and failed (and logged)
 			// on every 1 MiB READ, header and all being over the pipe size.
