@@ -27,8 +27,9 @@ const historyLimit = 5
 // userHide is the hide globs the file itself wrote (the built-in ones left out).
 func userHide(ws config.Workspace) []string {
 	var out []string
+	builtin := config.DefaultHide()
 	for _, g := range ws.Hide {
-		if !slices.Contains(config.DefaultHide, g) {
+		if !slices.Contains(builtin, g) {
 			out = append(out, g)
 		}
 	}

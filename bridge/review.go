@@ -18,7 +18,6 @@ import (
 	"github.com/pkg/sftp"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
-	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/review"
 )
 
@@ -93,23 +92,17 @@ func reviewTarget(env Env, sb SandboxRef) (*review.Target, error) {
 	if cfg == nil {
 		return nil, errors.New("sandbox has no config")
 	}
-	mode := cfg.Workspace.Mode
-	if mode == "" {
-		mode = review.ModeClone
-	}
+	mode := cfg.Workspace.Mode // config resolved mode, target, hide and protect
 	repo := sb.WorkspaceDir()
 	if mode == review.ModeMountless {
 		repo = sb.ConfigDir()
 	}
-	hide := append(append([]string{}, config.DefaultHide...), cfg.Workspace.Hide...)
+	hide := cfg.Workspace.Hide
 	var protect []string
 	if mode == review.ModeDirect {
 		protect = cfg.Workspace.Protect // a change there is high (direct/30)
 	}
 	guestRepo := cfg.Workspace.Target
-	if guestRepo == "" {
-		guestRepo = "/workspace"
-	}
 	sshConfig := filepath.Join(env.Home(), "ssh", "config")
 	return &review.Target{
 		Name: sb.Name(), Mode: mode, Repo: repo, StateDir: sb.RecordDir(), Hide: hide, Protect: protect,

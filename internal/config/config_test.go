@@ -24,66 +24,6 @@ func mustDecode(t *testing.T, src string, vars map[string]string) *File {
 	return f
 }
 
-func TestDefaults(t *testing.T) {
-	f := mustDecode(t, `sandbox "d" {
-  mount "m" {
-    source = "data"
-    target = "/mnt/data"
-  }
-  port "p" {
-    guest = 8080
-  }
-  credential "c" {
-    secret = "s"
-    hosts  = ["api.example.com"]
-  }
-  network {
-    allow = ["api.example.com"]
-  }
-  signer {
-    key "k" {
-      ref = "r"
-    }
-    policy "p" {
-      key        = "k"
-      operations = ["sign"]
-    }
-  }
-}`, nil)
-	sb := f.Sandboxes[0]
-	if sb.Backend != "auto" || sb.CPUs != 2 || sb.Memory != 2<<30 || sb.Disk != 10<<30 || sb.Pids != 4096 || sb.Image != "debian-bookworm" || sb.User != "agent" {
-		t.Errorf("sandbox defaults: %+v", sb)
-	}
-	ws := sb.Workspace
-	if ws.Path != "." || ws.Mode != "clone" || ws.Target != "/workspace" || ws.AbsPath != "/proj" {
-		t.Errorf("workspace defaults: %+v", ws)
-	}
-	if !reflect.DeepEqual(ws.Hide, DefaultHide) || !reflect.DeepEqual(ws.Protect, DefaultProtect) {
-		t.Errorf("hide/protect defaults: %v %v", ws.Hide, ws.Protect)
-	}
-	m := sb.Mounts[0]
-	if !m.ReadOnly || m.AbsSource != "/proj/data" || m.Source != "data" {
-		t.Errorf("mount defaults: %+v", m)
-	}
-	p := sb.Ports[0]
-	if p.Bind != "127.0.0.1" || p.Host != 0 || p.HostPort() != 8080 {
-		t.Errorf("port defaults: %+v", p)
-	}
-	if sb.Network.Preset != "balanced" {
-		t.Errorf("preset default: %q", sb.Network.Preset)
-	}
-	c := sb.Credentials[0]
-	if c.Header != "Authorization" || c.Format != "%s" || c.Query != "" {
-		t.Errorf("credential defaults: %+v", c)
-	}
-	if sb.Signer.Policies[0].Approval != "always" {
-		t.Errorf("approval default: %+v", sb.Signer.Policies[0])
-	}
-	if len(f.SHA256) != 64 || f.Dir != "/proj" {
-		t.Errorf("file: %q %q", f.SHA256, f.Dir)
-	}
-}
-
 func TestHideMergedWithDefaults(t *testing.T) {
 	f := mustDecode(t, `sandbox "h" {
   workspace {
@@ -92,11 +32,11 @@ func TestHideMergedWithDefaults(t *testing.T) {
   }
 }`, nil)
 	ws := f.Sandboxes[0].Workspace
-	want := append(append([]string{}, DefaultHide...), "secrets/")
+	want := append(append([]string{}, DefaultHide()...), "secrets/")
 	if !reflect.DeepEqual(ws.Hide, want) {
 		t.Errorf("hide = %v, want %v", ws.Hide, want)
 	}
-	if !reflect.DeepEqual(ws.Protect, append(append([]string{}, DefaultProtect...), "Makefile")) {
+	if !reflect.DeepEqual(ws.Protect, append(append([]string{}, DefaultProtect()...), "Makefile")) {
 		t.Errorf("protect = %v", ws.Protect)
 	}
 	for rel, hidden := range map[string]bool{

@@ -1,6 +1,10 @@
 package config
 
-import "github.com/hashicorp/hcl/v2"
+import (
+	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+)
 
 // The decoded form of sandbox.hcl. Decode fills these from HCL and applies
 // defaults; every other package reads only these types, never HCL.
@@ -49,8 +53,8 @@ type Workspace struct {
 	Path    string   // relative paths resolve against the config file's directory; default "."
 	Mode    string   // "direct" | "clone" | "mountless" (default "clone")
 	Target  string   // default "/workspace"
-	Hide    []string // globs; defaults merged in (see DefaultHide)
-	Protect []string // direct mode read-only paths; defaults merged in (see DefaultProtect)
+	Hide    []string // globs; defaults merged in (see DefaultHide); never empty
+	Protect []string // direct mode read-only paths; defaults merged in (see DefaultProtect); never empty
 	AbsPath string   // Path made absolute against the file's directory
 	// ModeRange is where mode was set (zero when not), for BackendDiagnostics.
 	ModeRange hcl.Range `json:"-"`
@@ -162,8 +166,17 @@ type Variable struct {
 	DeclRange   hcl.Range `json:"-"` // the `variable "NAME"` header
 }
 
-// DefaultHide are hide globs every workspace gets.
-var DefaultHide = []string{".env", ".env.*", "*.pem", "*.key", "id_*"}
+// The built-in hide globs and protect paths, as arrays so that no importer
+// can change them: DefaultHide and DefaultProtect hand out copies.
+var (
+	defaultHide    = [...]string{".env", ".env.*", "*.pem", "*.key", "id_*"}
+	defaultProtect = [...]string{".git/hooks", ".git/config"}
+)
 
-// DefaultProtect are paths read-only in direct mode unless listed otherwise.
-var DefaultProtect = []string{".git/hooks", ".git/config"}
+// DefaultHide returns the hide globs every workspace gets (Decode merges
+// them into Workspace.Hide), as a new slice each call.
+func DefaultHide() []string { return slices.Clone(defaultHide[:]) }
+
+// DefaultProtect returns the paths read-only in direct mode unless listed
+// otherwise (Decode merges them into Workspace.Protect), as a new slice.
+func DefaultProtect() []string { return slices.Clone(defaultProtect[:]) }

@@ -72,8 +72,8 @@ func (d *decoder) decodeWorkspaceBlock(b *hcl.Block, diags *hcl.Diagnostics) Wor
 			}
 		}
 	}
-	ws.Hide = mergeUnique(DefaultHide, hide)
-	ws.Protect = mergeUnique(DefaultProtect, protect)
+	ws.Hide = mergeUnique(defaultHide[:], hide)
+	ws.Protect = mergeUnique(defaultProtect[:], protect)
 	ws.AbsPath = d.resolve(ws.Path)
 	return ws
 }

@@ -31,7 +31,7 @@ func BenchmarkReviewOneFile(b *testing.B) {
 				runGit(b, host, "add", "-A")
 				runGit(b, host, "commit", "-q", "-m", "hooks")
 				work := host
-				// The hide globs every sandbox gets (config.DefaultHide):
+				// The hide globs every sandbox gets (config.DefaultHide()):
 				// direct mode lists the files they cover at each review.
 				tg := &Target{Name: "bench", Mode: mode, Repo: host, StateDir: b.TempDir(), Hide: []string{".env", ".env.*", "*.pem", "*.key", "id_*"}}
 				if mode == ModeClone {

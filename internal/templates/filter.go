@@ -28,6 +28,11 @@ var neverKept = []string{
 	".airlock",
 }
 
+// builtinHide is config's built-in hide globs, which every template drops
+// whether or not the sandbox's file listed more (taken once: excluded runs
+// per entry).
+var builtinHide = config.DefaultHide()
+
 // Stats describes one filtered stream.
 type Stats struct {
 	Entries  int      `json:"entries"`
@@ -54,9 +59,11 @@ func (r Rules) excluded(rel string) string {
 			}
 		}
 	}
-	for _, g := range append(append([]string{}, config.DefaultHide...), r.Hide...) {
-		if config.MatchGlob(g, rel) {
-			return "hidden (" + g + ")"
+	for _, hide := range [][]string{builtinHide, r.Hide} {
+		for _, g := range hide {
+			if config.MatchGlob(g, rel) {
+				return "hidden (" + g + ")"
+			}
 		}
 	}
 	return ""
