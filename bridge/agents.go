@@ -58,11 +58,7 @@ func agentsPrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) e
 	if spec.Env == nil {
 		spec.Env = map[string]string{}
 	}
-	user := spec.User
-	if user == "" {
-		user = "agent"
-	}
-	for k, v := range InstallEnv(path.Join("/home", user), spec.Env["PATH"]) {
+	for k, v := range InstallEnv(path.Join("/home", spec.User), spec.Env["PATH"]) {
 		if _, set := spec.Env[k]; set && k != "PATH" {
 			continue // the file's own choice
 		}

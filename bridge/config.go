@@ -78,28 +78,3 @@ func diagLine(diags hcl.Diagnostics) string {
 func planText(ctx context.Context, f *config.File, home string) string {
 	return PlanWithHistory(ctx, f, home).Text()
 }
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}
-
-func hostPort(p *config.Port) int {
-	if p.Host == 0 {
-		return p.Guest
-	}
-	return p.Host
-}
-
-// resolvePath resolves a config path against the config file's directory.
-func resolvePath(dir, p string) string {
-	if p == "" {
-		p = "."
-	}
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(dir, p)
-}

@@ -350,7 +350,7 @@ func (e *egressFeature) policyList(ctx context.Context, env Env, raw json.RawMes
 	}
 	store := secrets.Open(env.Home())
 	for _, c := range st.creds {
-		place := "header " + orDefault(c.Header, "Authorization") + " (" + orDefault(c.Format, "%s") + ")"
+		place := "header " + c.Header + " (" + c.Format + ")"
 		if c.Header == "" && c.Query != "" {
 			place = "query parameter " + c.Query
 		}

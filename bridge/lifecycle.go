@@ -191,17 +191,14 @@ func newSandboxState(f *config.File, sbc *config.Sandbox, beName string) *sandbo
 	cfgDir := filepath.Dir(f.Path)
 	st := &sandboxState{
 		Name: sbc.Name, Backend: beName, ConfigPath: f.Path, ConfigDir: cfgDir, ConfigSHA256: f.SHA256,
-		Mode: orDefault(sbc.Workspace.Mode, "clone"), User: orDefault(sbc.User, "agent"), Config: sbc,
+		Mode: sbc.Workspace.Mode, User: sbc.User, Config: sbc, // resolved by config.Decode
 		Created: time.Now().UTC(),
 	}
 	if st.Mode != "mountless" {
 		st.WorkspaceDir = sbc.Workspace.AbsPath
-		if st.WorkspaceDir == "" {
-			st.WorkspaceDir = resolvePath(cfgDir, sbc.Workspace.Path)
-		}
 	}
 	for _, pt := range sbc.Ports {
-		st.Ports = append(st.Ports, portState{Name: pt.Name, Guest: pt.Guest, Host: hostPort(pt), Bind: orDefault(pt.Bind, "127.0.0.1")})
+		st.Ports = append(st.Ports, portState{Name: pt.Name, Guest: pt.Guest, Host: pt.HostPort(), Bind: pt.Bind})
 	}
 	return st
 }
@@ -405,7 +402,7 @@ func (d *Daemon) buildSpec(st *sandboxState, sbc *config.Sandbox, hostPEM []byte
 		CPUs: sbc.CPUs, MemoryBytes: sbc.Memory, DiskBytes: sbc.Disk, Pids: sbc.Pids, Image: sbc.Image,
 		User: st.User, Env: env,
 		Workspace: vm.Workspace{
-			HostPath: st.WorkspaceDir, Mode: vm.WorkspaceMode(st.Mode), Target: orDefault(ws.Target, "/workspace"),
+			HostPath: st.WorkspaceDir, Mode: vm.WorkspaceMode(st.Mode), Target: ws.Target,
 			// Canonical globs: no leading "/" for code that splits them itself.
 			Hide: config.CanonicalGlobs(ws.Hide), Protect: config.CanonicalGlobs(ws.Protect),
 		},
@@ -414,11 +411,7 @@ func (d *Daemon) buildSpec(st *sandboxState, sbc *config.Sandbox, hostPEM []byte
 		AgentBinary:    agentBin,
 	}
 	for _, m := range sbc.Mounts {
-		src := m.AbsSource
-		if src == "" {
-			src = resolvePath(st.ConfigDir, m.Source)
-		}
-		spec.Mounts = append(spec.Mounts, vm.Mount{Name: m.Name, Source: src, Target: m.Target, ReadOnly: m.ReadOnly})
+		spec.Mounts = append(spec.Mounts, vm.Mount{Name: m.Name, Source: m.AbsSource, Target: m.Target, ReadOnly: m.ReadOnly})
 	}
 	return spec, nil
 }

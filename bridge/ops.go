@@ -95,12 +95,10 @@ func (d *Daemon) info(ctx context.Context, sb *sandbox) protocol.Sandbox {
 	out := protocol.Sandbox{
 		Name: sb.name, Backend: st.Backend, Mode: st.Mode, ConfigPath: st.ConfigPath,
 		ConfigSHA256: st.ConfigSHA256, WorkspaceDir: st.WorkspaceDir, SSHHost: SSHHost(sb.name),
-		Ports: d.ports(sb), Target: "/workspace",
+		Ports: d.ports(sb),
 	}
-	if c := st.Config; c != nil {
-		if c.Workspace.Target != "" {
-			out.Target = c.Workspace.Target
-		}
+	if c := st.Config; c != nil { // never nil once loaded (loadState)
+		out.Target = c.Workspace.Target
 		out.Limits = &protocol.Limits{CPUs: c.CPUs, Memory: c.Memory, Disk: c.Disk, Pids: c.Pids}
 		out.Preset = c.Network.Preset
 		if c.Signer != nil {

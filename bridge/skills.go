@@ -66,7 +66,7 @@ func skillsPrepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) e
 		}
 		return nil
 	}
-	home := guestHome(sb, orDefault(spec.User, "agent"))
+	home := guestHome(sb, spec.User)
 	for _, a := range agents.All() {
 		if a.Skills == "" {
 			continue

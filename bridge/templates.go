@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/templates"
 	"github.com/airlock-sandbox/airlock/vm"
 )
@@ -45,8 +46,8 @@ func templatesFeature() *Feature {
 
 // guestHomeOf is the home of the sandbox's user inside.
 func guestHomeOf(sb SandboxRef) string {
-	u := "agent"
-	if c := sb.Config(); c != nil && c.User != "" {
+	u := config.DefaultUser // only for a sandbox without a config, which loadState refuses
+	if c := sb.Config(); c != nil {
 		u = c.User
 	}
 	return path.Join("/home", u)
