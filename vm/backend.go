@@ -75,11 +75,13 @@ type Spec struct {
 	// whose sandbox.json is the truth); a backend's files here are its own.
 	StateDir string
 
-	CPUs        int    // 0 = backend default
-	MemoryBytes int64  // 0 = backend default
-	DiskBytes   int64  // 0 = backend default: the size of everything the sandbox owns (home, /var, /tmp, private workspace)
-	Pids        int    // most processes+threads at once; 0 = backend default
-	Image       string // image name (microvm); "" = default
+	// Resources, image, user and workspace are always set (CheckComplete):
+	// the defaults are internal/config's, applied when the file is decoded.
+	CPUs        int
+	MemoryBytes int64
+	DiskBytes   int64  // the size of everything the sandbox owns (home, /var, /tmp, private workspace)
+	Pids        int    // most processes+threads at once
+	Image       string // image name (microvm)
 	User        string // unprivileged user the agent's sessions run as, e.g. "agent"
 	Env         map[string]string
 

@@ -40,11 +40,7 @@ func Open(root string) (vm.Backend, error) {
 
 var _ vm.Backend = (*Backend)(nil)
 
-// Defaults when the Spec leaves a size at zero.
 const (
-	DefaultCPUs      = 1
-	DefaultMemoryMiB = 1024
-	DefaultDiskBytes = 8 << 30
 	// StartTimeout is what Start waits for by default when its context has
 	// no deadline (image pulls on a cold node take a while).
 	StartTimeout = 3 * time.Minute
@@ -292,9 +288,12 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	return b.save(st)
 }
 
-// checkSpec refuses what this backend cannot run: a bad ID or state
-// directory, direct mode, Docker.
+// checkSpec refuses an incomplete spec and what this backend cannot run:
+// a bad ID or state directory, direct mode, Docker.
 func (b *Backend) checkSpec(spec vm.Spec) error {
+	if err := spec.CheckComplete(); err != nil {
+		return err
+	}
 	if !idRE.MatchString(spec.ID) {
 		return fmt.Errorf("sandbox id %q: %w", spec.ID, vm.ErrInvalidSpec)
 	}
@@ -314,26 +313,14 @@ func (b *Backend) checkSpec(spec vm.Spec) error {
 	return nil
 }
 
-// newState is the record of a sandbox made from spec (sizes defaulted,
-// the guest's host key's public half).
+// newState is the record of a sandbox made from spec (complete: checkSpec)
+// and the guest's host key's public half.
 func (b *Backend) newState(spec vm.Spec) (*state, error) {
 	st := &state{
 		ID: spec.ID, Namespace: b.set.Namespace, Image: b.set.Image,
 		CPUs: spec.CPUs, MemoryBytes: spec.MemoryBytes, DiskBytes: spec.DiskBytes,
 		Env: spec.Env, WorkspaceTarget: spec.Workspace.Target, WorkspaceMode: spec.Workspace.Mode,
 		Hide: spec.Workspace.Hide,
-	}
-	if st.CPUs == 0 {
-		st.CPUs = DefaultCPUs
-	}
-	if st.MemoryBytes == 0 {
-		st.MemoryBytes = DefaultMemoryMiB << 20
-	}
-	if st.DiskBytes == 0 {
-		st.DiskBytes = DefaultDiskBytes
-	}
-	if st.WorkspaceTarget == "" {
-		st.WorkspaceTarget = "/workspace"
 	}
 	if spec.Workspace.Mode == vm.ModeClone {
 		st.WorkspaceSource = spec.Workspace.HostPath

@@ -43,12 +43,15 @@ import (
 // create (spare.go).
 
 func checkSpec(s *vm.Spec) error {
+	if err := s.CheckComplete(); err != nil {
+		return err
+	}
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if !config.ValidSandboxName(s.ID) {
 		bad("id %q is not a sandbox name (lower-case letters, digits and -, at most 63)", s.ID)
 	}
-	if s.User != "" && s.User != "agent" {
+	if s.User != "agent" {
 		bad("user %q: the namespace backend runs sessions as \"agent\"", s.User)
 	}
 	if s.Docker {
@@ -61,9 +64,6 @@ func checkSpec(s *vm.Spec) error {
 		bad("host key and authorized keys are required")
 	}
 	w := s.Workspace
-	if w.Target == "" {
-		w.Target = "/workspace"
-	}
 	if !path.IsAbs(w.Target) || path.Clean(w.Target) != w.Target || w.Target == "/" {
 		bad("workspace target %q is not a clean absolute path", w.Target)
 	}
@@ -117,15 +117,6 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 		return fmt.Errorf("%w: state dir %q must be %q for this backend", vm.ErrInvalidSpec, spec.StateDir, dir)
 	}
 	spec.StateDir = dir
-	if spec.User == "" {
-		spec.User = "agent"
-	}
-	if spec.Workspace.Target == "" {
-		spec.Workspace.Target = "/workspace"
-	}
-	if spec.Workspace.Mode == "" {
-		spec.Workspace.Mode = vm.ModeMountless
-	}
 	defer b.lock(spec.ID)()
 	if hasRecord(dir) {
 		return fmt.Errorf("sandbox %q: %w", spec.ID, vm.ErrExists)

@@ -41,9 +41,6 @@ const (
 	dataMount = "data"
 )
 
-// DefaultDiskBytes is the image size when vm.Spec.DiskBytes is 0.
-const DefaultDiskBytes = 10 << 30
-
 // minDiskBytes keeps mkfs.ext4 and a usable home possible.
 const minDiskBytes = 16 << 20
 

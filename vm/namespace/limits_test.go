@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/testenv"
 	"github.com/airlock-sandbox/airlock/vm/vmtest"
 	"golang.org/x/crypto/ssh"
@@ -121,8 +122,8 @@ func TestLimitThreadBomb(t *testing.T) {
 		testenv.Missing(t, "this host allows no pids limit: %s", st.Note)
 	}
 	dirs := cgroupDirs(t, spec, st.PID)
-	if v, file := cgroupValue(dirs, "pids.max"); v != strconv.Itoa(DefaultPids) {
-		t.Fatalf("pids.max = %q (%s), want %d", v, file, DefaultPids)
+	if v, file := cgroupValue(dirs, "pids.max"); v != strconv.Itoa(config.DefaultPids) {
+		t.Fatalf("pids.max = %q (%s), want %d", v, file, config.DefaultPids)
 	}
 	out := strings.TrimSpace(vmtest.MustExec(t, cl, "python3 -c '"+threadBomb+"'"))
 	t.Logf("thread bomb: %s", out)
@@ -130,8 +131,8 @@ func TestLimitThreadBomb(t *testing.T) {
 	if _, err := fmt.Sscanf(out, "refused %d", &n); err != nil {
 		t.Fatalf("the bomb was not stopped: %q", out)
 	}
-	if n >= DefaultPids || n < DefaultPids/2 {
-		t.Errorf("stopped after %d threads, want just under %d", n, DefaultPids)
+	if n >= config.DefaultPids || n < config.DefaultPids/2 {
+		t.Errorf("stopped after %d threads, want just under %d", n, config.DefaultPids)
 	}
 	// The limit was what stopped it.
 	if ev, _ := cgroupValue(dirs, "pids.events"); !strings.HasPrefix(ev, "max ") || ev == "max 0" {

@@ -26,9 +26,6 @@ func spareName(root string, size int64) string {
 
 // diskSize is the image size for spec's DiskBytes, or an error.
 func diskSize(size int64) (int64, error) {
-	if size <= 0 {
-		size = DefaultDiskBytes
-	}
 	if size < minDiskBytes {
 		return 0, fmt.Errorf("disk size %d is below the minimum %d", size, minDiskBytes)
 	}

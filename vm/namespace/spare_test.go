@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/vm/vmtest"
 )
 
@@ -19,7 +20,7 @@ func TestSpareDisk(t *testing.T) {
 		t.Skip("disk images need host root")
 	}
 	ctx := context.Background()
-	spare := spareName(b.root, DefaultDiskBytes)
+	spare := spareName(b.root, config.DefaultDisk)
 	var spareIno os.FileInfo
 	for _, id := range []string{"spare-a", "spare-b"} {
 		spec, _ := vmtest.NewSpec(t, b, id, options())

@@ -24,9 +24,6 @@ import (
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
-// DefaultPids is the pids limit when vm.Spec.Pids is 0.
-const DefaultPids = 4096
-
 // DefaultStartTimeout bounds Start when ctx has no deadline.
 const DefaultStartTimeout = 30 * time.Second
 
@@ -205,11 +202,7 @@ func (l *launch) passFiles() (initFDs, error) {
 // the sandbox's limits. Start removes them on failure, after the gate is
 // gone.
 func (l *launch) setupCgroups() (*cgroups.Group, error) {
-	pids := l.spec.Pids
-	if pids <= 0 {
-		pids = DefaultPids
-	}
-	cg, note := cgroups.Setup(cgroups.Name(l.spec.ID, l.dir), cgroups.Limits{CPUs: l.spec.CPUs, Memory: l.spec.MemoryBytes, Pids: pids})
+	cg, note := cgroups.Setup(cgroups.Name(l.spec.ID, l.dir), cgroups.Limits{CPUs: l.spec.CPUs, Memory: l.spec.MemoryBytes, Pids: l.spec.Pids})
 	if note != "" {
 		l.notes = append(l.notes, note)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/vm"
 	"golang.org/x/crypto/ssh"
 )
@@ -49,7 +50,39 @@ type Keys struct {
 	HostPub ssh.PublicKey // the guest sshd's key, pinned by the client
 }
 
-// NewSpec returns a mountless spec for id with fresh keys.
+// Complete fills the fields of s a test left unset with internal/config's
+// defaults, as the bridge's spec from a decoded file has them (mountless
+// when no workspace mode is given), so that a test's Spec passes
+// vm.Spec.CheckComplete.
+func Complete(s vm.Spec) vm.Spec {
+	if s.CPUs == 0 {
+		s.CPUs = config.DefaultCPUs
+	}
+	if s.MemoryBytes == 0 {
+		s.MemoryBytes = config.DefaultMemory
+	}
+	if s.DiskBytes == 0 {
+		s.DiskBytes = config.DefaultDisk
+	}
+	if s.Pids == 0 {
+		s.Pids = config.DefaultPids
+	}
+	if s.Image == "" {
+		s.Image = config.DefaultImage
+	}
+	if s.User == "" {
+		s.User = config.DefaultUser
+	}
+	if s.Workspace.Mode == "" {
+		s.Workspace.Mode = vm.ModeMountless
+	}
+	if s.Workspace.Target == "" {
+		s.Workspace.Target = config.DefaultWorkspaceTarget
+	}
+	return s
+}
+
+// NewSpec returns a complete mountless spec for id with fresh keys.
 func NewSpec(t testing.TB, b vm.Backend, id string, o Options) (vm.Spec, Keys) {
 	t.Helper()
 	_, hostPriv, err := ed25519.GenerateKey(rand.Reader)
@@ -72,15 +105,14 @@ func NewSpec(t testing.TB, b vm.Backend, id string, o Options) (vm.Spec, Keys) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := vm.Spec{
+	s := Complete(vm.Spec{
 		ID:             id,
-		User:           "agent",
 		Env:            map[string]string{"AIRLOCK_TEST": "1"},
-		Workspace:      vm.Workspace{Mode: vm.ModeMountless, Target: "/workspace"},
+		Workspace:      vm.Workspace{Mode: vm.ModeMountless},
 		HostKeyPEM:     pem.EncodeToMemory(blk),
 		AuthorizedKeys: ssh.MarshalAuthorizedKey(client.PublicKey()),
 		AgentBinary:    o.AgentBinary,
-	}
+	})
 	if o.StateDir != nil {
 		s.StateDir = o.StateDir(b, id)
 		if err := os.MkdirAll(s.StateDir, 0o700); err != nil {
