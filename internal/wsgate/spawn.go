@@ -117,7 +117,13 @@ func Stop(ctx context.Context, stateDir string) error {
 }
 
 // kill ends pid if it is still the process that started at start, through
-// a pidfd (no reuse race once open), and waits briefly for it.
+// a pidfd (no reuse race once open), and waits until it has exited: the
+// pidfd turns readable only once the process has let go of its files (the
+// folder's file system among them, through its root descriptor and any
+// file it held), so a caller that unmounts or checks the folder's file
+// system next finds nobody using it. Under heavy load that took more than
+// the two seconds this used to wait (outside attack direct/24 ran e2fsck
+// on a file system the gate still had open).
 func kill(pid int, start uint64) {
 	fd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
@@ -128,8 +134,12 @@ func kill(pid int, start uint64) {
 		return
 	}
 	unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
-	for i := 0; i < 200 && procid.Start(pid) == start; i++ {
-		time.Sleep(10 * time.Millisecond)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 1000)
+		if n > 0 || (err != nil && err != unix.EINTR) {
+			return
+		}
 	}
 }
 

@@ -91,7 +91,7 @@ lsattr -d "$WS/probe" "$WS" 2>/dev/null | grep -q -- '-i-' && { echo "immutable 
 kill %2 2>/dev/null
 timeout 90 airlock rm --force "$SB" >/dev/null 2>&1; timeout 30 airlock bridge -stop >/dev/null 2>&1; cd /
 umount "$WS" || setup_error "umount"
-e2fsck -fn "$IMG" >/dev/null 2>&1 || { echo "e2fsck finds the image damaged"; R=1; }
+e2fsck -fn "$IMG" >"$TOP/fsck.log" 2>&1 || { echo "e2fsck finds the image damaged:"; tail -5 "$TOP/fsck.log"; R=1; }
 mount -o loop "$IMG" "$WS"
 [ "$R" = 1 ] && succeeded
 defended
