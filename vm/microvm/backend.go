@@ -34,11 +34,7 @@ var _ vm.Backend = (*Backend)(nil)
 // The bridge sends progress to its clients through this.
 var _ interface{ SetProgress(io.Writer) } = (*Backend)(nil)
 
-// Defaults when the Spec leaves a size at zero.
 const (
-	DefaultCPUs      = 1
-	DefaultMemoryMiB = 1024
-	DefaultDiskBytes = 8 << 30
 	// BootTimeout bounds Start: a TCG boot takes 2-5 s, more with several at once.
 	BootTimeout = 120 * time.Second
 )
@@ -194,11 +190,14 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	if !config.ValidSandboxName(spec.ID) {
 		return fmt.Errorf("sandbox id %q: %w", spec.ID, vm.ErrInvalidSpec)
 	}
+	if err := spec.CheckComplete(); err != nil {
+		return err
+	}
 	defer b.lock(spec.ID)()
 	if len(spec.HostKeyPEM) == 0 || len(spec.AuthorizedKeys) == 0 || spec.AgentBinary == "" {
 		return fmt.Errorf("sandbox %s: host key, authorized keys and agent binary are required: %w", spec.ID, vm.ErrInvalidSpec)
 	}
-	if spec.User != "" && spec.User != "agent" {
+	if spec.User != "agent" {
 		return fmt.Errorf("sandbox %s: user %q: the image has only the agent's account: %w", spec.ID, spec.User, vm.ErrInvalidSpec)
 	}
 	dir := b.dir(spec.ID)
@@ -214,12 +213,6 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 		}
 	}()
 	c := &vmConfig{ID: spec.ID, CPUs: spec.CPUs, MemoryMiB: int(spec.MemoryBytes >> 20), AgentBinary: spec.AgentBinary}
-	if c.CPUs <= 0 {
-		c.CPUs = DefaultCPUs
-	}
-	if c.MemoryMiB <= 0 {
-		c.MemoryMiB = DefaultMemoryMiB
-	}
 	if c.MemoryMiB < 256 {
 		return fmt.Errorf("sandbox %s: memory below 256 MiB: %w", spec.ID, vm.ErrInvalidSpec)
 	}
@@ -229,9 +222,6 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 		return err
 	}
 	user := spec.User
-	if user == "" {
-		user = "agent"
-	}
 	c.Init = guestspec.VMInit{
 		Hostname: spec.ID, RootSerial: rootSerial,
 		User: user, UID: 1000, GID: 1000, Home: "/home/" + user,

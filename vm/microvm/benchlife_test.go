@@ -87,7 +87,7 @@ func benchNamespace(b *testing.B, k keys, n int) *lifeResult {
 	for j := 0; j < n; j++ {
 		id := "n" + strconv.Itoa(j)
 		spec := testSpec(b, k, id)
-		spec.Image, spec.MemoryBytes = "", 1<<30
+		spec.Image, spec.MemoryBytes = DefaultImage, 1<<30
 		t0 := time.Now()
 		if err := nb.Create(ctx, spec); err != nil {
 			b.Fatal(err)

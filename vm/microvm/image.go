@@ -15,21 +15,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
-// DefaultImage is the image a sandbox boots when its Spec names none.
-const DefaultImage = "debian-bookworm"
+// DefaultImage is the image sandbox.hcl's default image names (built on
+// first use).
+const DefaultImage = config.DefaultImage
 
 // NodePackages is Node.js and npm. They are installed by apt-get inside
 // the new root after debootstrap: debootstrap's resolver does not follow
 // virtual packages, and bookworm's npm depends on several.
 var NodePackages = []string{"nodejs", "npm"}
 
-// DockerImage is the image a sandbox with a private Docker engine boots
-// when its Spec names none: DefaultPackages plus DockerPackages.
-const DockerImage = "debian-bookworm-docker"
+// DockerImage is the image sandbox.hcl names for docker = true without an
+// image (built on first use): DefaultPackages plus DockerPackages.
+const DockerImage = config.DockerImage
 
 // DockerPackages is the private Docker engine: Debian's docker.io brings
 // dockerd, containerd, runc and iptables (nft).
@@ -69,17 +71,12 @@ func readImageMeta(image string) (imageMeta, error) {
 
 // ensureImage returns the base image spec boots, building the default
 // images on first use. A sandbox with a Docker engine needs an image that
-// has one: DockerImage by default, or one built with --docker.
+// has one: DockerImage (what config names for docker = true without an
+// image), or one built with --docker.
 func (b *Backend) ensureImage(ctx context.Context, spec vm.Spec) (string, error) {
-	name := spec.Image
-	if name != "" && !validImageName(name) {
+	name := spec.Image // never "": config names DockerImage when docker = true
+	if !validImageName(name) {
 		return "", fmt.Errorf("image name %q: %w", name, vm.ErrInvalidSpec)
-	}
-	if name == "" {
-		name = DefaultImage
-		if spec.Docker {
-			name = DockerImage
-		}
 	}
 	path := ImagePath(b.home, name)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {

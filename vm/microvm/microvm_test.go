@@ -18,6 +18,7 @@ import (
 	"github.com/airlock-sandbox/airlock/bridge/bridgetest"
 	"github.com/airlock-sandbox/airlock/internal/testenv"
 	"github.com/airlock-sandbox/airlock/vm"
+	"github.com/airlock-sandbox/airlock/vm/vmtest"
 )
 
 // testImage is the image the VM tests boot: minbase + git, sudo and the
@@ -85,15 +86,15 @@ func newKeys(t testing.TB) keys {
 }
 
 func testSpec(t testing.TB, k keys, id string) vm.Spec {
-	return vm.Spec{
-		ID: id, Image: testImage, MemoryBytes: 512 << 20, DiskBytes: 2 << 30, User: "agent",
+	return vmtest.Complete(vm.Spec{
+		ID: id, Image: testImage, CPUs: 1, MemoryBytes: 512 << 20, DiskBytes: 2 << 30,
 		Env:            map[string]string{"AIRLOCK_TEST": "1"},
 		Files:          []vm.File{{Path: "/etc/airlock-test", Mode: 0o644, Data: []byte("hello\n")}},
 		HostKeyPEM:     k.hostPEM,
 		AuthorizedKeys: k.authorized,
 		AgentBinary:    testAgent(t),
-		Workspace:      vm.Workspace{Mode: vm.ModeMountless, Target: "/workspace"},
-	}
+		Workspace:      vm.Workspace{Mode: vm.ModeMountless},
+	})
 }
 
 // sshRun runs cmd in the sandbox over the backend's Dial.

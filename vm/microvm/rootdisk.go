@@ -47,9 +47,6 @@ func (b *Backend) createRootDisk(ctx context.Context, dir string, spec vm.Spec, 
 		}
 	}
 	disk := spec.DiskBytes
-	if disk <= 0 {
-		disk = DefaultDiskBytes
-	}
 	size, err := virtualSize(ctx, c.BaseImage, format)
 	if err != nil {
 		return fmt.Errorf("create disk: %w", err)

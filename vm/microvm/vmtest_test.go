@@ -20,7 +20,7 @@ func TestConformance(t *testing.T) {
 		StateDir:     func(b vm.Backend, id string) string { return filepath.Join(b.(*Backend).root, id) },
 		StartTimeout: BootTimeout,
 		Tweak: func(s *vm.Spec) {
-			s.Image = testImage
+			s.Image, s.CPUs = testImage, 1
 			s.MemoryBytes = 512 << 20
 			s.DiskBytes = 2 << 30
 		},

@@ -177,13 +177,9 @@ func treeSize(dir string) int64 {
 // records in c how the guest gets it: nothing (mountless), a disk image of
 // a host-side clone (clone), the workspace gate's view over 9p (direct).
 func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspace, c *vmConfig) error {
-	target := w.Target
-	if target == "" {
-		target = "/workspace"
-	}
-	c.Init.Workspace = guestspec.VMWorkspace{Target: target}
+	c.Init.Workspace = guestspec.VMWorkspace{Target: w.Target}
 	switch w.Mode {
-	case vm.ModeMountless, "":
+	case vm.ModeMountless:
 		c.Init.Workspace.Kind = "empty"
 		return nil
 	case vm.ModeClone:
