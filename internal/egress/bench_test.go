@@ -24,7 +24,7 @@ import (
 func BenchmarkProxyOverhead(b *testing.B) {
 	const samples = 300
 	const bulk = 64 << 20
-	creds := []*Credential{{Name: "k", Secret: "k", Hosts: []string{"mitm.test"}, Format: "Bearer %s", Placeholder: phA}}
+	creds := []*Credential{{Name: "k", Secret: "k", Hosts: []string{"mitm.test"}, Format: "Bearer %s", Placeholder: phA, Header: "Authorization"}}
 	e := newEnv(b, envOpts{allow: []string{"bench.test", "mitm.test", "127.0.0.1"}, creds: creds, secrets: mapSecrets{"k": "secret"}})
 	chunk := make([]byte, 1<<20)
 	srv := e.upstreamTLS(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -29,8 +29,8 @@ type Credential struct {
 	Name        string
 	Secret      string   // entry name in the host secret store
 	Hosts       []string // host patterns the credential may be sent to
-	Header      string   // header to inject into ("" with Query set: query parameter)
-	Format      string   // "%s" (default), e.g. "Bearer %s"; "basic" for HTTP basic auth
+	Header      string   // header to inject into; "" when Query is set (one of them is)
+	Format      string   // e.g. "%s", "Bearer %s"; "basic" for HTTP basic auth (config supplies the default)
 	Query       string   // query parameter name
 	Env         string   // env var holding the placeholder inside
 	Placeholder string   // random per sandbox; never the value
@@ -48,11 +48,8 @@ func (c *Credential) compile() error {
 	if c.Placeholder == "" || !strings.HasPrefix(c.Placeholder, PlaceholderPrefix) {
 		return fmt.Errorf("credential %s: no placeholder", c.Name)
 	}
-	if c.Header == "" && c.Query == "" {
-		c.Header = "Authorization"
-	}
-	if c.Format == "" {
-		c.Format = "%s"
+	if (c.Header == "") == (c.Query == "") {
+		return fmt.Errorf("credential %s: one of header and query parameter is required", c.Name)
 	}
 	if c.Format != "basic" && strings.Count(c.Format, "%s") != 1 {
 		return fmt.Errorf("credential %s: format must contain %%s once, or be \"basic\"", c.Name)

@@ -43,11 +43,11 @@ func (r *recorder) handler() http.Handler {
 
 func injectEnv(t *testing.T) (*env, *recorder, string) {
 	creds := []*Credential{
-		{Name: "api", Secret: "api-token", Hosts: []string{"api.test"}, Format: "Bearer %s", Env: "API_TOKEN", Placeholder: phA},
-		{Name: "other", Secret: "other-token", Hosts: []string{"other.test"}, Env: "OTHER_TOKEN", Placeholder: phB},
-		{Name: "q", Secret: "q-token", Hosts: []string{"api.test"}, Query: "key", Env: "Q_TOKEN", Placeholder: phQ},
-		{Name: "git", Secret: "git-token", Hosts: []string{"git.test"}, Format: "basic", Env: "GIT_TOKEN", Placeholder: phG},
-		{Name: "missing", Secret: "not-set", Hosts: []string{"api.test"}, Header: "X-Missing", Env: "M", Placeholder: phM},
+		{Name: "api", Secret: "api-token", Hosts: []string{"api.test"}, Format: "Bearer %s", Env: "API_TOKEN", Placeholder: phA, Header: "Authorization"},
+		{Name: "other", Secret: "other-token", Hosts: []string{"other.test"}, Env: "OTHER_TOKEN", Placeholder: phB, Header: "Authorization", Format: "%s"},
+		{Name: "q", Secret: "q-token", Hosts: []string{"api.test"}, Query: "key", Env: "Q_TOKEN", Placeholder: phQ, Format: "%s"},
+		{Name: "git", Secret: "git-token", Hosts: []string{"git.test"}, Format: "basic", Env: "GIT_TOKEN", Placeholder: phG, Header: "Authorization"},
+		{Name: "missing", Secret: "not-set", Hosts: []string{"api.test"}, Header: "X-Missing", Env: "M", Placeholder: phM, Format: "%s"},
 	}
 	e := newEnv(t, envOpts{allow: []string{"api.test", "other.test", "git.test", "plain.test", "127.0.0.1"}, creds: creds,
 		secrets: mapSecrets{"api-token": "REAL-API-SECRET", "other-token": "REAL-OTHER", "q-token": "REAL Q&=", "git-token": "ghp_REALGIT"}})

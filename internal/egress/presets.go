@@ -60,11 +60,9 @@ func PresetNames() []string {
 	return n
 }
 
-// PresetRules returns the allow rules of a preset ("" means balanced).
+// PresetRules returns the allow rules of a preset (config resolves an
+// absent one to balanced).
 func PresetRules(name string) ([]*Rule, error) {
-	if name == "" {
-		name = PresetBalanced
-	}
 	pats, ok := presets[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown network preset %q (want open, balanced or locked-down)", name)

@@ -222,7 +222,7 @@ func TestUpstreamVerificationFails(t *testing.T) {
 	// Intercepted host whose server presents a certificate the proxy does not trust.
 	ph := PlaceholderPrefix + "0123456789abcdef0123456789abcdef01234567"
 	e := newEnv(t, envOpts{allow: []string{"api.test", "127.0.0.1"},
-		creds:   []*Credential{{Name: "k", Secret: "k", Hosts: []string{"api.test"}, Placeholder: ph}},
+		creds:   []*Credential{{Name: "k", Secret: "k", Hosts: []string{"api.test"}, Placeholder: ph, Header: "Authorization", Format: "%s"}},
 		secrets: mapSecrets{"k": "s3cret"}})
 	srv := httptest.NewTLSServer(echoHost()) // self-signed by httptest, not the upstream CA
 	defer srv.Close()

@@ -52,8 +52,8 @@ func leaks(s string) bool {
 // through the real proxy.
 func TestSecretNeverReturns(t *testing.T) {
 	creds := []*Credential{
-		{Name: "api", Secret: "tok", Hosts: []string{"api.test"}, Format: "Bearer %s", Placeholder: phA},
-		{Name: "q", Secret: "tok", Hosts: []string{"api.test"}, Query: "key", Placeholder: phQ},
+		{Name: "api", Secret: "tok", Hosts: []string{"api.test"}, Format: "Bearer %s", Placeholder: phA, Header: "Authorization"},
+		{Name: "q", Secret: "tok", Hosts: []string{"api.test"}, Query: "key", Placeholder: phQ, Format: "%s"},
 	}
 	e := newEnv(t, envOpts{allow: []string{"api.test", "127.0.0.1"}, creds: creds, secrets: mapSecrets{"tok": scrubSecret}})
 	b64 := base64.StdEncoding.EncodeToString

@@ -182,7 +182,7 @@ func LoadHostSettings(home string) (*HostSettings, error) {
 // Network is the sandbox.hcl `network` block (config.Network) as this
 // package sees it, plus the file it came from.
 type Network struct {
-	Preset string // "" means balanced
+	Preset string // open, balanced or locked-down (config.DefaultPreset when the file names none)
 	Allow  []string
 	Deny   []string
 	Source string // the sandbox.hcl path, reported as the rules' source
@@ -220,11 +220,7 @@ func BuildPolicy(nw Network, hs *HostSettings) (*Policy, error) {
 	}
 	add(Deny, nw.Deny, configFile)
 	add(Allow, nw.Allow, configFile)
-	preset := nw.Preset
-	if preset == "" {
-		preset = PresetBalanced
-	}
-	pr, err := PresetRules(preset)
+	pr, err := PresetRules(nw.Preset)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -232,5 +228,5 @@ func BuildPolicy(nw Network, hs *HostSettings) (*Policy, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return NewPolicy(preset, rules), nil
+	return NewPolicy(nw.Preset, rules), nil
 }

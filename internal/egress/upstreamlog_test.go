@@ -32,7 +32,7 @@ func (l *lockedBuf) String() string {
 // Authorization does not get the secret into the host's log (net/http's
 // errors quote the bytes): outside attack egress/09. Real HTTPS server.
 func TestUpstreamErrorsDoNotLogTheSecret(t *testing.T) {
-	creds := []*Credential{{Name: "api", Secret: "tok", Hosts: []string{"api.test"}, Format: "Bearer %s", Placeholder: phA}}
+	creds := []*Credential{{Name: "api", Secret: "tok", Hosts: []string{"api.test"}, Format: "Bearer %s", Placeholder: phA, Header: "Authorization"}}
 	e := newEnv(t, envOpts{allow: []string{"api.test", "127.0.0.1"}, creds: creds, secrets: mapSecrets{"tok": scrubSecret}})
 	var logBuf lockedBuf
 	e.proxy.logger = slog.New(slog.NewTextHandler(&logBuf, nil))
