@@ -145,10 +145,7 @@ func runExec(e *Env, args []string) error {
 	}
 	dir := o.dir
 	if dir == "" {
-		dir = sb.Target
-		if dir == "" {
-			dir = "/workspace"
-		}
+		dir = sb.Target // the workspace target config resolved
 	}
 	cl, err := bridge.DialSandbox(ctx, c, e.Home(), name)
 	if err != nil {
