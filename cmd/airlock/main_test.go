@@ -54,7 +54,7 @@ func TestBackendsAreTheConfigsNames(t *testing.T) {
 		linked = append(linked, b.name)
 	}
 	var want []string
-	for _, n := range config.Backends {
+	for _, n := range config.Backends() {
 		if n != "auto" {
 			want = append(want, n)
 		}

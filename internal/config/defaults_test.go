@@ -82,11 +82,12 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-// TestDefaultListsAreCopies: an importer that changes what DefaultHide or
-// DefaultProtect returned changes neither the next call's answer nor what
-// Decode merges into a workspace.
+// TestDefaultListsAreCopies: an importer that changes what DefaultHide,
+// DefaultProtect, Backends or WorkspaceModes returned changes neither the
+// next call's answer nor what Decode merges into a workspace.
 func TestDefaultListsAreCopies(t *testing.T) {
-	for name, get := range map[string]func() []string{"DefaultHide": DefaultHide, "DefaultProtect": DefaultProtect} {
+	for name, get := range map[string]func() []string{"DefaultHide": DefaultHide, "DefaultProtect": DefaultProtect,
+		"Backends": Backends, "WorkspaceModes": WorkspaceModes} {
 		want := get()
 		got := get()
 		got[0] = "changed"

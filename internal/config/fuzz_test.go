@@ -90,7 +90,7 @@ func checkInvariants(f *File) []string {
 			fail("sandbox name %q", sb.Name)
 		}
 		names[sb.Name] = true
-		if !oneOf(sb.Backend, Backends) || sb.CPUs < 1 || sb.CPUs > MaxCPUs ||
+		if !oneOf(sb.Backend, Backends()) || sb.CPUs < 1 || sb.CPUs > MaxCPUs ||
 			sb.Memory < MinMemory || sb.Memory > MaxMemory || sb.Disk < MinDisk || sb.Disk > MaxDisk ||
 			!userRE.MatchString(sb.User) || !imageRE.MatchString(sb.Image) {
 			fail("sandbox %q resources %+v", sb.Name, sb)
@@ -101,7 +101,7 @@ func checkInvariants(f *File) []string {
 			}
 		}
 		ws := sb.Workspace
-		if !oneOf(ws.Mode, WorkspaceModes) || !strings.HasPrefix(ws.Target, "/") || reservedGuestPath(ws.Target) != "" ||
+		if !oneOf(ws.Mode, WorkspaceModes()) || !strings.HasPrefix(ws.Target, "/") || reservedGuestPath(ws.Target) != "" ||
 			ws.Path == "" || strings.HasPrefix(ws.Path, "~") || !filepath.IsAbs(ws.AbsPath) {
 			fail("workspace %+v", ws)
 		}

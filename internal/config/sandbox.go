@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -20,8 +21,10 @@ const (
 	DefaultUser    = "agent"
 )
 
-// Backends are the allowed values of sandbox.backend.
-var Backends = []string{"auto", "microvm", "namespace", "kubernetes"}
+var backends = [...]string{"auto", "microvm", "namespace", "kubernetes"}
+
+// Backends returns the allowed values of sandbox.backend (a new slice).
+func Backends() []string { return slices.Clone(backends[:]) }
 
 // Limits on sandbox resources.
 const (
@@ -102,7 +105,7 @@ func checkSandboxName(name string, b *hcl.Block, diags *hcl.Diagnostics) {
 
 // sandboxResources: backend, cpus, memory, disk and pids within limits.
 func (d *decoder) sandboxResources(sb *Sandbox, attrs hcl.Attributes, diags *hcl.Diagnostics) {
-	if it, ok := d.str(attrs, "backend", diags); ok && enum(it, "backend", "Invalid backend", Backends, diags) {
+	if it, ok := d.str(attrs, "backend", diags); ok && enum(it, "backend", "Invalid backend", backends[:], diags) {
 		sb.Backend = it.Value
 	}
 	if n, ok := d.integer(attrs, "cpus", 1, MaxCPUs, diags); ok {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -16,8 +17,10 @@ const (
 	DefaultWorkspaceTarget = "/workspace"
 )
 
-// WorkspaceModes are the allowed values of workspace.mode.
-var WorkspaceModes = []string{"direct", "clone", "mountless"}
+var workspaceModes = [...]string{"direct", "clone", "mountless"}
+
+// WorkspaceModes returns the allowed values of workspace.mode (a new slice).
+func WorkspaceModes() []string { return slices.Clone(workspaceModes[:]) }
 
 var workspaceSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
@@ -37,7 +40,7 @@ func (d *decoder) decodeWorkspaceBlock(b *hcl.Block, diags *hcl.Diagnostics) Wor
 		if it, ok := d.str(attrs, "path", diags); ok && checkHostPath(it, "workspace path", diags) {
 			ws.Path = it.Value
 		}
-		if it, ok := d.str(attrs, "mode", diags); ok && enum(it, "mode", "Invalid workspace mode", WorkspaceModes, diags) {
+		if it, ok := d.str(attrs, "mode", diags); ok && enum(it, "mode", "Invalid workspace mode", workspaceModes[:], diags) {
 			ws.Mode, ws.ModeRange = it.Value, it.Range
 		}
 		if it, ok := d.str(attrs, "target", diags); ok && checkGuestPath(it, "workspace target", diags) {
