@@ -34,10 +34,9 @@ import (
 type reviewFeature struct {
 	egress *egressFeature // whose policy the provenance of a review records
 
-	mu          sync.Mutex // guards locks, baseFetches and hostBases
+	mu          sync.Mutex // guards locks and baseFetches
 	locks       map[string]*reviewLock
 	baseFetches map[string]context.CancelFunc
-	hostBases   map[string]chan error // baselines started on the host (review_hostbase.go)
 }
 
 // reviewLock is held or waited for by refs callers; the entry goes when
@@ -48,7 +47,7 @@ type reviewLock struct {
 }
 
 func newReviewFeature(eg *egressFeature) *reviewFeature {
-	return &reviewFeature{egress: eg, locks: map[string]*reviewLock{}, baseFetches: map[string]context.CancelFunc{}, hostBases: map[string]chan error{}}
+	return &reviewFeature{egress: eg, locks: map[string]*reviewLock{}, baseFetches: map[string]context.CancelFunc{}}
 }
 
 func (rv *reviewFeature) feature() *Feature {
@@ -218,7 +217,6 @@ func (rv *reviewFeature) started(ctx context.Context, env Env, sb SandboxRef) er
 		return err
 	}
 	unlock := rv.lock(t.Name)
-	rv.hostBaseline(ctx, env, t.Name)
 	err = review.Baseline(ctx, t)
 	unlock()
 	if err != nil {
@@ -249,7 +247,6 @@ func (rv *reviewFeature) removed(ctx context.Context, env Env, name string) erro
 	if ok {
 		cancel()
 	}
-	rv.forgetHostBaseline(name)
 	// A review still running on the removed sandbox finishes first; its
 	// lock entry goes with the last holder.
 	rv.lock(name)()

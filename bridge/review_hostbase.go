@@ -10,10 +10,10 @@ import (
 )
 
 // prepare lets a backend that makes a clone-mode workspace on the host
-// start review's baseline there, before anything of the sandbox runs
-// (review.StartHostBaseline: the same snapshot the sandbox would make
-// right after start, without the SSH round trips, running alongside the
-// rest of create and start). The started hook waits for it; when the
+// record review's baseline there, before anything of the sandbox runs
+// (review.HostBaseline: the same snapshot the sandbox would make right
+// after start, without the SSH round trips on the way to `up` returning).
+// The started hook's review.Baseline then finds it recorded; when the
 // backend does not call the hook, or the host cannot record an equivalent
 // baseline, the sandbox records it as before.
 func (rv *reviewFeature) prepare(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error {
@@ -22,59 +22,23 @@ func (rv *reviewFeature) prepare(ctx context.Context, env Env, sb SandboxRef, sp
 		return nil
 	}
 	home := guestHomeOf(sb)
-	spec.WorkspaceReady = func(ctx context.Context, spec *vm.Spec, dir string) (func(), error) {
+	spec.WorkspaceReady = func(ctx context.Context, spec *vm.Spec, dir string) error {
 		if !hostBaselineFits(spec, home) {
-			return nil, nil
+			return nil
 		}
 		t, err := reviewTarget(env, sb)
 		if err != nil {
-			return nil, nil
+			return nil
 		}
-		wait, err := review.StartHostBaseline(ctx, t, dir)
-		if err != nil {
+		defer rv.lock(t.Name)()
+		if err := review.HostBaseline(ctx, t, dir); err != nil {
 			env.Logger().Info("review baseline left to the sandbox", "sandbox", t.Name, "reason", err)
-			return nil, nil
+			return nil
 		}
-		done, finished := make(chan error, 1), make(chan struct{})
-		go func() {
-			done <- wait()
-			close(finished)
-		}()
-		rv.mu.Lock()
-		rv.hostBases[t.Name] = done
-		rv.mu.Unlock()
-		return func() { <-finished }, nil
+		env.Logger().Info("review baseline recorded on the host", "sandbox", t.Name)
+		return nil
 	}
 	return nil
-}
-
-// hostBaseline waits for the baseline prepare started on the host, if
-// any, and says whether it was recorded.
-func (rv *reviewFeature) hostBaseline(ctx context.Context, env Env, name string) {
-	rv.mu.Lock()
-	done, ok := rv.hostBases[name]
-	delete(rv.hostBases, name)
-	rv.mu.Unlock()
-	if !ok {
-		return
-	}
-	select {
-	case err := <-done:
-		if err != nil {
-			env.Logger().Info("review baseline left to the sandbox", "sandbox", name, "reason", err)
-			return
-		}
-		env.Logger().Info("review baseline recorded on the host", "sandbox", name)
-	case <-ctx.Done():
-	}
-}
-
-// forgetHostBaseline drops a host baseline nobody will wait for (the
-// sandbox went before its start finished); it ends on its own.
-func (rv *reviewFeature) forgetHostBaseline(name string) {
-	rv.mu.Lock()
-	delete(rv.hostBases, name)
-	rv.mu.Unlock()
 }
 
 // hostBaselineFits says whether the workspace the guest sees at start is

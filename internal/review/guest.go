@@ -42,13 +42,6 @@ func hidePathspecs(hide []string) []string {
 // agent's index and branch are untouched, and points ref at the commit.
 // The commit's parent is HEAD, so the agent's own commits come along.
 func snapshotScript(repo, ref string, hide []string) string {
-	return snapshotScriptGit(repo, ref, hide, "")
-}
-
-// snapshotScriptGit is snapshotScript with gitOpts (" -c k=v ...") added
-// to every git call of the capture: the host's run of it on a workspace
-// it gave the agent's owner (HostBaseline) trusts that directory.
-func snapshotScriptGit(repo, ref string, hide []string, gitOpts string) string {
 	specs := []string{"."}
 	specs = append(specs, hidePathspecs(hide)...)
 	q := make([]string, len(specs))
@@ -63,7 +56,7 @@ unset GIT_DIR GIT_WORK_TREE GIT_EXEC_PATH GIT_CONFIG GIT_CONFIG_PARAMETERS GIT_C
 cd ` + shQuote(repo) + `
 export GIT_AUTHOR_NAME=airlock GIT_AUTHOR_EMAIL=airlock@localhost GIT_COMMITTER_NAME=airlock GIT_COMMITTER_EMAIL=airlock@localhost
 export GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z'
-g() { git` + gitOpts + ` -c core.hooksPath=/dev/null -c core.fsmonitor=false -c core.untrackedCache=false -c commit.gpgSign=false "$@"; }
+g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c core.untrackedCache=false -c commit.gpgSign=false "$@"; }
 src=$(g rev-parse --git-path index 2>/dev/null) || { git init -q; src=$(g rev-parse --git-path index); }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/airlock-snapshot.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

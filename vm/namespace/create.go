@@ -169,9 +169,6 @@ func (b *Backend) prepare(ctx context.Context, tm *steptime.Timer, dir string, s
 	if err := <-disk; err != nil {
 		return fmt.Errorf("disk: %w", err)
 	}
-	// What WorkspaceReady started in the workspace ends before the
-	// host's mount of the disk goes.
-	var wsWait func()
 	if !ids.single {
 		var unmount func()
 		err := tm.Run("mount disk", func() (err error) {
@@ -183,20 +180,14 @@ func (b *Backend) prepare(ctx context.Context, tm *steptime.Timer, dir string, s
 		}
 		// The sandbox's first start works in this same mount (holdDisk).
 		defer func() {
-			release := func() {
-				if wsWait != nil {
-					wsWait()
-				}
-				unmount()
-			}
 			if err != nil {
-				release()
+				unmount()
 				return
 			}
-			b.holdDisk(spec.ID, release)
+			b.holdDisk(spec.ID, unmount)
 		}()
 	}
-	return runSteps(ctx, tm, dataSteps(ctx, dir, spec, ids, &wsWait))
+	return runSteps(ctx, tm, dataSteps(ctx, dir, spec, ids))
 }
 
 // step is one named part of Create.
@@ -239,7 +230,7 @@ func stateSteps(dir string, spec *vm.Spec) []step {
 
 // dataSteps write the sandbox's own directories (on its disk image when
 // there is one: dataDir) and give everything its owner.
-func dataSteps(ctx context.Context, dir string, spec *vm.Spec, ids idMap, wsWait *func()) []step {
+func dataSteps(ctx context.Context, dir string, spec *vm.Spec, ids idMap) []step {
 	rootUID, rootGID := ids.hostUID(0), ids.hostGID(0)
 	agUID, agGID := ids.hostUID(agentUID), ids.hostGID(agentGID)
 	data := dataDir(dir)
@@ -254,6 +245,12 @@ func dataSteps(ctx context.Context, dir string, spec *vm.Spec, ids idMap, wsWait
 			return os.Chmod(filepath.Join(data, "var/tmp"), 0o1777)
 		}},
 		{"workspace", func() error { return prepareWorkspace(ctx, filepath.Join(data, "workspace"), spec.Workspace) }},
+		{"workspace ready", func() error {
+			if spec.WorkspaceReady == nil || spec.Workspace.Mode != vm.ModeClone {
+				return nil
+			}
+			return spec.WorkspaceReady(ctx, spec, filepath.Join(data, "workspace"))
+		}},
 		{"private git directory", func() error {
 			if spec.Workspace.Mode != vm.ModeDirect {
 				return nil
@@ -280,14 +277,6 @@ func dataSteps(ctx context.Context, dir string, spec *vm.Spec, ids idMap, wsWait
 				return chownTree(filepath.Join(data, "workspace"), agUID, agGID)
 			}
 			return chownTree(filepath.Join(dir, gitDirName), agUID, agGID)
-		}},
-		{"workspace ready", func() error {
-			if spec.WorkspaceReady == nil || spec.Workspace.Mode != vm.ModeClone {
-				return nil
-			}
-			wait, err := spec.WorkspaceReady(ctx, spec, filepath.Join(data, "workspace"))
-			*wsWait = wait
-			return err
 		}},
 	}
 }
