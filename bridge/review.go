@@ -59,7 +59,6 @@ func (rv *reviewFeature) feature() *Feature {
 			protocol.MethodReviewApply:  rv.apply,
 			protocol.MethodReviewRevert: rv.revert,
 		},
-		Prepare: rv.prepare,
 		Started: rv.started,
 		Removed: rv.removed,
 		Close:   rv.close,

@@ -89,14 +89,6 @@ type Spec struct {
 	Mounts    []Mount
 	Files     []File
 
-	// WorkspaceReady, when set, is called by a backend that makes a clone
-	// mode workspace on the host, with the spec and the workspace's host
-	// directory, once the workspace is complete and before anything of
-	// the sandbox has run or been given ownership of it (review records its
-	// baseline there). An error fails the create. A backend that does not
-	// call it leaves that work to the bridge's Started hooks.
-	WorkspaceReady func(ctx context.Context, spec *Spec, dir string) error `json:"-"`
-
 	// SSH material for the embedded sshd inside the guest.
 	HostKeyPEM     []byte // OpenSSH private key (ed25519) the guest sshd presents; pinned by the host
 	AuthorizedKeys []byte // authorized_keys content: the host user's airlock key

@@ -215,7 +215,14 @@ func guestBaseline(ctx context.Context, t *Target, s *state) error {
 	if merr != nil {
 		return merr
 	}
-	return t.recordBase(s, so, meta)
+	for k, v := range so.nested {
+		meta[k] = v
+	}
+	if err := saveJSON(filepath.Join(t.dir(), "meta-base.json"), meta); err != nil {
+		return err
+	}
+	s.Base, s.BaseAt = so.id, time.Now().UTC()
+	return t.saveState(s)
 }
 
 // FetchBase brings the base snapshot recorded by Baseline into the

@@ -245,12 +245,6 @@ func dataSteps(ctx context.Context, dir string, spec *vm.Spec, ids idMap) []step
 			return os.Chmod(filepath.Join(data, "var/tmp"), 0o1777)
 		}},
 		{"workspace", func() error { return prepareWorkspace(ctx, filepath.Join(data, "workspace"), spec.Workspace) }},
-		{"workspace ready", func() error {
-			if spec.WorkspaceReady == nil || spec.Workspace.Mode != vm.ModeClone {
-				return nil
-			}
-			return spec.WorkspaceReady(ctx, spec, filepath.Join(data, "workspace"))
-		}},
 		{"private git directory", func() error {
 			if spec.Workspace.Mode != vm.ModeDirect {
 				return nil
