@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/steptime"
 	"github.com/airlock-sandbox/airlock/vm"
+	"golang.org/x/sys/unix"
 )
 
 // State directory layout (all under root/ID, mode 0700):
@@ -129,8 +130,15 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 		if err == nil {
 			return
 		}
+		// A step cancelled mid-way may leave the disk's host mount busy
+		// for a moment (its unmount then falls back to a lazy detach):
+		// detach whatever is still there, so nothing of the sandbox is
+		// left (up_interrupt found data/ behind).
+		unix.Unmount(filepath.Join(dir, dataMount), unix.MNT_DETACH)
 		if made {
-			os.RemoveAll(dir)
+			if rerr := removeAll(dir); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("clean up %s: %w", dir, rerr))
+			}
 			return
 		}
 		ents, _ := os.ReadDir(dir)
