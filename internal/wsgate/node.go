@@ -166,14 +166,10 @@ func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn,
 		n.settled(fd)
 		return 0
 	}
-	// ftruncate, fchmod, futimens: the open file itself (its name may be
-	// gone); otherwise the node's inode, pinned or by path (openFile).
-	if fh, ok := f.(*file); ok {
-		if e := fh.with(apply); e != 0 {
-			return e
-		}
-		return n.Getattr(ctx, f, out)
-	}
+	// No file handles reach here (OPEN answers ENOSYS, CREATE returns
+	// none), so ftruncate/fchmod/futimens on an open file arrive like
+	// truncate/chmod/utimens: the node's inode, pinned when its name is
+	// gone, else by path (openFile).
 	fd, err := n.openFile(rel, unix.O_PATH)
 	if err != nil {
 		return errno(err)
