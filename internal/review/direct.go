@@ -141,6 +141,7 @@ func directBaseline(ctx context.Context, t *Target, s *state) error {
 		return err
 	}
 	s.HiddenBase, s.HiddenKnown = t.statHidden(st.hidden), true
+	t.headAtBase(ctx, st.tree)
 	meta, err := t.liveMeta()
 	if err != nil {
 		return err

@@ -162,6 +162,24 @@ func (t *Target) survey(ctx context.Context, g gitCmd) (*survey, error) {
 	return sv, nil
 }
 
+// headAtBase points the private repository's HEAD at a commit of the
+// baseline tree. Without a HEAD, status compares every index entry with
+// an empty tree and prints all of them as added (5,000 records for a
+// 5,000-file folder, against one for `git status` there: 1.6x its time);
+// with it, only what changed since the start. Nothing else reads that
+// HEAD, so a failure only costs time.
+func (t *Target) headAtBase(ctx context.Context, tree string) {
+	g := t.privGit("index-base")
+	g.env = append(append([]string{}, g.env...), "GIT_AUTHOR_NAME=airlock", "GIT_AUTHOR_EMAIL=airlock@localhost",
+		"GIT_COMMITTER_NAME=airlock", "GIT_COMMITTER_EMAIL=airlock@localhost",
+		"GIT_AUTHOR_DATE=2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2000-01-01T00:00:00Z")
+	g.stdin = strings.NewReader("airlock baseline\n")
+	out, err := g.run(ctx, "-c", "commit.gpgSign=false", "commit-tree", tree)
+	if c := strings.TrimSpace(string(out)); err == nil && isOID(c) {
+		_, _ = g.run(ctx, "update-ref", "--no-deref", "HEAD", c)
+	}
+}
+
 // readStatus sorts `git status --porcelain=v2 -z` records into changed,
 // ignored and big, leaving out the hidden paths (sv.hidden).
 func (t *Target) readStatus(sv *survey, out []byte) {
@@ -181,8 +199,8 @@ func (t *Target) readStatus(sv *survey, out []byte) {
 		}
 		switch rec[0] {
 		case '1', 'u':
-			// XY: X compares with HEAD (the private repository has none, so
-			// every entry is "added"), Y the work tree with the index.
+			// XY: X compares with HEAD (the baseline, headAtBase), Y the
+			// work tree with the index: only Y matters here.
 			if rec[0] == '1' && len(rec) > 3 && rec[3] == '.' {
 				continue
 			}
