@@ -9,10 +9,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/airlock-sandbox/airlock/internal/config"
 	"golang.org/x/sys/unix"
 )
 
@@ -113,18 +115,25 @@ const maxPathspecs = 2000
 
 func (t *Target) survey(ctx context.Context, g gitCmd) (*survey, error) {
 	sv := &survey{big: map[string]bigStat{}}
-	// The hidden files are listed alongside (git matches the hide globs
-	// once there; status below is not given them as exclude pathspecs,
-	// which git matches against every path of the folder).
+	// The hidden files: with simple hide globs they are picked out of
+	// status's own listing below (it lists every untracked and ignored
+	// file); otherwise git lists them alongside (git matches the hide
+	// globs once there; status below is not given them as exclude
+	// pathspecs, which git matches against every path of the folder).
 	type hiddenList struct {
 		paths []string
 		err   error
 	}
 	hiddenCh := make(chan hiddenList, 1)
-	go func() {
-		p, err := t.listHidden(ctx, g)
-		hiddenCh <- hiddenList{p, err}
-	}()
+	fromStatus := simpleHides(t.Hide)
+	if fromStatus {
+		hiddenCh <- hiddenList{}
+	} else {
+		go func() {
+			p, err := t.listHidden(ctx, g)
+			hiddenCh <- hiddenList{p, err}
+		}()
+	}
 	// Tracked files first, by lstat: a tracked file grown past 4 GiB to its
 	// old size modulo 2^32 looks unchanged in size to git, which would then
 	// hash it; it is left out of the status below.
@@ -156,10 +165,65 @@ func (t *Target) survey(ctx context.Context, g gitCmd) (*survey, error) {
 		return nil, hl.err
 	}
 	sv.hidden = hl.paths
+	if fromStatus {
+		sv.hidden = hiddenInStatus(out, t.Hide)
+	}
 	t.readStatus(sv, out)
 	sv.changed = append(sv.changed, gitlinks...)
 	sv.full = len(sv.changed) > maxPathspecs
 	return sv, nil
+}
+
+// simpleHides reports whether every hide glob is made of literal
+// characters, "*" within a segment and "**" as a whole segment: there
+// config.MatchGlob and git's glob pathspecs (hidePathspecs) agree, byte
+// for byte. "?", "[...]", "\\" and "**" inside a segment are read
+// differently by the two ("?" is a rune to Go, a byte to git), so with
+// any of them git lists the hidden files itself (listHidden).
+func simpleHides(hide []string) bool {
+	for _, h := range hide {
+		h = strings.TrimSpace(h)
+		if strings.Trim(h, "/") == "" {
+			continue // hidePathspecs skips it; config.MatchGlob matches nothing
+		}
+		if strings.ContainsAny(h, "?[]\\") || config.CheckGlob(h) != nil {
+			return false
+		}
+		for _, seg := range strings.Split(strings.Trim(h, "/"), "/") {
+			if seg != "**" && strings.Contains(seg, "**") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// hiddenInStatus is listHidden read from `git status --porcelain=v2 -z
+// --untracked-files=all --ignored=traditional`, which lists every file
+// outside the private index, ignored or not, one by one: the untracked
+// and ignored paths a hide glob covers, sorted as git lists them.
+func hiddenInStatus(out []byte, hide []string) []string {
+	var hidden []string
+	for len(out) > 0 {
+		n := bytes.IndexByte(out, 0)
+		if n < 0 {
+			n = len(out)
+		}
+		rec := out[:n]
+		out = out[min(n+1, len(out)):]
+		if len(rec) < 3 || (rec[0] != '?' && rec[0] != '!') || rec[1] != ' ' {
+			continue
+		}
+		p := string(rec[2:])
+		for _, h := range hide {
+			if h = strings.TrimSpace(h); h != "" && config.MatchGlob(h, p) {
+				hidden = append(hidden, p)
+				break
+			}
+		}
+	}
+	sort.Strings(hidden)
+	return hidden
 }
 
 // headAtBase points the private repository's HEAD at a commit of the
