@@ -96,7 +96,7 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 			specs.WriteString(p + "\x00")
 		}
 	}
-	args := append(append([]string{}, privFlags...), "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
+	args := append(t.addFlags(len(sv.changed), sv.full), "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
 	var stderr boundedBuf
 	if specs.Len() == 0 {
 		// Nothing changed since the last review: nothing to stage.

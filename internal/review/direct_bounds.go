@@ -175,3 +175,28 @@ func bigFiles(files []*File, big, base map[string]bigStat) []*File {
 	}
 	return files
 }
+
+// packAbove: when more paths than this are staged, git add writes their
+// blobs into one pack (core.bigFileThreshold=1 streams every non-empty
+// file through its bulk check-in) instead of a loose object each: for
+// 5,000 changed files git add took 0.38-0.49 s instead of 0.47-0.63 s,
+// and reading the new blobs back 0.02 s instead of 0.16 s. maxPacks keeps
+// the private store from piling up packs (git looks in each for every
+// object): past it, loose objects again.
+const (
+	packAbove = 200
+	maxPacks  = 64
+)
+
+// addFlags is privFlags for staging n changed paths (full: the whole
+// folder).
+func (t *Target) addFlags(n int, full bool) []string {
+	flags := append([]string{}, privFlags...)
+	if !full && n <= packAbove {
+		return flags
+	}
+	if ents, err := os.ReadDir(filepath.Join(t.dir(), "git", "objects", "pack")); err == nil && len(ents) > 2*maxPacks {
+		return flags // a .pack and an .idx each
+	}
+	return append(flags, "-c", "core.bigFileThreshold=1")
+}

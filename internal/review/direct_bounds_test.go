@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -172,5 +173,25 @@ func TestBigExcludesByDirectory(t *testing.T) {
 	}
 	if _, _, err := bigExcludes(big); err == nil {
 		t.Fatal("too many big files at the top level: want an error")
+	}
+}
+
+// Many changed paths are staged into one pack, a few into loose objects,
+// and never once the private store holds maxPacks packs.
+func TestAddFlagsPack(t *testing.T) {
+	tg := &Target{Name: "d", Mode: ModeDirect, Repo: t.TempDir(), StateDir: t.TempDir()}
+	packs := filepath.Join(tg.dir(), "git", "objects", "pack")
+	os.MkdirAll(packs, 0o755)
+	has := func(f []string) bool { return strings.Contains(strings.Join(f, " "), "core.bigFileThreshold=1") }
+	if has(tg.addFlags(packAbove, false)) || !has(tg.addFlags(packAbove+1, false)) || !has(tg.addFlags(1, true)) {
+		t.Error("pack by the number of paths staged")
+	}
+	for i := 0; i < maxPacks+1; i++ {
+		for _, ext := range []string{".pack", ".idx"} {
+			os.WriteFile(filepath.Join(packs, fmt.Sprintf("pack-%d%s", i, ext)), nil, 0o644)
+		}
+	}
+	if has(tg.addFlags(1, true)) {
+		t.Error("still packing past maxPacks")
 	}
 }
