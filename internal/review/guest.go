@@ -263,6 +263,22 @@ func (t *Target) guestMeta(ctx context.Context) (Meta, error) {
 	return m, nil
 }
 
+// goGuestMeta starts guestMeta; the func returned waits for its result
+// (any number of times).
+func (t *Target) goGuestMeta(ctx context.Context) func() (Meta, error) {
+	var m Meta
+	var err error
+	done := make(chan struct{})
+	go func() {
+		m, err = t.guestMeta(ctx)
+		close(done)
+	}()
+	return func() (Meta, error) {
+		<-done
+		return m, err
+	}
+}
+
 func guestReview(ctx context.Context, t *Target) (*Result, error) {
 	s, err := t.loadState()
 	if err != nil {
@@ -276,6 +292,10 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 	}
 	snap := so.id
 	at = res.step("snapshot", at)
+	// The .git walk (SFTP) runs alongside the fetch: the snapshot has
+	// written all it writes, and the fetch only reads the sandbox.
+	meta := t.goGuestMeta(ctx)
+	defer meta()
 	specs := []string{"+refs/airlock/snapshot:" + t.ref("snapshot")}
 	base := s.Base
 	if base != "" {
@@ -309,7 +329,7 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 		base = emptyTree
 		res.Notes = append(res.Notes, "no baseline was recorded at start; comparing with an empty tree")
 	}
-	cur, err := t.guestMeta(ctx)
+	cur, err := meta()
 	if err != nil {
 		return nil, err
 	}
