@@ -99,7 +99,7 @@ func EnsureBinaries(ctx context.Context, cache string, progress io.Writer) (stri
 			continue
 		}
 		start := time.Now()
-		fmt.Fprintf(progress, "building %s %s (nice 19; about 40 minutes cold for the first on a busy 2-core machine, a minute or two with a warm Go cache)\n", b, Version)
+		fmt.Fprintf(progress, "building %s %s (nice 19; cold about 15 minutes for all three on 2 cores, a minute or two with a warm Go cache)\n", b, Version)
 		tmp := filepath.Join(bin, "."+b+".tmp")
 		cmd := exec.CommandContext(ctx, "nice", "-n", "19", "go", "build", "-trimpath", "-tags", "providerless",
 			"-ldflags", ld, "-o", tmp, "k8s.io/kubernetes/cmd/"+b)

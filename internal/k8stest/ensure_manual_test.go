@@ -9,7 +9,7 @@ import (
 
 // TestEnsureBinaries builds the binaries through EnsureBinaries into the
 // cache AIRLOCK_K8S_BUILD_CACHE names (manual: minutes with a warm
-// gocache there, about an hour cold on a busy 2-core machine).
+// gocache there, about 15 minutes cold on 2 cores).
 func TestEnsureBinaries(t *testing.T) {
 	cache := os.Getenv("AIRLOCK_K8S_BUILD_CACHE")
 	if cache == "" {

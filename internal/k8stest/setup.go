@@ -166,7 +166,7 @@ func StopDir(dir string) error {
 	if _, err := os.Stat(dir); err != nil {
 		return nil
 	}
-	cgroupRoot := strings.Join(readLines(filepath.Join(dir, "cgroup-root")), "")
+	cgroupRoot := CgroupRoot(dir)
 	nodeNS := strings.Join(readLines(filepath.Join(dir, "node-mntns")), "")
 	if pid := pidFile(filepath.Join(dir, "node.pid")); pid > 0 {
 		if ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", pid)); err == nil && nodeNS == "" {
@@ -281,7 +281,8 @@ func (c *Cluster) UserKubeconfig(user string) (string, error) {
 
 // HostSnapshot records what a cluster must leave as it found it: the
 // sysctls kubelet cares about, the fixed paths kubelet, containerd and CNI
-// would use on a normal node, and the cgroup roots. Compare two with
+// would use on a normal node, and iptables (a cluster's own cgroup root is
+// checked by Leftovers, as other clusters may run beside it). Compare two with
 // DiffHost.
 func HostSnapshot() map[string]string {
 	m := map[string]string{}
@@ -293,12 +294,27 @@ func HostSnapshot() map[string]string {
 		_, err := os.Lstat(p)
 		m["path "+p] = fmt.Sprint(err == nil)
 	}
-	ctrls, _ := filepath.Glob("/sys/fs/cgroup/*/airlock-k8s-*")
-	m["cgroups"] = strings.Join(ctrls, " ")
 	if out, err := exec.Command("iptables-save").Output(); err == nil {
 		m["iptables"] = string(out)
 	}
 	return m
+}
+
+// Leftovers lists what a stopped cluster left on the host: its cgroup root
+// (read with CgroupRoot before StopDir) in any controller. Only its own:
+// another test cluster may be running beside it.
+func Leftovers(cgroupRoot string) []string {
+	if cgroupRoot == "" {
+		return nil
+	}
+	left, _ := filepath.Glob(filepath.Join("/sys/fs/cgroup", "*", cgroupRoot))
+	return left
+}
+
+// CgroupRoot is the cgroup root of the cluster whose data directory is dir
+// ("" if it never got one).
+func CgroupRoot(dir string) string {
+	return strings.Join(readLines(filepath.Join(dir, "cgroup-root")), "")
 }
 
 // DiffHost lists what differs between two snapshots.

@@ -50,9 +50,14 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(cliBins.dir)
 	}
 	if cluster != nil && os.Getenv("AIRLOCK_K8S_KEEP") == "" {
+		root := k8stest.CgroupRoot(cluster.Dir)
 		cluster.Stop()
 		// The cluster leaves the host as it found it.
-		if diff := k8stest.DiffHost(hostBefore, k8stest.HostSnapshot()); len(diff) > 0 {
+		diff := k8stest.DiffHost(hostBefore, k8stest.HostSnapshot())
+		if left := k8stest.Leftovers(root); len(left) > 0 {
+			diff = append(diff, "cgroups left: "+strings.Join(left, " "))
+		}
+		if len(diff) > 0 {
 			fmt.Fprintf(os.Stderr, "FAIL: the test cluster changed the host:\n  %s\n", strings.Join(diff, "\n  "))
 			code = 1
 		}

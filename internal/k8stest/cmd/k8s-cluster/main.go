@@ -5,6 +5,7 @@
 //	k8s-cluster start DIR [--image ARCHIVE]...   # prints the kubernetes.hcl to use
 //	k8s-cluster stop DIR
 //	k8s-cluster image ARCHIVE [ROOT.img]          # the sandbox image airlock.local/airlock:dev
+//	k8s-cluster binaries                          # build the cluster binaries into the cache
 //
 // image turns a microVM root image (default: one built with the default
 // packages into the cache) plus this checkout's airlock-agent into an
@@ -17,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/k8stest"
 	"github.com/airlock-sandbox/airlock/vm/kubernetes"
@@ -64,8 +66,18 @@ func buildImage(dst string, args []string) error {
 }
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "binaries" {
+		start := time.Now()
+		bin, err := k8stest.EnsureBinaries(context.Background(), k8stest.CacheDir(), os.Stderr)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "k8s-cluster: %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Printf("k8s-cluster: %s binaries in %s (%v)\n", k8stest.Version, bin, time.Since(start).Round(time.Second))
+		return
+	}
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: k8s-cluster start DIR [--image ARCHIVE]... | stop DIR | image ARCHIVE [ROOT.img]")
+		fmt.Fprintln(os.Stderr, "usage: k8s-cluster start DIR [--image ARCHIVE]... | stop DIR | image ARCHIVE [ROOT.img] | binaries")
 		os.Exit(2)
 	}
 	dir := os.Args[2]
