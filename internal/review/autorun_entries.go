@@ -32,7 +32,9 @@ var entryNames = func() []string {
 		".prettierrc", ".prettierrc.json", ".prettierrc.js", ".prettierrc.cjs", ".prettierrc.mjs", "tailwind.config.js",
 		"tailwind.config.ts", "vite.config.js", "vite.config.ts", "vite.config.mjs", "vitest.config.ts", "vitest.config.js",
 		"jest.config.js", "jest.config.ts", "postcss.config.js", "postcss.config.cjs", "babel.config.js", "svelte.config.js",
-		"playwright.config.ts", "stylelint.config.js", "next.config.js", "next.config.mjs", "astro.config.mjs", "nuxt.config.ts")
+		"playwright.config.ts", "stylelint.config.js", "next.config.js", "next.config.mjs", "astro.config.mjs", "nuxt.config.ts",
+		"jest.config.mjs", "jest.config.cjs", "vitest.config.mts", "vitest.config.mjs", ".nvim.lua", ".exrc", ".nvimrc", ".lazy.lua",
+		".dir-locals.el", ".dir-locals-2.el")
 }()
 
 // entryOut is what one entry runs.
@@ -114,7 +116,7 @@ var (
 	cmakeCall  = regexp.MustCompile(`(?i)\b(include|add_subdirectory)\s*\(\s*"?([^\s")]+)`)
 	gradleIncl = regexp.MustCompile(`\b(?:include|includeFlat)\s*\(?\s*((?:["'][^"']+["']\s*,?\s*)+)`)
 	gradleApp  = regexp.MustCompile(`\bapply\s*\(?\s*from\s*[:=]\s*["']([^"']+)["']|\bincludeBuild\s*\(?\s*["']([^"']+)["']`)
-	bazelLoad  = regexp.MustCompile(`\bload\s*\(\s*"(?:@@?\w*)?//([^:"]*):([^"]+)"`)
+	bazelLoad  = regexp.MustCompile(`\b(?:load|use_extension|use_repo_rule)\s*\(\s*"(?:@@?\w*)?//([^:"]*):([^"]+)"`)
 	quoted     = regexp.MustCompile(`["']([^"']+)["']`)
 	npmrcExec  = regexp.MustCompile(`(?m)^\s*(node-options|script-shell|onload-script|init-module|shell|editor|git)\s*=\s*(.*)$`)
 )
@@ -245,17 +247,6 @@ func entryOf(p string, b []byte) entryOut {
 				}
 			}
 		}
-	case strings.Contains(lbase, "mise") && strings.HasSuffix(lbase, ".toml"):
-		nodes := nodesOf(p, b)
-		for _, n := range strs(nodes, "env._.path", "env._.path.*", "*.env._.path*") {
-			e.dirs = append(e.dirs, cmdRef{cmd: path.Join(proj, n.Value), via: p + " " + n.Path})
-		}
-		for _, n := range strs(nodes, "env._.source*", "env._.file*", "*.env._.source*", "*.env._.file*") {
-			file(p+" "+n.Path, n.Value)
-		}
-		for _, n := range strs(nodes, "hooks.*") {
-			cmd(p+" "+n.Path, n.Value)
-		}
 	case lbase == ".npmrc":
 		for _, m := range npmrcExec.FindAllStringSubmatch(src, 20) {
 			cmd(p+" "+m[1], strings.ReplaceAll(m[2], "--require", " "))
@@ -350,7 +341,7 @@ func entryOf(p string, b []byte) entryOut {
 		}
 	case lbase == "module.bazel" || strings.HasPrefix(lbase, "workspace") || lbase == "build.bazel" || lbase == "build":
 		for _, m := range bazelLoad.FindAllStringSubmatch(src, 200) {
-			e.files = append(e.files, cmdRef{cmd: path.Join(m[1], m[2]), dir: ".", via: p + " load (Bazel runs extensions and repository rules at fetch and IDE sync)"})
+			e.files = append(e.files, cmdRef{cmd: path.Join(m[1], m[2]), dir: ".", via: p + " load/use_extension (Bazel runs extensions and repository rules at fetch and IDE sync)"})
 		}
 	case strings.Contains(lbase, ".config.") || strings.HasPrefix(lbase, ".eslintrc") || strings.HasPrefix(lbase, ".prettierrc"):
 		// Editor-loaded configs: their relative imports and ./paths load.

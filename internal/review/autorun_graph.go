@@ -28,14 +28,15 @@ import (
 
 // autorunGraph is the graph of one scan.
 type autorunGraph struct {
-	runs  map[string]string // repo path → chain: the file runs (or is loaded) on the host by itself
-	dirs  map[string]string // repo dir → chain: every file below runs (PATH dirs, proc-macro crates, buildSrc)
-	alias map[string]string // repo path → the config name whose rules apply to it
-	names nameReach         // package scripts and make targets reached by name
-	pkgs  map[string]string // workspace package name → dir (pkgByName)
-	s     *scanCtx
-	steps int
-	bytes int64 // content read, bounded by maxGraphBytes
+	runs     map[string]string // repo path → chain: the file runs (or is loaded) on the host by itself
+	dirs     map[string]string // repo dir → chain: every file below runs (PATH dirs, proc-macro crates, buildSrc)
+	alias    map[string]string // repo path → the config name whose rules apply to it
+	aliasVia map[string]string // repo path → chain of the include that makes it an alias
+	names    nameReach         // package scripts and make targets reached by name
+	pkgs     map[string]string // workspace package name → dir (pkgByName)
+	s        *scanCtx
+	steps    int
+	bytes    int64 // content read, bounded by maxGraphBytes
 }
 
 // cmdRef is a command line that runs by itself: in dir, reached by via.
@@ -68,7 +69,7 @@ func (s *scanCtx) graph() *autorunGraph {
 	if s.g != nil {
 		return s.g
 	}
-	g := &autorunGraph{runs: map[string]string{}, dirs: map[string]string{}, alias: map[string]string{}, names: nameReach{}, s: s}
+	g := &autorunGraph{runs: map[string]string{}, dirs: map[string]string{}, alias: map[string]string{}, aliasVia: map[string]string{}, names: nameReach{}, s: s}
 	s.g = g
 	for _, d := range s.projectDirs() {
 		for _, name := range append(entryNames[:len(entryNames):len(entryNames)], reachNames...) {
@@ -89,6 +90,8 @@ func (s *scanCtx) graph() *autorunGraph {
 			g.addDir(d, o)
 		}
 	}
+	g.seedHost()
+	g.seedCSS()
 	return g
 }
 
@@ -142,6 +145,13 @@ func (g *autorunGraph) seed(p string, e entryOut, depth int) {
 		g.addDir(d.cmd, d.via)
 	}
 	for _, a := range e.alias {
+		if q := path.Clean(a[0]); g.aliasVia[q] == "" {
+			via := p
+			if c := g.aliasVia[p]; c != "" {
+				via = c
+			}
+			g.aliasVia[q] = via + " → " + q
+		}
 		g.addAlias(a[0], a[1], depth+1)
 	}
 }
@@ -331,6 +341,7 @@ func (g *autorunGraph) follow(p string, b []byte, chain, dir string, depth int) 
 	here := path.Dir(p)
 	g.codeLiterals(p, src, chain, dir, depth)
 	g.buildDirectives(p, src, chain, dir, depth)
+	g.followEditor(p, src, chain, dir, depth)
 	switch {
 	case ext == ".js" || ext == ".cjs" || ext == ".mjs" || ext == ".ts" || ext == ".cts" || ext == ".mts" || ext == ".jsx" || ext == ".tsx":
 		for _, m := range jsImport.FindAllStringSubmatch(src, 100) {

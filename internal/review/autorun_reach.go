@@ -48,6 +48,9 @@ var pytestPlugins = regexp.MustCompile(`(?m)^pytest_plugins\s*=\s*[\[(]?([^\])\n
 // reachEntry adds what p runs for the kinds this file knows; done says
 // entryOf has nothing to add.
 func reachEntry(p string, b []byte, e *entryOut) (done bool) {
+	if editorEntry(p, b, e) {
+		return true
+	}
 	buildEntry(p, b, e)
 	if toolEntry(p, b, e) {
 		return true
@@ -285,6 +288,10 @@ func (g *autorunGraph) seedListed() {
 				g.seed(p, entryOf(p, b), 0)
 			}
 		case strings.HasSuffix(p, ".cabal") && !skipDirs.MatchString(p):
+			if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
+				g.seed(p, entryOf(p, b), 0)
+			}
+		case isMiseConfig(p) && !skipDirs.MatchString(p):
 			if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
 				g.seed(p, entryOf(p, b), 0)
 			}

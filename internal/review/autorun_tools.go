@@ -246,11 +246,21 @@ var (
 )
 
 // shellPaths rewrites a script's own-directory and top-level spellings
-// to paths the graph follows.
+// to paths the graph follows, also through a variable set to one
+// (HERE="$(cd "$(dirname "$0")" && pwd)"; . "$HERE/lib.sh").
 func shellPaths(src, here string) string {
 	src = shellHere.ReplaceAllString(src, "./"+here)
-	return gitTop.ReplaceAllString(src, ".")
+	src = gitTop.ReplaceAllString(src, ".")
+	for _, m := range shellDirVar.FindAllStringSubmatch(src, 20) {
+		name, val := m[1], m[2]
+		src = regexp.MustCompile(`\$(?:`+name+`\b|\{`+name+`\})`).ReplaceAllLiteralString(src, val)
+	}
+	return src
 }
+
+// shellDirVar is NAME=DIR where DIR is a directory shellPaths spelled
+// out ("./tools", "."), optionally exported, local or readonly.
+var shellDirVar = regexp.MustCompile(`(?m)^\s*(?:export\s+|local\s+|readonly\s+)?([A-Za-z_]\w*)=["']?(\.(?:/[\w.\-]+)*)["']?\s*(?:;|$)`)
 
 // loadKey marks a config line whose ./path the tool requires as code.
 var loadKey = regexp.MustCompile(`(?i)plugin|parser|preset|setup|teardown|loader|transform|reporter|rule|processor|resolver|extends|require|environment|runner|serializer|custom|import`)

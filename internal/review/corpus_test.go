@@ -207,7 +207,7 @@ func TestBenignCorpusNoHigh(t *testing.T) {
 }
 
 func scanCorpus(c corpusCase) []*Report {
-	return ScanTree(c.files, func(p string) ([]byte, bool) {
+	return ScanTreeHost(c.files, func(p string) ([]byte, bool) {
 		if p == "/" {
 			var all []string
 			for q := range c.ctx {
@@ -217,5 +217,30 @@ func scanCorpus(c corpusCase) []*Report {
 		}
 		b, ok := c.ctx[p]
 		return b, ok
-	})
+	}, corpusHost(c))
+}
+
+// corpusHost is the host's git configuration a case carries as unchanged
+// files: ctx/.git/config and the scripts in ctx/.git/hooks/ (what a real
+// review reads from the host's .git, hostGit); nil when it carries none.
+func corpusHost(c corpusCase) *HostGit {
+	const repo = "/corpus"
+	h := &HostGit{Repo: repo}
+	var names []string
+	for p := range c.ctx {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		switch {
+		case p == ".git/config":
+			h.Roots = append(h.Roots, HostConfig{Name: p, Path: repo + "/" + p, Data: c.ctx[p]})
+		case strings.HasPrefix(p, ".git/hooks/") && !strings.HasSuffix(p, ".sample"):
+			h.Hooks = append(h.Hooks, HostConfig{Name: p, Path: repo + "/" + p, Data: c.ctx[p]})
+		}
+	}
+	if len(h.Roots) == 0 && len(h.Hooks) == 0 {
+		return nil
+	}
+	return h
 }

@@ -26,6 +26,9 @@ type HostGit struct {
 	Roots []HostConfig // config files git reads, outside the folder
 	// ReadAbs reads an include target outside the folder (nil: none).
 	ReadAbs func(abs string) ([]byte, bool)
+	// Hooks are the hook scripts in the host's .git/hooks (not the
+	// samples): unchanged, they still run what they name in the folder.
+	Hooks []HostConfig
 }
 
 // HostConfig is one config file outside the folder.
@@ -79,6 +82,7 @@ func (t *Target) hostGit() *HostGit {
 	}
 	add(".git/config", filepath.Join(common, "config"))
 	add(".git/config.worktree", filepath.Join(gitDir, "config.worktree"))
+	h.Hooks = readHooks(filepath.Join(common, "hooks"))
 	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
 		if g != "/dev/null" {
 			add(g, g)
@@ -92,6 +96,26 @@ func (t *Target) hostGit() *HostGit {
 		add(filepath.Join(xdg, "git", "config"), filepath.Join(xdg, "git", "config"))
 	}
 	return h
+}
+
+// readHooks reads the hook scripts of a hooks directory (at most
+// maxHostConfigFiles, skipping git's *.sample files).
+func readHooks(dir string) []HostConfig {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []HostConfig
+	for _, e := range ents {
+		if len(out) >= maxHostConfigFiles || strings.HasSuffix(e.Name(), ".sample") || e.IsDir() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if b, ok := readSmall(p); ok {
+			out = append(out, HostConfig{Name: ".git/hooks/" + e.Name(), Path: p, Data: b})
+		}
+	}
+	return out
 }
 
 // readSmall reads a regular file of at most maxHostConfigBytes (a FIFO or
@@ -115,6 +139,7 @@ type hostMarks struct {
 	configs map[string]string // repo path → how git reaches it as config
 	hooks   map[string]string // repo dir → the core.hooksPath naming it
 	runs    map[string]string // repo path → the command key that runs it
+	scripts []HostConfig      // the host's hook scripts (HostGit.Hooks)
 }
 
 // hookOrigin returns the core.hooksPath origin when p is in a hooks dir.
@@ -151,6 +176,7 @@ func markHostGit(s *scanCtx, h *HostGit) {
 	if h == nil || h.Repo == "" {
 		return
 	}
+	m.scripts = h.Hooks
 	w := &hostGitWalk{s: s, h: h, m: m, bases: []string{h.Repo}, seen: map[string]bool{}}
 	if r, err := filepath.EvalSymlinks(h.Repo); err == nil && r != h.Repo {
 		w.bases = append(w.bases, r)

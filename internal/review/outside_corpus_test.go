@@ -20,10 +20,11 @@ import (
 
 func TestOutsideCorpus(t *testing.T) {
 	sets, _ := filepath.Glob(filepath.Join("testdata", "outside", "*"))
-	type tally struct{ high, medium, missed int }
 	byClass := map[string]*tally{}
+	bySet := map[string]map[string]*tally{} // set → class → tally: class names repeat across sets
 	var total tally
 	benign, noisy := 0, 0
+	benignBySet, noisyBySet := map[string]int{}, map[string]int{}
 	verbose := os.Getenv("OUTSIDE_VERBOSE") != ""
 	for _, set := range sets {
 		if fi, err := os.Stat(set); err != nil || !fi.IsDir() {
@@ -42,21 +43,16 @@ func TestOutsideCorpus(t *testing.T) {
 			if class == "" {
 				class = "(no class)"
 			}
-			tl := byClass[class]
-			if tl == nil {
-				tl = &tally{}
-				byClass[class] = tl
+			setName := filepath.Base(set)
+			if bySet[setName] == nil {
+				bySet[setName] = map[string]*tally{}
 			}
-			switch sev {
-			case High:
-				tl.high++
-				total.high++
-			case Medium:
-				tl.medium++
-				total.medium++
-			default:
-				tl.missed++
-				total.missed++
+			total.add(sev)
+			for _, m := range []map[string]*tally{byClass, bySet[setName]} {
+				if m[class] == nil {
+					m[class] = &tally{}
+				}
+				m[class].add(sev)
 			}
 			why, known := knownMisses[key]
 			switch {
@@ -77,6 +73,7 @@ func TestOutsideCorpus(t *testing.T) {
 				continue
 			}
 			benign++
+			benignBySet[filepath.Base(set)]++
 			var highs []string
 			for _, r := range c.scan() {
 				for _, f := range r.Findings {
@@ -88,6 +85,7 @@ func TestOutsideCorpus(t *testing.T) {
 			_, known := knownNoise[key]
 			if len(highs) > 0 {
 				noisy++
+				noisyBySet[filepath.Base(set)]++
 			}
 			switch {
 			case len(highs) > 0 && !known:
@@ -97,22 +95,57 @@ func TestOutsideCorpus(t *testing.T) {
 			}
 		}
 	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "outside corpus recall (high / medium / missed of cases):\n")
+	writeTallies(&b, "  ", byClass)
+	writeTally(&b, "  ", "ALL", total.high, total.medium, total.missed)
+	fmt.Fprintf(&b, "  benign: %d cases, %d with a high flag\n", benign, noisy)
+	var setNames []string
+	for s := range bySet {
+		setNames = append(setNames, s)
+	}
+	sort.Strings(setNames)
+	for _, s := range setNames {
+		var all tally
+		for _, tl := range bySet[s] {
+			all.high, all.medium, all.missed = all.high+tl.high, all.medium+tl.medium, all.missed+tl.missed
+		}
+		fmt.Fprintf(&b, "set %s (benign: %d cases, %d with a high flag):\n", s, benignBySet[s], noisyBySet[s])
+		writeTallies(&b, "  ", bySet[s])
+		writeTally(&b, "  ", "ALL "+s, all.high, all.medium, all.missed)
+	}
+	t.Log(b.String())
+}
+
+// tally counts an outside corpus's cases by the severity they get.
+type tally struct{ high, medium, missed int }
+
+func (t *tally) add(sev Severity) {
+	switch sev {
+	case High:
+		t.high++
+	case Medium:
+		t.medium++
+	default:
+		t.missed++
+	}
+}
+
+// writeTallies writes one line per class, in class order.
+func writeTallies(b *strings.Builder, indent string, m map[string]*tally) {
 	var classes []string
-	for c := range byClass {
+	for c := range m {
 		classes = append(classes, c)
 	}
 	sort.Strings(classes)
-	var b strings.Builder
-	fmt.Fprintf(&b, "outside corpus recall (high / medium / missed of cases):\n")
 	for _, c := range classes {
-		tl := byClass[c]
-		n := tl.high + tl.medium + tl.missed
-		fmt.Fprintf(&b, "  %-28s %3d/%3d high (%3.0f%%), %2d medium, %2d missed\n", c, tl.high, n, pct(tl.high, n), tl.medium, tl.missed)
+		writeTally(b, indent, c, m[c].high, m[c].medium, m[c].missed)
 	}
-	n := total.high + total.medium + total.missed
-	fmt.Fprintf(&b, "  %-28s %3d/%3d high (%3.0f%%), %2d medium, %2d missed\n", "ALL", total.high, n, pct(total.high, n), total.medium, total.missed)
-	fmt.Fprintf(&b, "  benign: %d cases, %d with a high flag", benign, noisy)
-	t.Log(b.String())
+}
+
+func writeTally(b *strings.Builder, indent, name string, high, medium, missed int) {
+	n := high + medium + missed
+	fmt.Fprintf(b, "%s%-28s %3d/%3d high (%3.0f%%), %2d medium, %2d missed\n", indent, name, high, n, pct(high, n), medium, missed)
 }
 
 func pct(a, n int) float64 {

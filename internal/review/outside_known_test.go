@@ -12,6 +12,7 @@ var knownMisses = map[string]string{
 	"build/103-make-eval-built-shell":          "medium: $(eval) building $(shell ...) from pieces is not expanded like make",
 	"editors/062-gitconfig-include-textconv":   "medium here: the host's include.path is host state a corpus case cannot carry (a real review reads it, hostgitcfg.go)",
 	"editors/074-direnv-envrc-edit":            "medium by design: direnv asks again after any .envrc edit (DIRENV medium; AUTORUN-EDIT skips .envrc)",
+	"round3/059-envrc-line-continuation":       "medium by design, as editors/074: direnv asks again after any .envrc edit (DIRENV medium); the continued line is a new command only direnv allow runs",
 	"editors/115-claude-md-import-hidden":      "medium: an @-imported instruction file that asks to run a script reads as instructions (AGENT-INSTRUCTIONS)",
 }
 

@@ -27,10 +27,14 @@ func agentExecRules() []*Rule {
 				".claude-plugin/**", ".claude/hooks/**", ".gemini/extensions/**", ".continue/mcpServers/**", ".amazonq/cli-agents/**", ".amazonq/agents/**",
 				".windsurf/hooks.json", ".windsurf/workflows/**", ".cursor/hooks/**", ".clinerules/hooks/**"},
 			Not: []string{"*.md"}, Match: changed()},
-		{ID: "AGENT-HIDDEN-MARKUP", Severity: High, Reason: "Content that does not render (an HTML comment, a hidden element, a link-reference comment) in agent instructions is read by the agent and not seen by the human reviewer.",
-			Paths: agentText, AgentText: true, Match: lineRe(`<!--|^\s*\[[^\]]*\]:\s*(#|<>)|<[^>]*\b(hidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)|\x{FE0F}\x{FE0F}`)},
+		{ID: "AGENT-HIDDEN-MARKUP", Severity: High, Reason: "Content that does not render (an HTML comment, a hidden element, a link-reference comment, a link title shown only on hover) in agent instructions is read by the agent and not seen by the human reviewer.",
+			Paths: agentText, AgentText: true, Match: lineRe(`<!--|^\s*\[[^\]]*\]:\s*(#|<>)|<[^>]*\b(hidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)|\x{FE0F}\x{FE0F}|` + mdLinkTitle)},
 	}
 }
+
+// mdLinkTitle is a Markdown link or image title, [t](url "title") or a
+// reference definition's [r]: url "title": rendered only as a tooltip.
+const mdLinkTitle = `\]\(\s*<?[^()\s<>]*>?\s+("[^"]*\S[^"]*"|'[^']*\S[^']*'|\([^()]*\S[^()]*\))\s*\)|^\s*\[[^\]]+\]:\s*\S+\s+("[^"]*"|'[^']*'|\([^()]*\))\s*$`
 
 // unparsedExecLines is for agent config files we do not parse as a
 // document (a .kiro.hook, a TOML-ish or custom file): a line that sets a

@@ -17,6 +17,8 @@ func autorunRules() []*Rule {
 			Match: autorunTarget()},
 		{ID: "AUTORUN-EDIT", Severity: High, Reason: "An auto-run entry now runs a command, file or directory it did not before (an edited folder-open task or dependsOn counts as much as a new one).",
 			Match: autorunEdit()},
+		{ID: "WORKSPACE-LIFECYCLE", Severity: High, Reason: "The workspace list now takes in a package whose install scripts the next npm/yarn/pnpm install runs on the host.",
+			Paths: []string{"package.json", "pnpm-workspace.yaml", "pnpm-workspace.yml"}, Match: workspaceWidened()},
 		{ID: "LINT-STAGED", Severity: High, Reason: "lint-staged runs these commands on the host at every commit (from the husky or pre-commit hook).",
 			Paths: []string{".lintstagedrc", ".lintstagedrc.*", "lint-staged.config.*"}, Match: changed()},
 		{ID: "LINT-STAGED-KEY", Severity: High, Reason: "lint-staged runs these commands on the host at every commit (from the husky or pre-commit hook).",
@@ -48,9 +50,15 @@ func autorunRules() []*Rule {
 			Paths: []string{".gitignore", ".git/info/exclude"}, Match: lineRe(`^\s*/?(\*|\*\*|\*\*/\*|\*/)\s*$`)},
 		{ID: "CI-EXFIL", Severity: High, Reason: "A CI step sends the environment (the job's secrets and tokens) to a server.",
 			Paths: append(append([]string{}, ciFiles...), forgeWorkflows...),
-			Match: lineRe(`(?i)\b(env|printenv|set)\s*\|\s*(curl|wget|nc|ncat)\b|(curl|wget)\b[^\n]*(-d|--data[\w-]*|--post-file|-T|--upload-file)\s*@?-(\s|$|")|secrets\.[A-Za-z_]+[^\n]*\|\s*(curl|wget|nc)`)},
+			Match: lineRe(`(?i)\b(env|printenv|set)\s*\|\s*(curl|wget|nc|ncat)\b|(curl|wget)\b[^\n]*(-d|--data[\w-]*|--post-file|-T|--upload-file)\s*@?-(\s|$|")|secrets\.[A-Za-z_]+[^\n]*\|\s*(curl|wget|nc)|` + ciSecretData)},
 	}
 }
+
+// ciSecretData is a curl/wget that sends a secret-named variable (or a
+// secrets.X expression) as the request body or a form field: not a token
+// in an auth header, which is how a deploy step uses one, but its value
+// posted to a server.
+const ciSecretData = `(?i)\b(curl|wget)\b[^\n]*((?-i:\s-d|\s-F)|--data[\w-]*|--post-data|--form)[\s=]*["']?[^\s"']*(\$\{?\w*(TOKEN|SECRET|PASSW|PRIVATE|CREDENTIAL|API_?KEY|ACCESS_?KEY)|\$\{\{\s*secrets\.)`
 
 // forgeWorkflows are Gitea/Forgejo Actions and GitLab include files, run
 // like GitHub workflows.

@@ -74,6 +74,21 @@ func (r *Rule) applies(f *File, segs []string, s *scanCtx) bool {
 	return false
 }
 
+// aliasNote names the include chain when r applies to f only because an
+// include makes f a config of r's kind (a GitLab include: local).
+func aliasNote(r *Rule, f *File, segs []string, s *scanCtx) string {
+	paths, _ := r.compiled()
+	if len(paths) == 0 || s.g == nil || s.g.aliasVia[f.Path] == "" || s.g.alias[f.Path] == "" {
+		return ""
+	}
+	for _, p := range paths {
+		if segMatch(p, segs) {
+			return ""
+		}
+	}
+	return " [read as " + s.g.alias[f.Path] + ": " + s.g.aliasVia[f.Path] + "]"
+}
+
 // scanCtx caches per-scan state shared by matchers.
 type scanCtx struct {
 	files map[string]*File
@@ -196,7 +211,7 @@ func scanWith(rules []*Rule, files []*File, tree Tree, host *HostGit) []*Report 
 				if n++; n > maxHitsPerRule {
 					break
 				}
-				rep.Findings = append(rep.Findings, Finding{Rule: r.ID, Severity: r.Severity, Line: h.Line, Reason: r.Reason, Detail: h.Detail})
+				rep.Findings = append(rep.Findings, Finding{Rule: r.ID, Severity: r.Severity, Line: h.Line, Reason: r.Reason, Detail: strings.TrimSpace(h.Detail + aliasNote(r, f, segs, s))})
 			}
 		}
 		sort.SliceStable(rep.Findings, func(i, j int) bool {
