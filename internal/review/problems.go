@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -365,46 +366,30 @@ const maxNested = 50
 // liveMeta is ReadMeta of the live folder's .git plus, for every .git
 // (directory or gitfile, any case) below the root, the same files keyed
 // by their path in the folder ("vendor/x/.git/config"): nested
-// repositories are scanned like the top-level one. The walk does not
-// follow symlinks.
+// repositories are scanned like the top-level one. The walk (dotGits)
+// does not follow symlinks.
 func (t *Target) liveMeta() (Meta, error) {
 	m, err := ReadMeta(OSMetaFS{Dir: filepath.Join(t.Repo, ".git")})
 	if err != nil {
 		return nil, err
 	}
-	n := 0
-	err = filepath.WalkDir(t.Repo, func(p string, d os.DirEntry, err error) error {
-		if n >= maxNested {
-			return filepath.SkipAll // nothing more is recorded
-		}
-		if err != nil || !strings.EqualFold(d.Name(), ".git") {
-			return nil
-		}
-		rel, _ := filepath.Rel(t.Repo, p)
-		rel = filepath.ToSlash(rel)
-		if rel == "." {
-			return nil
-		}
-		if rel == ".git" {
-			return filepath.SkipDir
-		}
-		n++
-		if d.Type().IsRegular() || d.Type()&os.ModeSymlink != 0 {
+	for _, d := range dotGits(t.Repo, maxNested) {
+		p := filepath.Join(t.Repo, filepath.FromSlash(d.rel))
+		if d.typ == 0 || d.typ == fs.ModeSymlink {
 			e := (&metaWalker{fs: OSMetaFS{Dir: filepath.Dir(p)}, m: Meta{}})
-			if err := e.file(d.Name()); err == nil {
+			if err := e.file(filepath.Base(p)); err == nil {
 				for k, v := range e.m {
-					m[path.Join(path.Dir(rel), strings.TrimPrefix(k, ".git/"))] = v
+					m[path.Join(path.Dir(d.rel), strings.TrimPrefix(k, ".git/"))] = v
 				}
 			}
-			return nil
+			continue
 		}
 		sub, err := ReadMeta(OSMetaFS{Dir: p})
 		if err == nil {
 			for k, v := range sub {
-				m[rel+strings.TrimPrefix(k, ".git")] = v
+				m[d.rel+strings.TrimPrefix(k, ".git")] = v
 			}
 		}
-		return filepath.SkipDir
-	})
-	return m, err
+	}
+	return m, nil
 }

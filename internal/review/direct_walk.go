@@ -1,0 +1,146 @@
+package review
+
+import (
+	"encoding/binary"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// dotGit is an entry named .git (any case) below the workspace root.
+type dotGit struct {
+	rel string      // slash path from the root
+	typ fs.FileMode // fs.ModeDir, fs.ModeSymlink, 0 for a regular file, or another type bit
+}
+
+// dotGits lists the entries named .git (any case) below root, root's own
+// .git excepted, in the order filepath.WalkDir visits them, at most max.
+// It follows no symlink and enters no .git. Directories are read with
+// getdents into one buffer, keeping only the names of subdirectories and
+// .git entries (filepath.WalkDir's sorted os.ReadDir allocated an entry
+// for every file: 7-10 ms of cpu per review of a 5,000-file folder).
+// Unreadable directories are skipped, as WalkDir's caller did. Each
+// directory is closed before its subdirectories are opened, so a deep
+// tree holds one descriptor at a time.
+func dotGits(root string, max int) []dotGit {
+	w := &gitWalker{root: root, max: max, buf: make([]byte, 32<<10)}
+	w.dir("")
+	return w.out
+}
+
+type gitWalker struct {
+	root string
+	max  int
+	buf  []byte
+	out  []dotGit
+	stop bool
+}
+
+type walkEnt struct {
+	name string
+	typ  fs.FileMode
+	git  bool
+}
+
+func (w *gitWalker) dir(rel string) {
+	ents := w.read(rel)
+	sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
+	for _, e := range ents {
+		if w.stop {
+			return
+		}
+		p := path.Join(rel, e.name)
+		switch {
+		case e.git && p == ".git":
+			// The workspace's own .git, directory or gitfile: read apart.
+		case e.git:
+			if len(w.out) >= w.max {
+				w.stop = true
+				return
+			}
+			w.out = append(w.out, dotGit{rel: p, typ: e.typ})
+		case e.typ == fs.ModeDir:
+			w.dir(p)
+		}
+	}
+}
+
+// read lists rel's subdirectories and .git entries.
+func (w *gitWalker) read(rel string) []walkEnt {
+	fd, err := unix.Open(filepath.Join(w.root, filepath.FromSlash(rel)), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(fd)
+	var ents []walkEnt
+	for {
+		n, err := unix.Getdents(fd, w.buf)
+		if err != nil || n <= 0 {
+			return ents
+		}
+		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+		for off := 0; off+19 < n; {
+			reclen := int(binary.NativeEndian.Uint16(w.buf[off+16:]))
+			if reclen < 20 || off+reclen > n {
+				return ents
+			}
+			name := w.buf[off+19 : off+reclen]
+			if i := indexZero(name); i >= 0 {
+				name = name[:i]
+			}
+			dt := w.buf[off+18]
+			off += reclen
+			git := len(name) == 4 && strings.EqualFold(string(name), ".git")
+			if string(name) == "." || string(name) == ".." || (!git && dt != unix.DT_DIR && dt != unix.DT_UNKNOWN) {
+				continue
+			}
+			typ, ok := direntType(fd, name, dt)
+			if ok && (git || typ == fs.ModeDir) {
+				ents = append(ents, walkEnt{name: string(name), typ: typ, git: git})
+			}
+		}
+	}
+}
+
+func indexZero(b []byte) int {
+	for i, c := range b {
+		if c == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// direntType is an entry's type from getdents, or from fstatat when the
+// file system does not say (DT_UNKNOWN).
+func direntType(fd int, name []byte, dt uint8) (fs.FileMode, bool) {
+	if dt == unix.DT_UNKNOWN {
+		var st unix.Stat_t
+		if unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			return 0, false
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFDIR:
+			dt = unix.DT_DIR
+		case unix.S_IFREG:
+			dt = unix.DT_REG
+		case unix.S_IFLNK:
+			dt = unix.DT_LNK
+		default:
+			dt = unix.DT_FIFO // any other type
+		}
+	}
+	switch dt {
+	case unix.DT_DIR:
+		return fs.ModeDir, true
+	case unix.DT_REG:
+		return 0, true
+	case unix.DT_LNK:
+		return fs.ModeSymlink, true
+	}
+	return fs.ModeIrregular, true
+}
