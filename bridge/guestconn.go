@@ -49,7 +49,11 @@ type readResult struct {
 	err error
 }
 
-const guestReadBuf = 32 << 10
+// The read-ahead buffer starts at guestReadBuf and grows to guestReadMax
+// (the channel's largest packet) once a read fills it: an idle connection
+// holds little, a bulk upload is handed over a packet at a time instead of
+// in quarters (each hand-off is two goroutine wake-ups).
+const guestReadBuf, guestReadMax = 32 << 10, 128 << 10
 
 func newGuestConn(rwc io.ReadWriteCloser, laddr, raddr net.Addr) *guestConn {
 	return &guestConn{rwc: rwc, laddr: laddr, raddr: raddr,
@@ -74,6 +78,9 @@ func (c *guestConn) pump() {
 		case <-c.consumed:
 		case <-c.done:
 			return
+		}
+		if n == len(c.buf) && n < guestReadMax {
+			c.buf = make([]byte, guestReadMax)
 		}
 	}
 }

@@ -122,3 +122,32 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 	w.writes++
 	return len(p), nil
 }
+
+// A relay's buffer starts small and grows to a whole channel packet once
+// a read fills it.
+func TestCopyBufGrowsToPacket(t *testing.T) {
+	const size = 1 << 20
+	var out recordingWriter
+	if n := copyBuf(&out, chunkReader{bytes.NewReader(make([]byte, size))}); n != size {
+		t.Fatalf("copied %d", n)
+	}
+	if out.max != relayBuf || out.writes > 1+size/relayBuf+1 {
+		t.Fatalf("%d writes, largest %d; want writes of %d", out.writes, out.max, relayBuf)
+	}
+}
+
+// chunkReader hides bytes.Reader's WriteTo.
+type chunkReader struct{ r io.Reader }
+
+func (c chunkReader) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+type recordingWriter struct {
+	buf         bytes.Buffer
+	writes, max int
+}
+
+func (w *recordingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	w.max = max(w.max, len(p))
+	return w.buf.Write(p)
+}

@@ -111,10 +111,46 @@ func tunnel(client, up net.Conn) int64 {
 	return n + down
 }
 
+// copyBuf copies src to dst. Between two TCP connections io.Copy splices
+// them in the kernel. Otherwise the bytes go through a buffer of the
+// loop's own, never through a ReadFrom or WriteTo: a TCP connection's
+// would copy through 32 KiB, and on the guest's SSH channel every write
+// is a packet of its own (an encryption, a syscall and goroutine wake-ups
+// on both sides). The buffer starts at 32 KiB and grows to relayBuf (the
+// channel's largest packet) once a read fills it, so an idle tunnel holds
+// little and a bulk transfer moves in full packets.
 func copyBuf(dst io.Writer, src io.Reader) int64 {
-	buf := make([]byte, 64<<10)
-	n, _ := io.CopyBuffer(dst, src, buf)
-	return n
+	if isTCP(dst) && isTCP(src) {
+		n, _ := io.Copy(dst, src)
+		return n
+	}
+	buf := make([]byte, 32<<10)
+	var n int64
+	for {
+		nr, rerr := src.Read(buf)
+		if nr > 0 {
+			nw, werr := dst.Write(buf[:nr])
+			n += int64(nw)
+			if werr != nil || nw < nr {
+				return n
+			}
+		}
+		if rerr != nil {
+			return n
+		}
+		if nr == len(buf) && len(buf) < relayBuf {
+			buf = make([]byte, relayBuf)
+		}
+	}
+}
+
+// relayBuf is the largest copy buffer of a relay: the guest SSH channel's
+// largest packet (128 KiB, the x/crypto fork's channelMaxPacket).
+const relayBuf = 128 << 10
+
+func isTCP(v any) bool {
+	_, ok := v.(*net.TCPConn)
+	return ok
 }
 
 func closeWrite(c net.Conn) bool {
