@@ -37,7 +37,13 @@ type guestConn struct {
 	closeErr  error
 
 	peerDone atomic.Bool // the underlying Read ended (the guest closed its side)
+	ahead    atomic.Bool // the pump holds bytes Read has not yet returned
 }
+
+// ReadReady reports whether a Read would return without waiting for the
+// guest: bytes already read ahead, or the end. The egress proxy batches
+// an upload's writes upstream while it is true.
+func (c *guestConn) ReadReady() bool { return c.ahead.Load() || c.peerDone.Load() }
 
 // PeerClosed reports whether the guest has closed its side (seen by the
 // read-ahead, whether or not Read has returned it yet): the egress proxy
@@ -65,6 +71,9 @@ func (c *guestConn) pump() {
 		n, err := c.rwc.Read(c.buf)
 		if err != nil {
 			c.peerDone.Store(true)
+		}
+		if n > 0 {
+			c.ahead.Store(true)
 		}
 		select {
 		case c.results <- readResult{n, err}:
@@ -118,6 +127,7 @@ func (c *guestConn) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	c.rest = nil
+	c.ahead.Store(false) // before the pump may read again
 	if c.err != nil {
 		if n > 0 {
 			return n, nil

@@ -88,6 +88,50 @@ func upstreamReady(br *bufio.Reader, c net.Conn) bool {
 	}
 }
 
+// reqBatch is roundTrip's buffer for a request on its way upstream.
+const reqBatch = 64 << 10
+
+// clientReady reports whether a read of a request body from br (reading
+// from c: the client's connection, or a tls.Conn over it) will find bytes
+// already arrived: buffered in br, read ahead by the connection under it
+// (ReadReady: the bridge's SSH channel from the sandbox) or waiting on its
+// socket. Plaintext a tls.Conn holds is not seen: at worst one flush too
+// many.
+func clientReady(br *bufio.Reader, c net.Conn) bool {
+	if br.Buffered() > 0 {
+		return true
+	}
+	for {
+		switch x := c.(type) {
+		case interface{ ReadReady() bool }:
+			return x.ReadReady()
+		case *tls.Conn:
+			c = x.NetConn()
+		case *batchConn:
+			c = x.Conn
+		case *bufConn:
+			if x.r.Buffered() > 0 {
+				return true
+			}
+			c = x.Conn
+		case *countingConn:
+			c = x.Conn
+		default:
+			return sockReadable(c)
+		}
+	}
+}
+
+// byteWriter is a bufio.Writer without its ReadFrom, for Request.Write:
+// being an io.ByteWriter it is not wrapped in a 4 KiB buffer of
+// Request.Write's own, and without ReadFrom a body is copied by Writes, so
+// the flush in flushBeforeRead falls between two of them (see writeOnly).
+type byteWriter struct{ w *bufio.Writer }
+
+func (b byteWriter) Write(p []byte) (int, error)       { return b.w.Write(p) }
+func (b byteWriter) WriteByte(c byte) error            { return b.w.WriteByte(c) }
+func (b byteWriter) WriteString(s string) (int, error) { return b.w.WriteString(s) }
+
 // writeOnly hides bufio.Writer's ReadFrom: the flush in flushBeforeRead
 // must happen between two Writes, never inside ReadFrom (which reads into
 // the buffer in place).

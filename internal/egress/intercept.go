@@ -57,7 +57,7 @@ func (p *Proxy) intercept(ctx context.Context, client net.Conn, up net.Conn, t T
 			p.refuse(srv, e, d)
 			return
 		}
-		if !p.relayIntercepted(srv, batchWriter{srv, bc}, u, req, &e, scrub) {
+		if !p.relayIntercepted(srv, batchWriter{srv, bc}, u, req, &e, scrub, func() bool { return clientReady(cbr, srv) }) {
 			return
 		}
 	}
@@ -136,7 +136,7 @@ func replayable(req *http.Request, held bool) bool {
 // turns out closed), writes
 // the response to the client and records it. It reports whether the client
 // connection stays open for another request.
-func (p *Proxy) relayIntercepted(srv net.Conn, bw batchWriter, u *upstream, req *http.Request, e *Entry, scrub map[string]string) bool {
+func (p *Proxy) relayIntercepted(srv net.Conn, bw batchWriter, u *upstream, req *http.Request, e *Entry, scrub map[string]string, ready func() bool) bool {
 	reused := u.tls != nil && u.served > 0
 	if u.tls == nil { // the previous response closed the upstream connection
 		if u.redial() != nil {
@@ -146,14 +146,14 @@ func (p *Proxy) relayIntercepted(srv net.Conn, bw batchWriter, u *upstream, req 
 	}
 	before := u.cu.n.Load()
 	clientClose := req.Close
-	resp, err := roundTrip(u.tls, u.br, req)
+	resp, err := roundTrip(u.tls, u.br, req, ready)
 	if err != nil && reused && replayable(req, e.Approval != "") {
 		// The server closed an idle kept-alive connection: retry once, a
 		// safe method without a body that nobody approved only.
 		u.tls.Close()
 		if u.redial() == nil {
 			before = u.cu.n.Load()
-			resp, err = roundTrip(u.tls, u.br, req)
+			resp, err = roundTrip(u.tls, u.br, req, ready)
 		}
 	}
 	if err != nil {

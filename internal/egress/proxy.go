@@ -183,7 +183,7 @@ func (p *Proxy) ServeConn(ctx context.Context, c net.Conn) {
 			p.serveConnect(ctx, c, br, req, h)
 			return
 		}
-		if !p.servePlain(ctx, c, req, h) {
+		if !p.servePlain(ctx, c, br, req, h) {
 			return
 		}
 	}
@@ -389,7 +389,7 @@ func headerSafe(s string) string {
 
 // servePlain forwards one absolute-form HTTP request; it reports whether
 // the client connection may carry another request.
-func (p *Proxy) servePlain(ctx context.Context, c net.Conn, req *http.Request, h head) bool {
+func (p *Proxy) servePlain(ctx context.Context, c net.Conn, br *bufio.Reader, req *http.Request, h head) bool {
 	e := Entry{Method: req.Method}
 	if req.URL.Scheme != "http" || req.URL.Host == "" {
 		p.refuse(c, e, &denial{status: http.StatusBadRequest, rule: "bad-request",
@@ -429,7 +429,7 @@ func (p *Proxy) servePlain(ctx context.Context, c net.Conn, req *http.Request, h
 	clientClose := req.Close
 	req.Close = true // one request per upstream connection
 	ubr := bufio.NewReader(cu)
-	resp, err := roundTrip(cu, ubr, req)
+	resp, err := roundTrip(cu, ubr, req, func() bool { return clientReady(br, c) })
 	if err != nil {
 		p.logger.Info("egress: upstream", "sandbox", p.sandbox, "host", t.Host(), "err", upstreamErrText(err, nil))
 		p.refuse(c, e, &denial{status: http.StatusBadGateway, rule: e.Rule, reason: "the upstream server did not answer"})
@@ -459,13 +459,24 @@ func removeHop(h http.Header) {
 }
 
 // roundTrip writes req (origin-form) to up and reads the final response
-// head, skipping 1xx interim responses.
-func roundTrip(w io.Writer, r *bufio.Reader, req *http.Request) (*http.Response, error) {
+// head, skipping 1xx interim responses. The request goes out through a
+// buffer of reqBatch bytes, flushed before a read of its body that could
+// wait for the client (ready false) and at the end: Request.Write's own
+// 4 KiB buffer would make every 4 KiB of an upload a TLS record and a
+// write of its own.
+func roundTrip(w io.Writer, r *bufio.Reader, req *http.Request, ready func() bool) (*http.Response, error) {
 	removeHop(req.Header)
 	req.Header.Del("Expect")
 	req.RequestURI = ""
 	req.Host = req.URL.Host
-	if err := req.Write(w); err != nil {
+	bw := bufio.NewWriterSize(w, reqBatch)
+	if req.Body != nil && req.Body != http.NoBody {
+		req.Body = &flushBeforeRead{ReadCloser: req.Body, w: bw, ready: ready}
+	}
+	if err := req.Write(byteWriter{bw}); err != nil {
+		return nil, err
+	}
+	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
 	for {
