@@ -1,6 +1,7 @@
 package review
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io/fs"
 	"path"
@@ -89,7 +90,7 @@ func (w *gitWalker) read(rel string) []walkEnt {
 				return ents
 			}
 			name := w.buf[off+19 : off+reclen]
-			if i := indexZero(name); i >= 0 {
+			if i := bytes.IndexByte(name, 0); i >= 0 {
 				name = name[:i]
 			}
 			dt := w.buf[off+18]
@@ -104,15 +105,6 @@ func (w *gitWalker) read(rel string) []walkEnt {
 			}
 		}
 	}
-}
-
-func indexZero(b []byte) int {
-	for i, c := range b {
-		if c == 0 {
-			return i
-		}
-	}
-	return -1
 }
 
 // direntType is an entry's type from getdents, or from fstatat when the
