@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,12 +15,18 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/wsclone"
 )
 
+var errTarEnded = errors.New("tar -x in the sandbox ended")
+
 // pushWorkspace fills the claim's workspace at first start (clone mode):
-// the host folder as a tar stream into `tar -x` over an SSH session, as
-// the agent. Hidden paths stay behind, and so do the repository's hooks.
-// The session authenticates with the sandbox's provisioning key (made at
+// the private clone every backend gives (package wsclone: the repository's
+// objects and refs, its uncommitted and untracked-not-ignored files, no
+// .git/config, hooks or ignored files of the host's, hidden paths left
+// out), made in the sandbox's state dir, as a tar stream into `tar -x`
+// over an SSH session, as the agent; the clone is removed after. The
+// session authenticates with the sandbox's provisioning key (made at
 // Create, kept in the state dir) and pins the sandbox's host key.
 func (b *Backend) pushWorkspace(ctx context.Context, st *state) error {
 	if st.WorkspaceSource == "" {
@@ -39,12 +46,33 @@ func (b *Backend) pushWorkspace(ctx context.Context, st *state) error {
 	s.Stdin = pr
 	var stderr bytes.Buffer
 	s.Stderr = &stderr
-	go func() { pw.CloseWithError(tarFolder(pw, st.WorkspaceSource, st.Hide)) }()
-	if err := s.Run("tar -x --no-same-owner -f - -C " + shellQuote(st.WorkspaceTarget)); err != nil {
-		pr.CloseWithError(err)
-		return fmt.Errorf("tar -x in the sandbox: %v: %s", err, bytes.TrimSpace(stderr.Bytes()))
+	tarErr := make(chan error, 1)
+	go func() {
+		err := workspaceTar(ctx, pw, st.WorkspaceSource, b.dir(st.ID), st.Hide)
+		pw.CloseWithError(err)
+		tarErr <- err
+	}()
+	runErr := s.Run("tar -x --no-same-owner -f - -C " + shellQuote(st.WorkspaceTarget))
+	pr.CloseWithError(errTarEnded) // unblocks the writer if tar -x stopped reading
+	if err := <-tarErr; err != nil && !errors.Is(err, errTarEnded) {
+		return fmt.Errorf("workspace clone: %w", err)
+	}
+	if runErr != nil {
+		return fmt.Errorf("tar -x in the sandbox: %v: %s", runErr, bytes.TrimSpace(stderr.Bytes()))
 	}
 	return nil
+}
+
+// workspaceTar writes the private clone of src (package wsclone) to w as
+// a tar stream: made in dir/clone.tmp, removed after.
+func workspaceTar(ctx context.Context, w io.Writer, src, dir string, hide []string) error {
+	clone := filepath.Join(dir, "clone.tmp")
+	os.RemoveAll(clone) // left by a push that was killed
+	defer os.RemoveAll(clone)
+	if err := wsclone.Make(ctx, src, clone, hide); err != nil {
+		return err
+	}
+	return tarFolder(w, clone, hide)
 }
 
 // provisionClient is an SSH client on the sandbox's sshd with the
@@ -79,7 +107,8 @@ func (b *Backend) provisionClient(ctx context.Context, st *state) (*ssh.Client, 
 }
 
 // tarFolder writes root's tree (regular files, directories, symlinks)
-// minus hidden paths and .git/hooks.
+// minus hidden paths and .git/hooks. pushWorkspace gives it the private
+// clone, never the host folder itself.
 func tarFolder(w io.Writer, root string, hide []string) error {
 	tw := tar.NewWriter(w)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

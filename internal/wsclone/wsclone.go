@@ -1,0 +1,271 @@
+// Package wsclone makes the private copy of a host folder that a sandbox
+// gets in clone mode, the same for every backend that copies (microvm into
+// a disk image, namespace into the sandbox's disk, kubernetes as a tar
+// stream into the pod's claim).
+//
+// The rule: when the folder is the top of a git repository, a git clone
+// (objects copied, no hardlinks, no hooks or other template files, origin
+// removed) plus every path `git status` reports as changed or untracked and
+// not ignored, copied from the working tree; otherwise a plain copy of the
+// folder. In both, paths the hide globs match are left out. Nothing of the
+// host's .git but its objects and refs reaches the copy: not its config
+// (remote URLs with tokens, http.extraHeader, credential helpers), hooks,
+// info/ or logs; ignored files stay behind too.
+//
+// Trust boundary: the host repository is read by host-side git with the
+// hostgit hardening (nothing in it runs code); a working-tree path that the
+// clone has as a symlink is replaced, never followed.
+package wsclone
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/fsx"
+	"github.com/airlock-sandbox/airlock/internal/hostgit"
+)
+
+// Make makes the private copy of src at dst (which must not exist, or be
+// an empty directory). hide is sandbox.hcl's hide globs (config.MatchGlob).
+func Make(ctx context.Context, src, dst string, hide []string) error {
+	if !isRepoTop(ctx, src) {
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return err
+		}
+		return copyTree(src, dst, hide)
+	}
+	// Uncommitted work: every path that differs from HEAD (staged or not)
+	// plus untracked files that are not ignored. `git status` with optional
+	// locks off refreshes the index in memory only (`git diff` would write
+	// it back: the host's .git must stay byte-identical). It reads the
+	// host's repository while the clone does (both read only).
+	type status struct {
+		paths []string
+		err   error
+	}
+	st := make(chan status, 1)
+	go func() {
+		p, err := statusPaths(ctx, src)
+		st <- status{p, err}
+	}()
+	_, err := git(ctx, "", "clone", "--quiet", "--no-hardlinks", "--template=", src, dst)
+	r := <-st
+	if err != nil {
+		return fmt.Errorf("clone workspace: %w", err)
+	}
+	if r.err != nil {
+		return fmt.Errorf("list uncommitted files: %w", r.err)
+	}
+	if err := copyChanged(src, dst, r.paths, hide); err != nil {
+		return err
+	}
+	// Hidden files never reach the guest, committed or not.
+	hidden, err := HiddenPaths(dst, hide)
+	if err != nil {
+		return err
+	}
+	for _, rel := range hidden {
+		if err := os.RemoveAll(filepath.Join(dst, rel)); err != nil {
+			return err
+		}
+	}
+	// The clone's origin names a host path the guest cannot see.
+	_, err = git(ctx, dst, "remote", "remove", "origin")
+	return err
+}
+
+// copyChanged copies the working tree's version of each changed path into
+// the clone (removing it there when the working tree deleted it).
+func copyChanged(src, dst string, changed, hide []string) error {
+	for _, rel := range changed {
+		if !localRel(rel) || rel == ".git" || strings.HasPrefix(rel, ".git/") || Hidden(hide, rel) {
+			continue
+		}
+		from, to := filepath.Join(src, rel), filepath.Join(dst, rel)
+		if _, err := os.Lstat(from); errors.Is(err, os.ErrNotExist) {
+			os.Remove(to) // deleted in the host working tree
+			continue
+		}
+		if err := mkdirNoFollow(dst, path.Dir(rel)); err != nil {
+			return fmt.Errorf("copy %s: %w", rel, err)
+		}
+		if err := copyEntry(from, to); err != nil {
+			return fmt.Errorf("copy %s: %w", rel, err)
+		}
+	}
+	return nil
+}
+
+// statusPaths lists the paths `git status` reports (changed against HEAD
+// in the index or the work tree, deleted, untracked and not ignored),
+// without writing anything to the repository.
+func statusPaths(ctx context.Context, repo string) ([]string, error) {
+	out, err := git(ctx, repo, "status", "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all", "--ignore-submodules=all")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, e := range strings.Split(string(out), "\x00") {
+		if len(e) > 3 && e[2] == ' ' {
+			paths = append(paths, e[3:])
+		}
+	}
+	return paths, nil
+}
+
+// isRepoTop reports whether dir is the top of a git work tree.
+func isRepoTop(ctx context.Context, dir string) bool {
+	out, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return false
+	}
+	a, err1 := os.Stat(strings.TrimSpace(string(out)))
+	b, err2 := os.Stat(dir)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// git runs host-side git on the user's repository: hooks and fsmonitor
+// off, so nothing in the repository's own config runs code here.
+func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return hostgit.Cmd{Dir: dir, Config: []string{"safe.directory=*", "protocol.file.allow=always"}}.Run(ctx, args...)
+}
+
+func localRel(rel string) bool {
+	return rel != "" && !path.IsAbs(rel) && path.Clean(rel) == rel && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// copyTree copies a folder that is not a repository's top, skipping
+// hidden paths and special files.
+func copyTree(src, dst string, hide []string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if rel == "." {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if Hidden(hide, rel) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.Mkdir(to, 0o755)
+		}
+		return copyEntry(p, to)
+	})
+}
+
+// copyEntry copies a regular file (with its permission bits) or a symlink
+// (not following it); sockets, devices, fifos and directories are not
+// copied.
+func copyEntry(src, dst string) error {
+	fi, err := os.Lstat(src)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := os.Readlink(src)
+		if err != nil {
+			return err
+		}
+		os.Remove(dst)
+		return os.Symlink(t, dst)
+	case fi.Mode().IsRegular():
+		os.Remove(dst)
+		if err := fsx.CopyFile(src, dst, fi.Mode().Perm()); err != nil {
+			return err
+		}
+		return os.Chmod(dst, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// mkdirNoFollow makes dir (relative) below root as real directories: a
+// component that is a symlink or a file in the clone (committed content
+// the host working tree has since replaced) is removed first, so a copy
+// never follows a link out of the clone.
+func mkdirNoFollow(root, dir string) error {
+	if dir == "." || dir == "" {
+		return nil
+	}
+	p := root
+	for _, c := range strings.Split(dir, "/") {
+		p = filepath.Join(p, c)
+		fi, err := os.Lstat(p)
+		switch {
+		case err == nil && fi.IsDir():
+			continue
+		case err == nil:
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		case !errors.Is(err, os.ErrNotExist):
+			return err
+		}
+		if err := os.Mkdir(p, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Hidden reports whether rel (slash-separated, relative to the workspace)
+// matches one of the hide globs, with the plan's own matcher
+// (config.MatchGlob), so a backend hides exactly what the approved plan
+// says. Callers walk top-down and stop at a matching directory.
+func Hidden(globs []string, rel string) bool {
+	rel = filepath.ToSlash(rel)
+	for _, g := range globs {
+		if config.MatchGlob(g, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// HiddenPaths walks dir and returns the paths (relative, slash-separated)
+// matching one of the globs, a matching directory whole; .git is not
+// searched (literal protect paths cover it).
+func HiddenPaths(dir string, globs []string) ([]string, error) {
+	if len(globs) == 0 {
+		return nil, nil
+	}
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrPermission) {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == "." {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == ".git" && d.IsDir() {
+			return filepath.SkipDir
+		}
+		if Hidden(globs, rel) {
+			out = append(out, rel)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	return out, err
+}
