@@ -199,6 +199,53 @@ func (cg *Group) Place(pid int) error {
 	return nil
 }
 
+// Warm makes the Place that follows shortly after cheap. Moving a process
+// between cgroups takes the kernel's cgroup_threadgroup_rwsem for writing,
+// and the first writer after a quiet spell waits out an RCU grace period
+// (7–15 ms on this machine, most of a namespace sandbox's start); a writer
+// within about a grace period of the last one does not wait. Warm is that
+// first writer, off the caller's path: from a goroutine it writes this
+// process's pid into the group of cg's first hierarchy that it already
+// belongs to (nothing moves), so the grace period passes while the caller
+// forks the process Place will move. A failed write (no permission, a v2
+// group with controllers of its children) waits all the same and changes
+// nothing.
+func (cg *Group) Warm() {
+	if len(cg.Dirs) == 0 {
+		return
+	}
+	procs := ownProcsFile(cg.Dirs[0])
+	if procs == "" {
+		return
+	}
+	go os.WriteFile(procs, []byte(strconv.Itoa(os.Getpid())), 0)
+}
+
+// ownProcsFile is the cgroup.procs file of this process's own group in
+// the hierarchy that dir belongs to, or "" when it cannot tell.
+func ownProcsFile(dir string) string {
+	rest, _ := strings.CutPrefix(dir, cgroupRoot+"/")
+	ctrl, _, _ := strings.Cut(rest, "/")
+	root, want := filepath.Join(cgroupRoot, ctrl), func(f []string) bool { return hasWord(strings.ReplaceAll(f[1], ",", " "), ctrl) }
+	if ctrl == "airlock" || ctrl == "unified" { // a v2 group
+		var err error
+		if root, err = v2Mount(); err != nil {
+			return ""
+		}
+		want = func(f []string) bool { return f[0] == "0" && f[1] == "" }
+	}
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.SplitN(line, ":", 3); len(f) == 3 && want(f) {
+			return filepath.Join(root, f[2], "cgroup.procs")
+		}
+	}
+	return ""
+}
+
 func (cg *Group) Remove() {
 	for _, d := range cg.Dirs {
 		os.Remove(d)

@@ -213,6 +213,7 @@ func (l *launch) setupCgroups() (*cgroups.Group, error) {
 	// The gate shares the sandbox's memory (and CPU) groups but not its
 	// pids group on v1 hosts: it gets tasks of its own (wsgate.Start).
 	l.cgroups = cg.Without("pids")
+	cg.Warm() // execInit's Place, ~10 ms from now, then costs 0.1 ms instead of ~10
 	return cg, nil
 }
 
