@@ -22,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -182,6 +183,9 @@ func (b *Backend) Placement() (config.ClusterPlan, error) {
 type state struct {
 	ID              string
 	Namespace       string
+	Server          string // the API server it was made on ("" = before this was kept)
+	Context         string // the kubeconfig context it was made with
+	Owner           string // labelOwner of its objects ("" = made before owners: objects without the label)
 	Image           string
 	CPUs            int
 	MemoryBytes     int64
@@ -242,7 +246,7 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	}
 	ns := b.set.Namespace
 	if _, err := b.cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, objName(spec.ID), metav1.GetOptions{}); err == nil {
-		return fmt.Errorf("sandbox %s: claim %s/%s exists: %w", spec.ID, ns, objName(spec.ID), vm.ErrExists)
+		return b.takenErr(spec.ID, "claim")
 	}
 	st, err := b.newState(spec)
 	if err != nil {
@@ -268,22 +272,22 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	}
 	defer func() {
 		if err != nil {
-			b.deleteObjects(context.WithoutCancel(ctx), spec.ID, ns)
+			b.deleteObjects(context.WithoutCancel(ctx), st) // only what this Create made (st.Owner)
 			os.RemoveAll(dir)
 		}
 	}()
 	if err := os.WriteFile(filepath.Join(dir, "provision_key"), pem.EncodeToMemory(blk), 0o600); err != nil {
 		return err
 	}
-	meta := metav1.ObjectMeta{Name: objName(spec.ID), Namespace: ns, Labels: labels(spec.ID)}
+	meta := metav1.ObjectMeta{Name: objName(spec.ID), Namespace: ns, Labels: labels(st)}
 	if _, err := b.cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: meta, Data: data}, metav1.CreateOptions{}); err != nil {
-		return b.apiErr("create secret", err)
+		return b.createErr(spec.ID, "secret", err)
 	}
 	if _, err := b.cs.CoreV1().PersistentVolumeClaims(ns).Create(ctx, b.claim(ns, st), metav1.CreateOptions{}); err != nil {
-		return b.apiErr("create claim", err)
+		return b.createErr(spec.ID, "claim", err)
 	}
-	if _, err := b.cs.NetworkingV1().NetworkPolicies(ns).Create(ctx, networkPolicy(ns, spec.ID), metav1.CreateOptions{}); err != nil {
-		return b.apiErr("create network policy", err)
+	if _, err := b.cs.NetworkingV1().NetworkPolicies(ns).Create(ctx, networkPolicy(ns, st), metav1.CreateOptions{}); err != nil {
+		return b.createErr(spec.ID, "network policy", err)
 	}
 	return b.save(st)
 }
@@ -317,7 +321,7 @@ func (b *Backend) checkSpec(spec vm.Spec) error {
 // and the guest's host key's public half.
 func (b *Backend) newState(spec vm.Spec) (*state, error) {
 	st := &state{
-		ID: spec.ID, Namespace: b.set.Namespace, Image: b.set.Image,
+		ID: spec.ID, Namespace: b.set.Namespace, Server: b.cfg.Host, Context: b.context, Owner: newOwner(), Image: b.set.Image,
 		CPUs: spec.CPUs, MemoryBytes: spec.MemoryBytes, DiskBytes: spec.DiskBytes,
 		Env: spec.Env, WorkspaceTarget: spec.Workspace.Target, WorkspaceMode: spec.Workspace.Mode,
 		Hide: spec.Workspace.Hide,
@@ -331,6 +335,21 @@ func (b *Backend) newState(spec vm.Spec) (*state, error) {
 	}
 	st.HostPub = string(ssh.MarshalAuthorizedKey(hostSigner.PublicKey()))
 	return st, nil
+}
+
+// createErr is a failed create of the sandbox's kind object: one of the
+// same name (another home's sandbox, or one a lost state left) is named as
+// such; Create's cleanup then deletes only what it made itself.
+func (b *Backend) createErr(id, kind string, err error) error {
+	if apierrors.IsAlreadyExists(err) {
+		return b.takenErr(id, kind)
+	}
+	return b.apiErr("create "+kind, err)
+}
+
+func (b *Backend) takenErr(id, kind string) error {
+	return fmt.Errorf("sandbox %s: a %s named %s already exists in namespace %s on %s, made by another airlock home (or left by a sandbox this home no longer knows); it was left alone: pick another sandbox name, or remove it where it was made: %w",
+		id, kind, objName(id), b.set.Namespace, b.cfg.Host, vm.ErrExists)
 }
 
 func (b *Backend) apiErr(what string, err error) error {
@@ -349,8 +368,13 @@ func (b *Backend) Stop(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	c, err := b.at(st)
+	if err != nil {
+		return err
+	}
 	b.probeWait(id)
-	return b.deletePod(ctx, st.Namespace, id)
+	_, err = c.deletePod(ctx, st)
+	return err
 }
 
 // Remove deletes pod, claim, Secret and NetworkPolicy, and the state dir.
@@ -362,51 +386,50 @@ func (b *Backend) Remove(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	c, err := b.at(st)
+	if err != nil {
+		return err
+	}
 	b.probeWait(id)
-	if err := b.deleteObjects(ctx, id, st.Namespace); err != nil {
+	if err := c.deleteObjects(ctx, st); err != nil {
 		return err
 	}
 	return os.RemoveAll(b.dir(id))
 }
 
-// deleteObjects deletes everything the sandbox owns in the namespace and
-// waits until the pod and claim are gone.
-func (b *Backend) deleteObjects(ctx context.Context, id, ns string) error {
-	if err := b.deletePod(ctx, ns, id); err != nil {
-		return err
-	}
-	name := objName(id)
+// deleteObjects deletes everything the sandbox owns in its namespace (by
+// owner label and UID: owner.go) and waits until the pod and claim are
+// gone. Objects of its name that someone else made are left alone and not
+// an error: this sandbox has none there.
+func (b *Backend) deleteObjects(ctx context.Context, st *state) error {
 	var errs []error
-	ignore := func(err error) {
-		if err != nil && !apierrors.IsNotFound(err) {
+	keep := func(_ types.UID, err error) {
+		if err != nil && !errors.Is(err, errNotOwned) {
 			errs = append(errs, err)
 		}
 	}
-	ignore(b.cs.NetworkingV1().NetworkPolicies(ns).Delete(ctx, name, metav1.DeleteOptions{}))
-	ignore(b.cs.CoreV1().Secrets(ns).Delete(ctx, name, metav1.DeleteOptions{}))
-	ignore(b.cs.CoreV1().PersistentVolumeClaims(ns).Delete(ctx, name, metav1.DeleteOptions{}))
-	if err := errors.Join(errs...); err != nil {
+	keep(b.deletePod(ctx, st))
+	_, policy, secret, claim := b.kinds(st.Namespace)
+	name := objName(st.ID)
+	keep(deleteOwned(ctx, policy, name, st.Owner))
+	keep(deleteOwned(ctx, secret, name, st.Owner))
+	uid, err := deleteOwned(ctx, claim, name, st.Owner)
+	keep(uid, err)
+	if err := errors.Join(errs...); err != nil || uid == "" {
 		return err
 	}
-	return waitGone(ctx, func() error {
-		_, err := b.cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, name, metav1.GetOptions{})
-		return err
-	})
+	return waitGone(ctx, goneOrReplaced(ctx, claim, name, uid))
 }
 
-// deletePod deletes the sandbox's pod (if any) and waits until it is gone.
-func (b *Backend) deletePod(ctx context.Context, ns, id string) error {
-	err := b.cs.CoreV1().Pods(ns).Delete(ctx, objName(id), metav1.DeleteOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
+// deletePod deletes the sandbox's pod (if it has one: owner.go) and waits
+// until it is gone.
+func (b *Backend) deletePod(ctx context.Context, st *state) (types.UID, error) {
+	pod, _, _, _ := b.kinds(st.Namespace)
+	uid, err := deleteOwned(ctx, pod, objName(st.ID), st.Owner)
+	if err != nil || uid == "" {
+		return uid, err
 	}
-	if err != nil {
-		return err
-	}
-	return waitGone(ctx, func() error {
-		_, err := b.cs.CoreV1().Pods(ns).Get(ctx, objName(id), metav1.GetOptions{})
-		return err
-	})
+	return uid, waitGone(ctx, goneOrReplaced(ctx, pod, objName(st.ID), uid))
 }
 
 // waitGone polls get until it reports NotFound.
@@ -439,12 +462,21 @@ func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
 	if err != nil {
 		return vm.Status{}, err
 	}
-	pod, err := b.cs.CoreV1().Pods(st.Namespace).Get(ctx, objName(id), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	c, err := b.at(st)
+	if err != nil {
+		return vm.Status{}, err
+	}
+	pod, err := c.ownPod(ctx, st)
+	if errors.Is(err, errNotOwned) || apierrors.IsNotFound(err) {
+		state := vm.StateCreated
 		if st.Started {
-			return vm.Status{State: vm.StateStopped}, nil
+			state = vm.StateStopped
 		}
-		return vm.Status{State: vm.StateCreated}, nil
+		s := vm.Status{State: state}
+		if errors.Is(err, errNotOwned) {
+			s.Note = err.Error()
+		}
+		return s, nil
 	}
 	if err != nil {
 		return vm.Status{}, err
@@ -454,7 +486,7 @@ func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
 		return vm.Status{State: vm.StateStopped, Note: podNote(pod)}, nil
 	}
 	notes := append([]string{fmt.Sprintf("pod %s/%s on node %s", st.Namespace, pod.Name, pod.Spec.NodeName)},
-		b.probeNotes(st, string(pod.UID), pod.Status.HostIP)...)
+		c.probeNotes(st, string(pod.UID), pod.Status.HostIP)...)
 	s := vm.Status{State: vm.StateRunning, Note: strings.Join(append(notes, pidsNote), "; ")}
 	if pid := localPID(cid); pid > 0 {
 		s.PID = pid
@@ -477,8 +509,12 @@ func (b *Backend) Dial(ctx context.Context, id string) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	pod, err := b.cs.CoreV1().Pods(st.Namespace).Get(ctx, objName(id), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	c, err := b.at(st)
+	if err != nil {
+		return nil, err
+	}
+	pod, err := c.ownPod(ctx, st)
+	if apierrors.IsNotFound(err) || errors.Is(err, errNotOwned) {
 		return nil, fmt.Errorf("sandbox %s: %w", id, vm.ErrNotRunning)
 	}
 	if err != nil {
@@ -487,5 +523,18 @@ func (b *Backend) Dial(ctx context.Context, id string) (net.Conn, error) {
 	if _, running := agentRunning(pod); !running {
 		return nil, fmt.Errorf("sandbox %s: %w", id, vm.ErrNotRunning)
 	}
-	return b.portForward(ctx, st.Namespace, pod.Name, sshPort)
+	return c.portForward(ctx, st.Namespace, pod.Name, sshPort)
+}
+
+// ownPod is the sandbox's pod: NotFound when there is none, errNotOwned
+// when the pod of its name is someone else's (owner.go).
+func (b *Backend) ownPod(ctx context.Context, st *state) (*corev1.Pod, error) {
+	pod, err := b.cs.CoreV1().Pods(st.Namespace).Get(ctx, objName(st.ID), metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if !owned(pod, st.Owner) {
+		return nil, fmt.Errorf("pod %s/%s %w", st.Namespace, pod.Name, errNotOwned)
+	}
+	return pod, nil
 }

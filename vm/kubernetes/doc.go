@@ -3,7 +3,12 @@
 // repository's sandbox.hcl can only ask for backend = "kubernetes").
 //
 // Per sandbox, in the settings' namespace, all named airlock-ID and
-// labelled airlock.dev/sandbox=ID:
+// labelled airlock.dev/sandbox=ID and airlock.dev/owner=OWNER (random per
+// Create, kept in the sandbox's state with the API server and kubeconfig
+// context it was made on): stop, rm and a failed create's cleanup delete
+// only objects carrying the owner, each with its UID as a delete
+// precondition, on the cluster the sandbox was made on (owner.go), so a
+// same-named sandbox of another home or cluster is never touched:
 //
 //   - a Secret: the guest sshd's host key and authorized keys, the spec's
 //     files, the contents of read-only mounts (under 1 MiB in all);
@@ -46,7 +51,9 @@
 //	--------------------------------------  ----------------------------------
 //	create/get/delete Secret, PVC, Pod,     up, start, stop, rm (names and
 //	NetworkPolicy in the settings'          labels from the sandbox's name,
-//	namespace                               contents from the approved Spec)
+//	namespace                               contents from the approved Spec;
+//	                                        a delete is a get, an owner check,
+//	                                        then a delete with UID precondition)
 //	pods/portforward (WebSocket, SPDY)      every SSH connection (Dial)
 //	watch/get Pod                           waiting for Running, status
 //

@@ -33,8 +33,14 @@ const (
 
 func objName(id string) string { return "airlock-" + id }
 
-func labels(id string) map[string]string {
-	return map[string]string{labelManaged: "airlock", labelSandbox: id}
+// labels are every object's: the sandbox's name, and the Create that made
+// it (owner.go).
+func labels(st *state) map[string]string {
+	l := map[string]string{labelManaged: "airlock", labelSandbox: st.ID}
+	if st.Owner != "" {
+		l[labelOwner] = st.Owner
+	}
+	return l
 }
 
 // initScript runs in the init container as the agent (uid 1000): it makes
@@ -138,11 +144,11 @@ func secretData(spec vm.Spec, provisionPub []byte) (map[string][]byte, []corev1.
 // networkPolicy denies every packet in and out of the sandbox's pod (on
 // clusters whose network plugin enforces policies). The SSH connection
 // rides the API server's port-forward, which is not pod networking.
-func networkPolicy(ns, id string) *networkingv1.NetworkPolicy {
+func networkPolicy(ns string, st *state) *networkingv1.NetworkPolicy {
 	return &networkingv1.NetworkPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: objName(id), Namespace: ns, Labels: labels(id)},
+		ObjectMeta: metav1.ObjectMeta{Name: objName(st.ID), Namespace: ns, Labels: labels(st)},
 		Spec: networkingv1.NetworkPolicySpec{
-			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{labelSandbox: id}},
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{labelSandbox: st.ID}},
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
 		},
 	}
@@ -150,7 +156,7 @@ func networkPolicy(ns, id string) *networkingv1.NetworkPolicy {
 
 func (b *Backend) claim(ns string, st *state) *corev1.PersistentVolumeClaim {
 	pvc := &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: objName(st.ID), Namespace: ns, Labels: labels(st.ID)},
+		ObjectMeta: metav1.ObjectMeta{Name: objName(st.ID), Namespace: ns, Labels: labels(st)},
 		Spec: corev1.PersistentVolumeClaimSpec{
 			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: *resource.NewQuantity(st.DiskBytes, resource.BinarySI)}},
@@ -190,7 +196,7 @@ func (b *Backend) pod(ns string, st *state) *corev1.Pod {
 		{Name: "var-tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 	}, st.Volumes...)
 	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: objName(st.ID), Namespace: ns, Labels: labels(st.ID)},
+		ObjectMeta: metav1.ObjectMeta{Name: objName(st.ID), Namespace: ns, Labels: labels(st)},
 		Spec: corev1.PodSpec{
 			RestartPolicy:                 corev1.RestartPolicyNever,
 			AutomountServiceAccountToken:  ptr(false),

@@ -49,8 +49,8 @@ func TestPodSpec(t *testing.T) {
 	if !strings.Contains(cmd, "--listen 127.0.0.1:2222") || !strings.HasSuffix(cmd, "--env A=1 --env B=2") {
 		t.Errorf("agent command %q", cmd)
 	}
-	np := networkPolicy("ns", "sb")
-	if len(np.Spec.Ingress) != 0 || len(np.Spec.Egress) != 0 || len(np.Spec.PolicyTypes) != 2 || np.Spec.PodSelector.MatchLabels[labelSandbox] != "sb" {
+	np := networkPolicy("ns", &state{ID: "sb", Owner: "o1"})
+	if len(np.Spec.Ingress) != 0 || len(np.Spec.Egress) != 0 || len(np.Spec.PolicyTypes) != 2 || np.Spec.PodSelector.MatchLabels[labelSandbox] != "sb" || np.Labels[labelOwner] != "o1" {
 		t.Errorf("network policy %+v", np.Spec)
 	}
 }

@@ -29,6 +29,9 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	if err != nil {
 		return err
 	}
+	if c, err := b.at(st); err != nil || c != b {
+		return b.elsewhere(st, err)
+	}
 	ns := st.Namespace
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -36,23 +39,25 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 		defer cancel()
 	}
 	pods := b.cs.CoreV1().Pods(ns)
-	if old, err := pods.Get(ctx, objName(id), metav1.GetOptions{}); err == nil {
+	if old, err := b.ownPod(ctx, st); err == nil {
 		if _, running := agentRunning(old); running && old.DeletionTimestamp == nil {
 			return fmt.Errorf("sandbox %s: %w", id, vm.ErrRunning)
 		}
-		if err := b.deletePod(ctx, ns, id); err != nil { // died (kill -9, node loss): start afresh
+		if _, err := b.deletePod(ctx, st); err != nil { // died (kill -9, node loss): start afresh
 			return err
 		}
+	} else if errors.Is(err, errNotOwned) {
+		return b.takenErr(id, "pod")
 	} else if !apierrors.IsNotFound(err) {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			b.deletePod(context.WithoutCancel(ctx), ns, id)
+			b.deletePod(context.WithoutCancel(ctx), st) // ours only: a pod another made in between stays
 		}
 	}()
 	if _, err := pods.Create(ctx, b.pod(ns, st), metav1.CreateOptions{}); err != nil {
-		return b.apiErr("create pod", err)
+		return b.createErr(id, "pod", err)
 	}
 	if !st.Started {
 		st.Started = true
@@ -74,6 +79,16 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 		return b.save(st)
 	}
 	return nil
+}
+
+// elsewhere: Start makes a pod from the current settings (image, node,
+// runtime class), so it runs a sandbox only on the cluster they point at.
+func (b *Backend) elsewhere(st *state, err error) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("sandbox %s was made on cluster %s (context %q); kubernetes.hcl now points at %s: point it back (context = %q) to start it, or rm it: %w",
+		st.ID, st.Server, st.Context, b.cfg.Host, st.Context, vm.ErrUnavailable)
 }
 
 // failReasons are container waiting reasons that will not fix themselves.
