@@ -472,18 +472,14 @@ func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
 		if st.Started {
 			state = vm.StateStopped
 		}
-		s := vm.Status{State: state}
-		if errors.Is(err, errNotOwned) {
-			s.Note = err.Error()
-		}
-		return s, nil
+		return vm.Status{State: state, Note: b.notRunningNotes(st, err)}, nil
 	}
 	if err != nil {
 		return vm.Status{}, err
 	}
 	cid, running := agentRunning(pod)
 	if !running || pod.DeletionTimestamp != nil {
-		return vm.Status{State: vm.StateStopped, Note: podNote(pod)}, nil
+		return vm.Status{State: vm.StateStopped, Note: podNote(pod) + "; " + b.notRunningNotes(st, nil)}, nil
 	}
 	notes := append([]string{fmt.Sprintf("pod %s/%s on node %s", st.Namespace, pod.Name, pod.Spec.NodeName)},
 		c.probeNotes(st, string(pod.UID), pod.Status.HostIP)...)
@@ -537,4 +533,23 @@ func (b *Backend) ownPod(ctx context.Context, st *state) (*corev1.Pod, error) {
 		return nil, fmt.Errorf("pod %s/%s %w", st.Namespace, pod.Name, errNotOwned)
 	}
 	return pod, nil
+}
+
+// notRunningNotes are status's notes for a sandbox whose pod does not run
+// (why, when someone else's pod holds its name): the limits a running pod
+// is probed for are not known now, and pids never has a per-pod limit.
+func (b *Backend) notRunningNotes(st *state, why error) string {
+	notes := []string{pidsNote}
+	var r probeResult
+	data, err := os.ReadFile(b.probePath(st.ID))
+	switch {
+	case err != nil || json.Unmarshal(data, &r) != nil || r.Verdict == "":
+		notes = append(notes, "disk limit not enforced (not known: checked from inside the pod once it runs)")
+	case r.Disk != "":
+		notes = append(notes, strings.Replace(r.Disk, "not enforced (", "not enforced (when it last ran: ", 1))
+	}
+	if errors.Is(why, errNotOwned) {
+		notes = append(notes, why.Error())
+	}
+	return strings.Join(notes, "; ")
 }

@@ -167,3 +167,29 @@ func TestOtherCluster(t *testing.T) {
 		t.Errorf("refused rm dropped the state: %v", err)
 	}
 }
+
+// TestStoppedStatusLimits: a stopped sandbox's status calls neither pids
+// nor disk enforced (outside attack 08): pids has no per-pod limit, and
+// the disk is only known from inside a running pod.
+func TestStoppedStatusLimits(t *testing.T) {
+	b := fakeBackend(t, fake.NewSimpleClientset(), "https://c1")
+	if err := fakeCreate(t, b, "stopped"); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := b.load("stopped")
+	st.Started = true
+	b.save(st)
+	s, err := b.Status(context.Background(), "stopped")
+	if err != nil || s.State != vm.StateStopped {
+		t.Fatalf("status %+v, %v", s, err)
+	}
+	for _, want := range []string{"no pids limit (", "disk limit not enforced (not known"} {
+		if !strings.Contains(s.Note, want) {
+			t.Errorf("stopped note %q lacks %q", s.Note, want)
+		}
+	}
+	os.WriteFile(b.probePath("stopped"), []byte(`{"PodUID":"u","Verdict":"x","Disk":"disk limit not enforced (on a 50 GiB file system)"}`), 0o600)
+	if s, _ := b.Status(context.Background(), "stopped"); !strings.Contains(s.Note, "disk limit not enforced (when it last ran: on a 50 GiB") {
+		t.Errorf("stopped note after a probe: %q", s.Note)
+	}
+}
