@@ -134,6 +134,10 @@ type Capabilities struct {
 	Docker          bool // a private Docker engine (docker = true)
 	DirectMode      bool // the host folder shared live (workspace mode "direct")
 	ReadWriteMounts bool // host mounts the sandbox may write to (read_only = false)
+	// DNSNames is a requirement, not a capability: sandbox names become
+	// object names and label values (kubernetes), so a name must also end
+	// with a letter or digit (a DNS-1123 label).
+	DNSNames bool
 }
 
 // Backend runs sandboxes. Methods take a ctx and the sandbox ID. Implementations

@@ -52,6 +52,11 @@ func BackendDiagnostics(sb *Sandbox, caps map[string]vm.Capabilities, root bool)
 	add := func(sev hcl.DiagnosticSeverity, summary, detail string, at hcl.Range) {
 		diags = append(diags, &hcl.Diagnostic{Severity: sev, Summary: summary, Detail: detail, Subject: at.Ptr()})
 	}
+	if strings.HasSuffix(sb.Name, "-") {
+		if who, sev, ok := lacking(func(c vm.Capabilities) bool { return !c.DNSNames }); ok {
+			add(sev, "Invalid sandbox name", fmt.Sprintf("%q ends with a hyphen: %s names Kubernetes objects and labels after the sandbox (airlock-%s), which must end with a letter or digit. Rename the sandbox.", sb.Name, who, sb.Name), sb.DeclRange)
+		}
+	}
 	if sb.User != "" && sb.User != DefaultUser && sb.UserRange.Filename != "" {
 		if who, sev, ok := lacking(func(c vm.Capabilities) bool { return c.OtherUsers }); ok {
 			add(sev, "Unsupported user", fmt.Sprintf("user = %q: %s runs sessions as %q only (its image or host has no other account). Remove user.", sb.User, who, DefaultUser), sb.UserRange)

@@ -71,3 +71,20 @@ func TestBackendDiagnostics(t *testing.T) {
 		t.Errorf("user agent, direct mode: %s", lines(ds))
 	}
 }
+
+// A sandbox name ending in a hyphen names no Kubernetes object
+// (airlock-NAME-) and is no label value: refused at validate, at the
+// sandbox's header, for the kubernetes backend only (outside attack 05).
+func TestBackendDiagnosticsDNSName(t *testing.T) {
+	f, diags := config.Decode("n.hcl", []byte("sandbox \"a-\" {\n}\n"), nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	k8s := map[string]vm.Capabilities{"kubernetes": {DNSNames: true}}
+	if got := lines(config.BackendDiagnostics(f.Sandboxes[0], k8s, false)); got != "n.hcl:1:1 error Invalid sandbox name" {
+		t.Errorf("kubernetes, a-: %q", got)
+	}
+	if ds := config.BackendDiagnostics(f.Sandboxes[0], capsOf(t, "namespace", "microvm"), false); len(ds) != 0 {
+		t.Errorf("local backends, a-: %s", lines(ds))
+	}
+}

@@ -202,7 +202,9 @@ type state struct {
 	Volumes         []corev1.Volume
 }
 
-var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+// idRE: a sandbox name is a DNS-1123 label, so airlock-ID (at most 71
+// characters) is an object name and ID a label value and hostname.
+var idRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 
 func (b *Backend) dir(id string) string { return filepath.Join(b.root, id) }
 

@@ -36,6 +36,7 @@ func TestRefusals(t *testing.T) {
 		{"rw-mount", func(s *vm.Spec) { s.Mounts = []vm.Mount{{Name: "m", Source: t.TempDir(), Target: "/mnt"}} }, "read-write"},
 		{"bad-file", func(s *vm.Spec) { s.Files = []vm.File{{Path: "/usr/bin/x", Mode: 0o755}} }, "not under"},
 		{"bad-id", func(s *vm.Spec) { s.ID = "Bad_ID" }, "sandbox id"},
+		{"id-ends-in-hyphen", func(s *vm.Spec) { s.ID = "a-" }, "sandbox id"},
 	} {
 		spec, _ := vmtest.NewSpec(t, b, "refused", vmtest.Options{AgentBinary: "/nonexistent"})
 		tc.tweak(&spec)
