@@ -138,6 +138,12 @@ type Capabilities struct {
 	// object names and label values (kubernetes), so a name must also end
 	// with a letter or digit (a DNS-1123 label).
 	DNSNames bool
+	// HostImage: the sandbox's image comes from the host's settings
+	// (kubernetes.hcl), so sandbox.hcl's image is not used.
+	HostImage bool
+	// NoPidsLimit: the backend sets no per-sandbox pids limit (a pod has
+	// none: the node's applies), so sandbox.hcl's pids is not enforced.
+	NoPidsLimit bool
 }
 
 // Backend runs sandboxes. Methods take a ctx and the sandbox ID. Implementations

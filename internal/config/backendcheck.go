@@ -57,6 +57,16 @@ func BackendDiagnostics(sb *Sandbox, caps map[string]vm.Capabilities, root bool)
 			add(sev, "Invalid sandbox name", fmt.Sprintf("%q ends with a hyphen: %s names Kubernetes objects and labels after the sandbox (airlock-%s), which must end with a letter or digit. Rename the sandbox.", sb.Name, who, sb.Name), sb.DeclRange)
 		}
 	}
+	if sb.ImageRange.Filename != "" {
+		if who, sev, ok := lacking(func(c vm.Capabilities) bool { return !c.HostImage }); ok {
+			add(sev, "Image not used", fmt.Sprintf("image = %q: %s runs the image the host's kubernetes.hcl names, never the one a sandbox.hcl asks for. Remove image.", sb.Image, who), sb.ImageRange)
+		}
+	}
+	if sb.PidsRange.Filename != "" {
+		if who, _, ok := lacking(func(c vm.Capabilities) bool { return !c.NoPidsLimit }); ok {
+			add(hcl.DiagWarning, "Pids limit not enforced", fmt.Sprintf("pids = %d: %s sets no per-sandbox pids limit (a pod has none of its own: the node's podPidsLimit applies).", sb.Pids, who), sb.PidsRange)
+		}
+	}
 	if sb.User != "" && sb.User != DefaultUser && sb.UserRange.Filename != "" {
 		if who, sev, ok := lacking(func(c vm.Capabilities) bool { return c.OtherUsers }); ok {
 			add(sev, "Unsupported user", fmt.Sprintf("user = %q: %s runs sessions as %q only (its image or host has no other account). Remove user.", sb.User, who, DefaultUser), sb.UserRange)

@@ -88,3 +88,27 @@ func TestBackendDiagnosticsDNSName(t *testing.T) {
 		t.Errorf("local backends, a-: %s", lines(ds))
 	}
 }
+
+// sandbox.hcl's image is not what a kubernetes pod runs (kubernetes.hcl
+// names it) and its pids no per-pod limit: image is refused at its
+// attribute, pids warned about; the plan's first line names neither
+// (outside attack 14).
+func TestBackendDiagnosticsHostImage(t *testing.T) {
+	src := "sandbox \"k\" {\n  backend = \"kubernetes\"\n  image = \"evil.example/miner:1\"\n  pids = 100000\n}\n"
+	f, diags := config.Decode("k.hcl", []byte(src), nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	k8s := map[string]vm.Capabilities{"kubernetes": {HostImage: true, NoPidsLimit: true}}
+	want := "k.hcl:3:11 error Image not used\nk.hcl:4:10 warning Pids limit not enforced"
+	if got := lines(config.BackendDiagnostics(f.Sandboxes[0], k8s, false)); got != want {
+		t.Errorf("kubernetes:\n%s\nwant\n%s", got, want)
+	}
+	if ds := config.BackendDiagnostics(f.Sandboxes[0], capsOf(t, "namespace", "microvm"), false); len(ds) != 0 {
+		t.Errorf("local backends: %s", lines(ds))
+	}
+	text := config.BuildPlan(f).Text()
+	if strings.Contains(text, "miner") || strings.Contains(text, "100000") {
+		t.Errorf("plan shows what kubernetes does not use:\n%s", text)
+	}
+}

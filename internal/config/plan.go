@@ -326,8 +326,12 @@ func (p *Plan) Text() string {
 }
 
 func (sp *SandboxPlan) text(b *strings.Builder) {
-	fmt.Fprintf(b, "sandbox %q: backend %s, %d CPUs, %s memory, %s disk, %d processes, image %s, runs as %s\n",
-		sp.Name, sp.Backend, sp.CPUs, FormatSize(sp.Memory), FormatSize(sp.Disk), sp.Pids, sp.Image, sp.User)
+	pids, image := fmt.Sprintf("%d processes", sp.Pids), "image "+sp.Image
+	if sp.Backend == "kubernetes" { // the cluster line names the image; a pod has no pids limit
+		pids, image = "processes: the node's pod limit", "image from the host's kubernetes.hcl"
+	}
+	fmt.Fprintf(b, "sandbox %q: backend %s, %d CPUs, %s memory, %s disk, %s, %s, runs as %s\n",
+		sp.Name, sp.Backend, sp.CPUs, FormatSize(sp.Memory), FormatSize(sp.Disk), pids, image, sp.User)
 	sp.clusterText(b)
 	sp.workspaceText(b)
 	sp.sharesText(b)

@@ -122,7 +122,7 @@ func (d *decoder) sandboxResources(sb *Sandbox, attrs hcl.Attributes, diags *hcl
 		}
 	}
 	if n, ok := d.integer(attrs, "pids", MinPids, MaxPids, diags); ok {
-		sb.Pids = int(n)
+		sb.Pids, sb.PidsRange = int(n), attrs["pids"].Expr.Range()
 	}
 }
 
@@ -130,7 +130,7 @@ func (d *decoder) sandboxResources(sb *Sandbox, attrs hcl.Attributes, diags *hcl
 func (d *decoder) sandboxImageUser(sb *Sandbox, attrs hcl.Attributes, diags *hcl.Diagnostics) {
 	if it, ok := d.str(attrs, "image", diags); ok {
 		if imageRE.MatchString(it.Value) && !strings.Contains(it.Value, "..") {
-			sb.Image = it.Value
+			sb.Image, sb.ImageRange = it.Value, it.Range
 		} else {
 			*diags = append(*diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,

@@ -43,9 +43,12 @@ type Sandbox struct {
 	Docker      bool    // asks for a private Docker engine (microVM only)
 
 	DeclRange hcl.Range `json:"-"` // the `sandbox "NAME"` header, for diagnostics
-	// Where user and docker were set (zero when not), for BackendDiagnostics.
+	// Where user, docker, image and pids were set (zero when not), for
+	// BackendDiagnostics.
 	UserRange   hcl.Range `json:"-"`
 	DockerRange hcl.Range `json:"-"`
+	ImageRange  hcl.Range `json:"-"`
+	PidsRange   hcl.Range `json:"-"`
 }
 
 // Workspace is the `workspace { ... }` block.
