@@ -2,9 +2,7 @@ package kubernetes
 
 import (
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -103,23 +101,9 @@ func secretData(spec vm.Spec, provisionPub []byte) (map[string][]byte, []corev1.
 		if !m.ReadOnly {
 			return nil, nil, nil, fmt.Errorf("mount %s: the kubernetes backend shares no host folder read-write (the pod runs on another machine): %w", m.Target, vm.ErrInvalidSpec)
 		}
-		var items []corev1.KeyToPath
-		err := filepath.WalkDir(m.Source, func(p string, d os.DirEntry, err error) error {
-			if err != nil || !d.Type().IsRegular() {
-				return err
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(m.Source, p)
-			key := fmt.Sprintf("mount-%d-%d", i, len(items))
-			data[key] = b
-			items = append(items, corev1.KeyToPath{Key: key, Path: filepath.ToSlash(rel)})
-			return nil
-		})
+		items, err := readMount(i, m, data)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("mount %s: %w", m.Source, err)
+			return nil, nil, nil, err
 		}
 		name := fmt.Sprintf("mount-%d", i)
 		vols = append(vols, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{

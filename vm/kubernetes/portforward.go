@@ -75,8 +75,10 @@ func (b *Backend) portForward(ctx context.Context, ns, pod string, port int) (ne
 	pc := &pfConn{conn: conn, data: data, addr: pfAddr(fmt.Sprintf("%s/%s:%d", ns, pod, port))}
 	go func() {
 		// The kubelet writes here when it cannot reach the port; then the
-		// data stream ends, and the reader sees this error.
-		msg, _ := io.ReadAll(errStream)
+		// data stream ends, and the reader sees this error (its first 4
+		// KiB; the rest is drained, not kept).
+		msg, _ := io.ReadAll(io.LimitReader(errStream, 4<<10))
+		io.Copy(io.Discard, errStream)
 		if len(msg) > 0 {
 			pc.fail(fmt.Errorf("port-forward: %s", msg))
 		}

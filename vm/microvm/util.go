@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
-// tail returns the last n lines of a file (console logs in errors).
+// tail returns the last n lines of a file (console logs in errors), from
+// its last 64 KiB: the guest writes the console, and the cap on it holds
+// only while a bridge runs.
 func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
+	b, err := fsx.ReadTail(path, 64<<10)
 	if err != nil {
 		return ""
 	}

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/airlock-sandbox/airlock/internal/cgroups"
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/guestspec"
 	"github.com/airlock-sandbox/airlock/internal/steptime"
 	"github.com/airlock-sandbox/airlock/internal/wsgate"
@@ -359,9 +360,9 @@ func envList(m map[string]string) []string {
 }
 
 // logTail returns the last lines of the init log of this start, for start
-// errors.
+// errors, from the log's last 64 KiB (the sandbox's processes write to it).
 func logTail(file string) string {
-	data, err := os.ReadFile(file)
+	data, err := fsx.ReadTail(file, 64<<10)
 	if err != nil {
 		return "(no log)"
 	}
