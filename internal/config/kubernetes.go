@@ -24,7 +24,12 @@ import (
 //	storage_class = "fast-ssd"         # class of the home/workspace claim (default: the cluster's)
 //	node_name     = "node-1"           # bind pods to a node, skipping the scheduler (optional)
 //	node_selector = { "airlock.dev/sandboxes" = "true" }
-//	toleration { key = "sandboxes" operator = "Exists" effect = "NoSchedule" }
+//	user_namespace = true               # pods get a user namespace (hostUsers: false); default false
+//	toleration {
+//	  key      = "sandboxes"
+//	  operator = "Exists"
+//	  effect   = "NoSchedule"
+//	}
 const KubernetesFile = "kubernetes.hcl"
 
 // KubernetesSettings is the decoded kubernetes.hcl.
@@ -38,7 +43,12 @@ type KubernetesSettings struct {
 	NodeName     string            `hcl:"node_name,optional"`
 	NodeSelector map[string]string `hcl:"node_selector,optional"`
 	Tolerations  []KubeToleration  `hcl:"toleration,block"`
-	Path         string            // file the settings came from
+	// UserNamespace sets the pods' hostUsers: false, so uid 1000 in the pod
+	// is not uid 1000 on the node. Off by default: the node's runtime must
+	// support it (containerd 2.0+ with runc 1.2+ or crun, Linux 6.3+ for
+	// idmapped tmpfs), and a pod asking on a node that cannot does not start.
+	UserNamespace bool   `hcl:"user_namespace,optional"`
+	Path          string // file the settings came from
 }
 
 // KubeToleration is one `toleration` block (a pod toleration).

@@ -81,3 +81,27 @@ func FuzzKubernetesSettings(f *testing.F) {
 		}
 	})
 }
+
+// TestKubernetesReadmeExamples: every kubernetes.hcl example in the
+// README (an hcl block with a top-level namespace and no sandbox block)
+// decodes without an error.
+func TestKubernetesReadmeExamples(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i, block := range strings.Split(string(data), "```hcl\n")[1:] {
+		src, _, _ := strings.Cut(block, "```")
+		if strings.Contains(src, "sandbox \"") || !strings.Contains("\n"+src, "\nnamespace ") {
+			continue
+		}
+		n++
+		if _, diags := DecodeKubernetes("README.md", []byte(src)); diags.HasErrors() {
+			t.Errorf("README hcl block %d:\n%s\n%s", i+1, src, diags.Error())
+		}
+	}
+	if n == 0 {
+		t.Fatal("no kubernetes.hcl example found in the README")
+	}
+}

@@ -93,25 +93,31 @@ func (b *Backend) init() error {
 	if b.home != "" {
 		set, diags := config.LoadKubernetes(b.home)
 		if diags.HasErrors() {
-			return fmt.Errorf("%s: %w", firstError(diags), vm.ErrUnavailable)
+			return fmt.Errorf("%s: %w", allErrors(diags), vm.ErrUnavailable)
 		}
 		b.set, b.cfg = set, nil
 	}
 	return b.connect()
 }
 
-// firstError is diags' first error on one line, file:line,col first.
-func firstError(diags hcl.Diagnostics) string {
+// allErrors is every error of diags on one line, each file:line,col
+// first, separated by "; ".
+func allErrors(diags hcl.Diagnostics) string {
+	var out []string
 	for _, d := range diags {
 		if d.Severity != hcl.DiagError {
 			continue
 		}
 		if d.Subject != nil {
-			return fmt.Sprintf("%s:%d,%d: %s: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary, d.Detail)
+			out = append(out, fmt.Sprintf("%s:%d,%d: %s: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary, d.Detail))
+		} else {
+			out = append(out, d.Summary+": "+d.Detail)
 		}
-		return d.Summary + ": " + d.Detail
 	}
-	return diags.Error()
+	if len(out) == 0 {
+		return diags.Error()
+	}
+	return strings.Join(out, "; ")
 }
 
 func (b *Backend) connect() error {

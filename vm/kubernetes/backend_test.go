@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/vm"
 	"github.com/airlock-sandbox/airlock/vm/vmtest"
 )
@@ -118,4 +119,34 @@ func leftovers(t testing.TB, b *Backend, id string) string {
 		left = append(left, "networkpolicies")
 	}
 	return strings.Join(left, ", ")
+}
+
+// TestSettingsAllErrors: a kubernetes.hcl with several mistakes is
+// reported with each one's file:line,col, not the first only.
+func TestSettingsAllErrors(t *testing.T) {
+	home := t.TempDir()
+	root := filepath.Join(home, "vm", "kubernetes")
+	os.MkdirAll(root, 0o700)
+	os.WriteFile(filepath.Join(home, "kubernetes.hcl"), []byte("namespace = \"Bad_NS\"\nimage = \"not an image\"\nstorage_class = \"Bad\"\n"), 0o600)
+	b, _ := Open(root)
+	err := b.Available(context.Background())
+	for _, want := range []string{"kubernetes.hcl:1,13: Invalid namespace", "kubernetes.hcl:2,9: Invalid image", "kubernetes.hcl:3,17: Invalid storage class"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v lacks %q", err, want)
+		}
+	}
+}
+
+// TestUserNamespace: user_namespace = true gives the pod hostUsers: false;
+// unset leaves the field to the cluster (the node's user namespace).
+func TestUserNamespace(t *testing.T) {
+	st := &state{ID: "u", Image: "img:1", CPUs: 1, MemoryBytes: 1 << 30, DiskBytes: 1 << 30, WorkspaceTarget: "/workspace"}
+	b := &Backend{set: &config.KubernetesSettings{Namespace: "ns", Image: "img:1"}}
+	if p := b.pod("ns", st); p.Spec.HostUsers != nil {
+		t.Errorf("unset: hostUsers %v", *p.Spec.HostUsers)
+	}
+	b.set.UserNamespace = true
+	if p := b.pod("ns", st); p.Spec.HostUsers == nil || *p.Spec.HostUsers {
+		t.Errorf("user_namespace = true: hostUsers %v", p.Spec.HostUsers)
+	}
 }

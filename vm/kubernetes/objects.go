@@ -214,6 +214,9 @@ func (b *Backend) pod(ns string, st *state) *corev1.Pod {
 	if b.set.RuntimeClass != "" {
 		p.Spec.RuntimeClassName = ptr(b.set.RuntimeClass)
 	}
+	if b.set.UserNamespace {
+		p.Spec.HostUsers = ptr(false) // uid 1000 in the pod is an unprivileged high uid on the node
+	}
 	for _, t := range b.set.Tolerations {
 		p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{
 			Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value, Effect: corev1.TaintEffect(t.Effect),

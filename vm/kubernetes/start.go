@@ -91,6 +91,16 @@ func (b *Backend) elsewhere(st *state, err error) error {
 		st.ID, st.Server, st.Context, b.cfg.Host, st.Context, vm.ErrUnavailable)
 }
 
+// userNSHint: a pod asking for a user namespace on a node whose runtime
+// has none never gets a pod sandbox, and the kubelet says why only in an
+// event (which the Role cannot read).
+func (b *Backend) userNSHint(pod *corev1.Pod) string {
+	if !b.set.UserNamespace || pod.Status.Phase != corev1.PodPending {
+		return ""
+	}
+	return "; kubernetes.hcl sets user_namespace = true: if the node's runtime cannot give a pod a user namespace (containerd before 2.0, runc before 1.2), the pod never starts (`kubectl describe pod` shows the kubelet's event)"
+}
+
 // failReasons are container waiting reasons that will not fix themselves.
 var failReasons = map[string]bool{
 	"ErrImagePull": true, "ImagePullBackOff": true, "InvalidImageName": true, "ErrImageNeverPull": true,
@@ -128,7 +138,7 @@ func (b *Backend) waitRunning(ctx context.Context, ns, id string) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("sandbox %s: %w (%s)", id, vm.ErrStartTimeout, podNote(pod))
+			return fmt.Errorf("sandbox %s: %w (%s%s)", id, vm.ErrStartTimeout, podNote(pod), b.userNSHint(pod))
 		case <-time.After(wait):
 		}
 	}
