@@ -204,6 +204,7 @@ type state struct {
 	HostPub         string               // the guest sshd's public key (authorized_keys line), pinned by pushes
 	Pushed          bool                 // the workspace is on the claim
 	Started         bool                 // started at least once (created vs stopped)
+	WipeFailed      bool                 // rm could not empty the claim once: the next rm deletes it as it is
 	Mounts          []corev1.VolumeMount // read-only mounts and /etc files (from the Secret)
 	Volumes         []corev1.Volume
 }
@@ -381,7 +382,9 @@ func (b *Backend) Stop(ctx context.Context, id string) error {
 		return err
 	}
 	b.probeWait(id)
-	_, err = c.deletePod(ctx, st)
+	if _, err = c.deletePod(ctx, st); errors.Is(err, errNotOwned) {
+		return nil // another's pod of the name: this sandbox runs none
+	}
 	return err
 }
 
@@ -399,6 +402,12 @@ func (b *Backend) Remove(ctx context.Context, id string) error {
 		return err
 	}
 	b.probeWait(id)
+	if _, err := c.deletePod(ctx, st); err != nil && !errors.Is(err, errNotOwned) {
+		return err
+	}
+	if err := c.wipeClaim(ctx, st); err != nil {
+		return err
+	}
 	if err := c.deleteObjects(ctx, st); err != nil {
 		return err
 	}
