@@ -1,7 +1,6 @@
 package egress
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/fsx"
@@ -47,34 +46,17 @@ const (
 // LogFile is the decision log's name inside a sandbox state dir.
 const LogFile = "egress.log"
 
-// maxLogSize is when the log rotates to egress.log.1 (one old file kept).
-const maxLogSize = 16 << 20
+// LogCap caps the decision log (one older file, egress.log.1, is kept):
+// the sandbox decides how many requests it makes.
+const LogCap = 16 << 20
 
-// DecisionLog appends entries as JSON lines to a capped, rotating file.
-// Safe for concurrent use.
-type DecisionLog struct{ f *fsx.RotatingFile }
+// DecisionLog is the decision log: fsx's capped, rotating JSON-lines log.
+type DecisionLog = fsx.JSONLog[Entry]
 
 // OpenDecisionLog opens (creating, mode 0600) the log at path for appending.
 func OpenDecisionLog(path string) (*DecisionLog, error) {
-	f, err := fsx.OpenRotating(path, maxLogSize)
-	if err != nil {
-		return nil, err
-	}
-	return &DecisionLog{f: f}, nil
+	return fsx.OpenJSONLog[Entry](path, LogCap)
 }
-
-// Write appends one entry; errors are returned for the caller to log.
-func (l *DecisionLog) Write(e Entry) error {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	_, err = l.f.Write(append(b, '\n'))
-	return err
-}
-
-// Close closes the file.
-func (l *DecisionLog) Close() error { return l.f.Close() }
 
 // ReadLog reads entries from path starting at byte offset, at most limit
 // (0 = no limit), and returns the offset to continue from. A missing file

@@ -313,8 +313,14 @@ func (p *Proxy) admit(ctx context.Context, w io.Writer, t Target, e *Entry) (*Ru
 func (p *Proxy) dialAdmitted(ctx context.Context, w io.Writer, t Target, allow *Rule, addrs []netip.AddrPort, e *Entry) (net.Conn, bool) {
 	up, addr, err := p.dialVetted(ctx, addrs)
 	if err != nil {
-		p.logger.Info("egress: dial", "sandbox", p.sandbox, "host", t.Host(), "err", err)
-		p.refuse(w, *e, &denial{status: http.StatusBadGateway, rule: allow.String(), reason: fmt.Sprintf("cannot connect to %s", t)})
+		// The decision log (capped) has the cause; the bridge log only at
+		// debug: a sandbox can make failed dials as fast as refusals.
+		p.logger.Debug("egress: dial", "sandbox", p.sandbox, "host", t.Host(), "err", err)
+		reason := fmt.Sprintf("cannot connect to %s", t)
+		if oe := (*net.OpError)(nil); errors.As(err, &oe) && oe.Err != nil {
+			reason += " (" + oe.Err.Error() + ")"
+		}
+		p.refuse(w, *e, &denial{status: http.StatusBadGateway, rule: allow.String(), reason: reason})
 		return nil, false
 	}
 	e.Addr, e.Rule = addr.String(), allow.String()
@@ -329,7 +335,7 @@ func (p *Proxy) record(e Entry) {
 	p.logger.Debug("egress decision", "sandbox", e.Sandbox, "rule", e.Rule, "decision", e.Verdict,
 		"method", e.Method, "host", e.Host, "port", e.Port, "bytes", e.Bytes, "credential", e.Credential)
 	if p.log != nil {
-		if err := p.log.Write(e); err != nil {
+		if err := p.log.Append(e); err != nil {
 			p.logger.Warn("egress: decision log", "sandbox", p.sandbox, "err", err)
 		}
 	}

@@ -1,7 +1,6 @@
 package mcpgw
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/fsx"
@@ -28,34 +27,17 @@ type Entry struct {
 	Reason      string    `json:"reason,omitempty"`
 }
 
-// maxLogSize caps the call log (one older file, mcp.log.1, is kept): the
+// LogCap caps the call log (one older file, mcp.log.1, is kept): the
 // sandbox decides how many calls it makes.
-const maxLogSize = 16 << 20
+const LogCap = 16 << 20
 
-// CallLog appends entries to one capped file (0600). Safe for concurrent use.
-type CallLog struct{ f *fsx.RotatingFile }
+// CallLog is the call log: fsx's capped, rotating JSON-lines log.
+type CallLog = fsx.JSONLog[Entry]
 
-// OpenCallLog opens (creating) the log at path for appending.
+// OpenCallLog opens (creating, mode 0600) the log at path for appending.
 func OpenCallLog(path string) (*CallLog, error) {
-	f, err := fsx.OpenRotating(path, maxLogSize)
-	if err != nil {
-		return nil, err
-	}
-	return &CallLog{f: f}, nil
+	return fsx.OpenJSONLog[Entry](path, LogCap)
 }
-
-// Append writes e as one line.
-func (l *CallLog) Append(e Entry) error {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	_, err = l.f.Write(append(b, '\n'))
-	return err
-}
-
-// Close closes the file.
-func (l *CallLog) Close() error { return l.f.Close() }
 
 // ReadLog returns up to limit entries (all when limit <= 0) from byte
 // offset on, and the offset after the last complete line read. A missing

@@ -345,8 +345,10 @@ func (g *Gateway) callTool(ctx context.Context, gr Grant, p *mcp.CallToolParamsR
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: p.Name, Arguments: args})
 	if err != nil {
-		e.Decision, e.Reason = DecisionError, "server error"
-		g.opt.Logger.Warn("mcp tools/call failed", "sandbox", g.opt.Sandbox, "server", gr.Server.Name, "tool", e.Tool, "err", err)
+		// The call log (capped) has the cause; the bridge log only at debug:
+		// the sandbox can make a tool fail on every call.
+		e.Decision, e.Reason = DecisionError, "server error: "+clip(err.Error(), 200)
+		g.opt.Logger.Debug("mcp tools/call failed", "sandbox", g.opt.Sandbox, "server", gr.Server.Name, "tool", e.Tool, "err", err)
 		return nil, passError(err, gr.Server.Name)
 	}
 	b, _ := json.Marshal(res)
@@ -414,3 +416,17 @@ func (l *connListener) Close() error {
 }
 
 func (l *connListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8551} }
+
+// clip makes text for the call log: at most n bytes, control and
+// non-ASCII characters (which `airlock mcp log` would print) as '?'.
+func clip(s string, n int) string {
+	if len(s) > n {
+		s = s[:n]
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r >= 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
