@@ -9,12 +9,12 @@ import (
 )
 
 // `airlock plan` warns about an allow rule reaching any range of the one
-// address table (hostpattern.SpecialRanges, the one the egress proxy
+// address table (hostpattern.SpecialRanges(), the one the egress proxy
 // refuses from: egress's TestProxyRefusesEveryAddressRange), naming the
 // range and its class, and not about a public address.
 func TestPlanWarnsForEveryAddressRange(t *testing.T) {
 	var allow []string
-	for _, r := range hostpattern.SpecialRanges {
+	for _, r := range hostpattern.SpecialRanges() {
 		allow = append(allow, fmt.Sprintf("%q", r.Prefix.String()))
 	}
 	src := fmt.Sprintf("sandbox \"a\" {\n  network {\n    allow = [%s, \"8.8.8.8\"]\n  }\n}\n", strings.Join(allow, ", "))
@@ -23,7 +23,7 @@ func TestPlanWarnsForEveryAddressRange(t *testing.T) {
 		t.Fatal(diags)
 	}
 	warnings := strings.Join(BuildPlan(f).Sandboxes[0].Warnings, "\n")
-	for _, r := range hostpattern.SpecialRanges {
+	for _, r := range hostpattern.SpecialRanges() {
 		p, _ := ParseHostPattern(r.Prefix.String())
 		want := p.PrivateRange()
 		if want == "" || !strings.Contains(warnings, "reaches a private or local address range ("+want+")") {

@@ -77,7 +77,7 @@ func (p HostPattern) Covers(c HostPattern) bool { return p.Pattern.Covers(c.Patt
 
 // PrivateRange returns the special-purpose address range p overlaps
 // ("192.168.0.0/16 private"), or "" (also "" for name patterns, except
-// "localhost"). The table is hostpattern.SpecialRanges, the one the egress
+// "localhost"). The table is hostpattern.SpecialRanges(), the one the egress
 // proxy refuses from.
 func (p HostPattern) PrivateRange() string {
 	if p.Kind == hostpattern.Host && (p.Name == "localhost" || strings.HasSuffix(p.Name, ".localhost")) {

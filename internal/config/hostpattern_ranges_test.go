@@ -9,7 +9,7 @@ import (
 // plan's private-address warning reads the proxy's own table: an allow of
 // any range the proxy refuses is warned about.
 func TestPrivateRangeIsTheProxyTable(t *testing.T) {
-	for _, r := range hostpattern.SpecialRanges {
+	for _, r := range hostpattern.SpecialRanges() {
 		hp, err := ParseHostPattern(r.Prefix.String())
 		if err != nil {
 			t.Fatalf("%s: %v", r.Prefix, err)

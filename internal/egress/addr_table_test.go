@@ -9,7 +9,7 @@ import (
 )
 
 // The proxy refuses every range of the one address table
-// (hostpattern.SpecialRanges, which `airlock plan` warns from as well:
+// (hostpattern.SpecialRanges(), which `airlock plan` warns from as well:
 // config's TestPlanWarnsForEveryAddressRange), under preset "open" and
 // for a name resolving into it as for an IP literal, naming the class.
 func TestProxyRefusesEveryAddressRange(t *testing.T) {
@@ -22,7 +22,7 @@ func TestProxyRefusesEveryAddressRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range hostpattern.SpecialRanges {
+	for _, r := range hostpattern.SpecialRanges() {
 		a := r.Prefix.Addr()
 		if r.Prefix.Bits() < a.BitLen() {
 			a = a.Next() // a host address, not the network's

@@ -1,6 +1,9 @@
 package hostpattern
 
-import "net/netip"
+import (
+	"net/netip"
+	"slices"
+)
 
 // AddrRange is one range of special-purpose addresses: this machine, local
 // networks, and ranges that are not ordinary public unicast (IANA's
@@ -13,9 +16,9 @@ type AddrRange struct {
 	Class  string
 }
 
-// SpecialRanges is the table. Order matters only for the class reported:
+// specialRanges is the table. Order matters only for the class reported:
 // the first range containing an address names it.
-var SpecialRanges = []AddrRange{
+var specialRanges = [...]AddrRange{
 	{netip.MustParsePrefix("0.0.0.0/8"), "unspecified"},
 	{netip.MustParsePrefix("10.0.0.0/8"), "private"},
 	{netip.MustParsePrefix("100.64.0.0/10"), "cgnat"},
@@ -54,6 +57,10 @@ var SpecialRanges = []AddrRange{
 	{netip.MustParsePrefix("ff00::/8"), "multicast"},
 }
 
+// SpecialRanges returns the table (a copy: an importer cannot change what
+// the proxy refuses or what plan warns about).
+func SpecialRanges() []AddrRange { return slices.Clone(specialRanges[:]) }
+
 // Classify returns the class of a special-purpose address ("loopback",
 // "private", "link-local", "cgnat", "ula", "ipv4-mapped", ...) or "" for
 // an ordinary public unicast address. Addresses with a zone and invalid
@@ -71,7 +78,7 @@ func Classify(a netip.Addr) string {
 	case a.Is6() && a.IsLoopback():
 		return "loopback"
 	}
-	for _, r := range SpecialRanges {
+	for _, r := range specialRanges {
 		if r.Prefix.Contains(a) {
 			return r.Class
 		}
@@ -82,7 +89,7 @@ func Classify(a netip.Addr) string {
 // SpecialOverlap returns the first special-purpose range p overlaps (an
 // IPv4-mapped prefix is compared as IPv4 too).
 func SpecialOverlap(p netip.Prefix) (AddrRange, bool) {
-	for _, r := range SpecialRanges {
+	for _, r := range specialRanges {
 		if r.Prefix.Overlaps(p) {
 			return r, true
 		}

@@ -8,7 +8,7 @@ import (
 // The one address table: every range classifies its own addresses, and
 // the ranges an outside tester found dialled under preset "open" are in it.
 func TestSpecialRanges(t *testing.T) {
-	for _, r := range SpecialRanges {
+	for _, r := range SpecialRanges() {
 		if c := Classify(r.Prefix.Addr()); c == "" {
 			t.Errorf("%s: first address not classified", r.Prefix)
 		}
@@ -31,5 +31,22 @@ func TestSpecialRanges(t *testing.T) {
 		if _, got := SpecialOverlap(netip.MustParsePrefix(in)); got != want {
 			t.Errorf("%s: overlap %v, want %v", in, got, want)
 		}
+	}
+}
+
+// The table cannot be changed from outside: SpecialRanges hands out a
+// copy, so an importer emptying it changes neither the proxy's refusals
+// nor plan's warnings (both read the unexported table).
+func TestSpecialRangesIsACopy(t *testing.T) {
+	rs := SpecialRanges()
+	n := len(rs)
+	for i := range rs {
+		rs[i] = AddrRange{Prefix: netip.MustParsePrefix("8.8.8.0/24"), Class: "changed"}
+	}
+	if Classify(netip.MustParseAddr("10.0.0.1")) != "private" || Classify(netip.MustParseAddr("8.8.8.8")) != "" {
+		t.Error("changing the returned slice changed the table")
+	}
+	if len(SpecialRanges()) != n || SpecialRanges()[0].Class == "changed" {
+		t.Error("the table changed")
 	}
 }
