@@ -193,3 +193,35 @@ func TestStoppedStatusLimits(t *testing.T) {
 		t.Errorf("stopped note after a probe: %q", s.Note)
 	}
 }
+
+// TestAtRecordedContext: after the kubeconfig's current context moves to
+// another cluster, a sandbox is reached through the context it was made
+// with while that context still names its API server (outside attack 18),
+// and refused once it names another.
+func TestAtRecordedContext(t *testing.T) {
+	kc := filepath.Join(t.TempDir(), "config")
+	write := func(oneServer string) {
+		os.WriteFile(kc, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: one, cluster: {server: "`+oneServer+`"}}, {name: two, cluster: {server: "https://c2"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: one, context: {cluster: one, user: u}}, {name: two, context: {cluster: two, user: u}}]
+current-context: two
+`), 0o600)
+	}
+	write("https://c1")
+	b := fakeBackend(t, fake.NewSimpleClientset(), "https://c2")
+	b.set.Kubeconfig = kc
+	st := &state{ID: "s", Server: "https://c1", Context: "one"}
+	o, err := b.at(st)
+	if err != nil || o == b || o.cfg.Host != "https://c1" || o.context != "one" {
+		t.Fatalf("at: %v, %+v", err, o)
+	}
+	if o, err := b.at(&state{ID: "s", Server: "https://c2", Context: "two"}); err != nil || o != b {
+		t.Errorf("same server: %v", err)
+	}
+	write("https://elsewhere")
+	if _, err := b.at(st); err == nil || !strings.Contains(err.Error(), "no longer reaches https://c1") {
+		t.Errorf("context moved: %v", err)
+	}
+}
