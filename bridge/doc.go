@@ -11,6 +11,20 @@
 // contents — is untrusted. Errors sent to clients are deliberate messages
 // (*Error); internal causes are logged, not sent.
 //
+// Commands the bridge itself runs in a sandbox (the review snapshot
+// `/bin/sh -s`, the rm guard's process list, template tar, the kubernetes
+// NetworkPolicy probe) call their interpreter by absolute path, so the
+// agent's PATH (~/.local/bin) does not pick it, but they still run as the
+// agent's uid through the account's shell (`$SHELL -c CMD`, as OpenSSH's
+// sshd; Debian's bash then reads the agent's ~/.bashrc, since SSH_CLIENT is
+// set), and the agent can ptrace them anyway: their output is the agent's
+// word. Every reader of it is bounded (internal/guestout.Buffer, which an
+// io.Copy cannot bypass: the review snapshot 1 MiB, the guard's list 1 MiB,
+// stderr 4 KiB, sandbox.exec 16 MiB per stream; at the cap the snapshot's
+// and the guard's sessions are closed, so the guest blocks on its 2 MiB
+// channel window), and what is printed of it goes through guestout.Clean
+// (no control, escape or bidi characters).
+//
 // Shape of the daemon:
 //   - run.go: one bridge per $AIRLOCK_HOME (flock on bridge.lock), the socket,
 //     the log (logs/bridge.log), and an orphan watchdog: a bridge whose socket

@@ -1,13 +1,13 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/guestout"
 )
 
 // No command loses work: `airlock rm` (sandbox.remove with Guard) refuses
@@ -88,9 +88,14 @@ func (d *Daemon) guestProcesses(ctx context.Context, sb *sandbox) ([]string, err
 		return nil, err
 	}
 	defer s.Close()
-	var out bytes.Buffer
-	s.Stdout = &out
-	if err := s.Run("/bin/sh -c " + shellQuote(guardScript)); err != nil {
+	// A list of processes is small; past 1 MiB the answer is refused.
+	out := &guestout.Buffer{Max: 1 << 20, OnFull: func() { s.Close() }}
+	s.Stdout = out
+	err = s.Run("/bin/sh -c " + shellQuote(guardScript))
+	if out.Truncated() {
+		return nil, fmt.Errorf("the sandbox's process list exceeded %d bytes", out.Max)
+	}
+	if err != nil {
 		return nil, err
 	}
 	var procs []string
@@ -269,12 +274,7 @@ func (d *Daemon) updateState(name string, change func(*sandboxState)) {
 
 // safeLine keeps a guest-provided line printable and at most n runes.
 func safeLine(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
+	s = guestout.Clean(s)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n]) + "…"
 	}

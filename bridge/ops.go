@@ -1,12 +1,10 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +14,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/guestout"
 )
 
 // Requests that use the bridge's sandboxes and plans without changing a
@@ -167,30 +166,11 @@ func (d *Daemon) find(name string) (*sandbox, error) {
 // maxExecOutput caps each buffered stream of sandbox.exec.
 const maxExecOutput = 16 << 20
 
-// cappedBuffer keeps the first max bytes written (maxExecOutput when max
-// is 0) and reports every write as complete, so an SSH copy keeps draining
-// the guest's output; truncated says something was dropped, and a caller
-// relying on the whole output must fail.
-type cappedBuffer struct {
-	bytes.Buffer
-	max       int
-	truncated bool
-}
-
-func (c *cappedBuffer) Write(p []byte) (int, error) {
-	n, limit := len(p), c.max
-	if limit == 0 {
-		limit = maxExecOutput
-	}
-	if room := limit - c.Len(); n > room {
-		c.truncated = true
-		p = p[:max(room, 0)]
-	}
-	c.Buffer.Write(p)
-	return n, nil
-}
-
-var _ io.Writer = (*cappedBuffer)(nil)
+// execOutput is a stream of sandbox.exec: its first maxExecOutput bytes
+// are kept and the rest drained (the command runs on to its exit status,
+// and the bridge's memory stays bounded: guestout.Buffer has no ReadFrom
+// for io.Copy to bypass the cap with).
+func execOutput() *guestout.Buffer { return &guestout.Buffer{Max: maxExecOutput} }
 
 func (d *Daemon) rpcExec(ctx context.Context, _ Env, raw json.RawMessage) (any, error) {
 	var p protocol.ExecParams
@@ -217,8 +197,8 @@ func (d *Daemon) rpcExec(ctx context.Context, _ Env, raw json.RawMessage) (any, 
 		return nil, failf(protocol.CodeFailed, err, "could not open a session in sandbox %s", sb.name)
 	}
 	defer s.Close()
-	var out, errb cappedBuffer
-	s.Stdout, s.Stderr = &out, &errb
+	out, errb := execOutput(), execOutput()
+	s.Stdout, s.Stderr = out, errb
 	s.Stdin = strings.NewReader(p.Stdin)
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ShellJoin(p.Argv)) }()

@@ -18,6 +18,7 @@ import (
 	"github.com/pkg/sftp"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/guestout"
 	"github.com/airlock-sandbox/airlock/internal/review"
 )
 
@@ -130,22 +131,25 @@ func (g *sshGuest) Run(ctx context.Context, script string) ([]byte, error) {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
 	defer s.Close()
-	out, errb := cappedBuffer{max: maxGuestOutput}, cappedBuffer{max: 4096}
+	// At the cap the session is closed: the answer is refused whole, so
+	// nothing more is read (the guest blocks on its channel window).
+	out := &guestout.Buffer{Max: maxGuestOutput, OnFull: func() { s.Close() }}
+	errb := &guestout.Buffer{Max: 4096}
 	s.Stdin = strings.NewReader(script)
-	s.Stdout, s.Stderr = &out, &errb
+	s.Stdout, s.Stderr = out, errb
 	done := make(chan error, 1)
-	go func() { done <- s.Run("sh -s") }()
+	go func() { done <- s.Run("/bin/sh -s") }()
 	select {
 	case err = <-done:
 	case <-ctx.Done():
 		s.Close()
 		return nil, ctx.Err()
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", err, strings.TrimSpace(errb.String()))
-	}
-	if out.truncated {
+	if out.Truncated() {
 		return nil, fmt.Errorf("the sandbox's answer exceeded %d bytes", maxGuestOutput)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", err, guestout.Clean(strings.TrimSpace(errb.String())))
 	}
 	return out.Bytes(), nil
 }

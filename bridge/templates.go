@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/guestout"
 	"github.com/airlock-sandbox/airlock/internal/templates"
 	"github.com/airlock-sandbox/airlock/vm"
 )
@@ -83,8 +84,8 @@ func templateSave(ctx context.Context, env Env, raw json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
-	var errb cappedBuffer
-	s.Stderr = &errb
+	errb := &guestout.Buffer{Max: 4096}
+	s.Stderr = errb
 	home := guestHomeOf(sb)
 	// --one-file-system keeps other mounts (a workspace placed under the
 	// home, a share) out; the filter on the host decides the rest.
@@ -196,8 +197,8 @@ func templateRestore(ctx context.Context, env Env, sb SandboxRef) error {
 		return err
 	}
 	defer s.Close()
-	var errb cappedBuffer
-	s.Stdin, s.Stderr = f, &errb
+	errb := &guestout.Buffer{Max: 4096}
+	s.Stdin, s.Stderr = f, errb
 	t0 := time.Now()
 	if err := s.Run("tar -C " + shellQuote(guestHomeOf(sb)) + " -xf -"); err != nil {
 		return &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("unpack template %s in %s: %s", cfg.Template, sb.Name(), flat(errb.String()))}
