@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/airlock-sandbox/airlock/internal/guestout"
 )
 
 // Exit codes, the CLI contract scripts rely on: 0 done, 1 the operation
@@ -156,7 +158,12 @@ func printFlags(e *Env, c *Command) {
 	}
 }
 
-func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }
+// oneLine is an error for the terminal: its lines joined, and what a
+// sandbox may have put in it (a guest's stderr) cleaned of control, escape
+// and bidi characters.
+func oneLine(s string) string {
+	return guestout.Clean(strings.ReplaceAll(strings.TrimSpace(s), "\n", "; "))
+}
 
 func printHelp(w io.Writer) {
 	names := make([]string, 0, len(commands))

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
+	"github.com/airlock-sandbox/airlock/internal/guestout"
 	"github.com/airlock-sandbox/airlock/internal/hostgit"
 	"github.com/airlock-sandbox/airlock/internal/review"
 )
@@ -132,14 +133,7 @@ func printReview(w io.Writer, r *protocol.ReviewResult) {
 
 // safeText keeps terminal control characters from sandbox-chosen paths
 // and values off the user's terminal.
-func safeText(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, s)
-}
+func safeText(s string) string { return guestout.Clean(s) }
 
 func runDiff(e *Env, args []string) error {
 	fs := newFlags("diff", e)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/guestout"
 )
 
 // status, logs and version: what a sandbox is, what it logged, what built it.
@@ -67,7 +68,11 @@ func runStatus(e *Env, args []string) error {
 // statusText renders a sandbox for a person.
 func statusText(sb *protocol.Sandbox) string {
 	var b strings.Builder
-	row := func(k, format string, a ...any) { fmt.Fprintf(&b, "%-14s%s\n", k+":", fmt.Sprintf(format, a...)) }
+	// Every row is cleaned here: notes and names come from the backend,
+	// and some (the kubernetes probe's) from inside the sandbox.
+	row := func(k, format string, a ...any) {
+		fmt.Fprintf(&b, "%-14s%s\n", k+":", guestout.Clean(fmt.Sprintf(format, a...)))
+	}
 	row("sandbox", "%s (%s)", sb.Name, sb.State)
 	row("backend", "%s", sb.Backend)
 	if sb.State == "broken" {
@@ -99,6 +104,9 @@ func statusText(sb *protocol.Sandbox) string {
 			state := "enforced"
 			if why, ok := unenforced[lim.name]; ok {
 				state = "NOT enforced: " + why
+				if r, ok := strings.CutPrefix(why, unverifiedMark); ok {
+					state = "unverified: " + r
+				}
 			}
 			row("limit "+lim.name, "%s, %s", lim.want, state)
 		}
@@ -168,6 +176,11 @@ func splitNotes(note string) []string {
 
 var noLimitRE = regexp.MustCompile(`^no (cpu|memory|pids) limit \((.*)\)$`)
 
+// unverifiedMark opens limitNotes' reason for a limit only the sandbox
+// itself reports on ("disk limit unverified (...)", the kubernetes probe):
+// status shows it as unverified, up does not count it as not enforced.
+const unverifiedMark = "\x00unverified:"
+
 // limitNotes sorts a backend's notes into limits not enforced (by
 // controller: why) and the rest.
 func limitNotes(notes []string) (map[string]string, []string) {
@@ -180,6 +193,8 @@ func limitNotes(notes []string) (map[string]string, []string) {
 			un[m[1]] = m[2]
 		case strings.HasPrefix(n, "disk limit not enforced"):
 			un["disk"] = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(n, "disk limit not enforced"), " ("), ")")
+		case strings.HasPrefix(n, "disk limit unverified"):
+			un["disk"] = unverifiedMark + strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(n, "disk limit unverified"), " ("), ")")
 		case strings.HasPrefix(n, "cgroup limits not applied"):
 			for _, c := range []string{"cpu", "memory", "pids"} {
 				un[c] = strings.TrimPrefix(n, "cgroup limits not applied: ")
@@ -197,7 +212,7 @@ func unenforcedLine(sb protocol.Sandbox) string {
 	un, _ := limitNotes(splitNotes(sb.Note))
 	var names []string
 	for _, c := range []string{"cpu", "memory", "pids", "disk"} {
-		if _, ok := un[c]; ok {
+		if why, ok := un[c]; ok && !strings.HasPrefix(why, unverifiedMark) {
 			names = append(names, c)
 		}
 	}

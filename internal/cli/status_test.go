@@ -37,3 +37,23 @@ func TestUnenforcedLimits(t *testing.T) {
 		t.Errorf("all enforced, yet %q", got)
 	}
 }
+
+// Outside attack k8s/10: the kubernetes probe's answer comes from the
+// agent's pod. status prints none of its control bytes, and a disk size
+// only the sandbox reports is shown unverified, not enforced.
+func TestStatusSandboxText(t *testing.T) {
+	sb := protocol.Sandbox{Name: "k", Backend: "kubernetes", State: "running",
+		Note: "deny-all NetworkPolicy airlock-k: reported by the sandbox (unverified: ...): try 10.0.0.1:443 (error 1 \x1b]0;OWNED\x07\x1b[31mRED\x1b[0m\rnote: FAKE\u202e); " +
+			"disk limit unverified (the sandbox reports a 0.0 GiB file system under the workspace)",
+		Limits: &protocol.Limits{CPUs: 2, Memory: 2 << 30, Disk: 10 << 30, Pids: 4096}}
+	got := statusText(&sb)
+	if strings.ContainsAny(got, "\x1b\x07\r\u202e") {
+		t.Errorf("status prints the sandbox's control characters:\n%q", got)
+	}
+	if !strings.Contains(got, "limit disk:   10GiB, unverified: the sandbox reports") {
+		t.Errorf("disk not shown unverified:\n%s", got)
+	}
+	if l := unenforcedLine(sb); l != "" {
+		t.Errorf("up counts an unverified limit as not enforced: %q", l)
+	}
+}

@@ -1,7 +1,6 @@
 package kubernetes
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/fsx"
+	"github.com/airlock-sandbox/airlock/internal/guestout"
 )
 
 // Whether the deny-all NetworkPolicy is enforced: the API does not say (a
@@ -28,9 +28,24 @@ import (
 //     refused: packets got out, the policy is not enforced;
 //   - every attempt timed out or found no route: enforced, as far as the
 //     probe can tell (a firewall would look the same).
+//
+// The probe runs where the agent runs, so a compromised agent can answer
+// it: every verdict says it is the sandbox's report (unverified), the
+// answer is read up to maxProbeOutput bytes, and what is printed of it is
+// cleaned of control and bidi characters (guestout.Clean). A probe from a
+// sibling pod the bridge owns would be the agent's word no longer; it is
+// not done yet (see doc.go).
 
 // probeTimeout bounds each connection attempt inside the pod.
 const probeTimeout = 2 * time.Second
+
+// maxProbeOutput bounds what the bridge reads of the probe's answer.
+const maxProbeOutput = 64 << 10
+
+// unverified opens every verdict: the probe runs over SSH in the agent's
+// own pod, as the agent's uid, through its shell (whose rc files the agent
+// writes), so its answer is the agent's word.
+const unverified = "reported by the sandbox (unverified: the probe runs in the agent's own pod, which can answer it): "
 
 type probeResult struct {
 	PodUID  string
@@ -117,9 +132,15 @@ func (b *Backend) probe(ctx context.Context, st *state, nodeIP string) (string, 
 		return "", err
 	}
 	defer s.Close()
-	var out bytes.Buffer
-	s.Stdout = &out
-	if err := s.Run(probeScript(b.probeTargets(nodeIP), st.WorkspaceTarget)); err != nil {
+	// The answer is a few lines; past maxProbeOutput the session is closed
+	// and nothing more is read (the agent can answer with anything).
+	out := &guestout.Buffer{Max: maxProbeOutput, OnFull: func() { s.Close() }}
+	s.Stdout = out
+	err = s.Run(probeScript(b.probeTargets(nodeIP), st.WorkspaceTarget))
+	if out.Truncated() {
+		return "", fmt.Errorf("probe: the answer exceeded %d bytes", maxProbeOutput)
+	}
+	if err != nil {
 		return "", fmt.Errorf("probe: %w", err)
 	}
 	return out.String(), nil
@@ -176,9 +197,13 @@ wait
 func diskNote(out string, diskBytes int64) string {
 	for _, line := range strings.Split(out, "\n") {
 		var kib int64
-		if _, err := fmt.Sscanf(line, "df %d", &kib); err == nil && diskBytes > 0 && kib*1024 > diskBytes*5/4 {
+		if _, err := fmt.Sscanf(line, "df %d", &kib); err != nil || diskBytes <= 0 {
+			continue
+		}
+		if kib*1024 > diskBytes*5/4 {
 			return fmt.Sprintf("disk limit not enforced (home and workspace are on a %.0f GiB file system the claim's storage does not size; /tmp, /var/tmp and logs are held to it by the pod's ephemeral-storage limit)", float64(kib)/(1<<20))
 		}
+		return fmt.Sprintf("disk limit unverified (the sandbox reports a %.1f GiB file system under the workspace; the probe runs in the agent's own pod, which can answer it)", float64(kib)/(1<<20))
 	}
 	return ""
 }
@@ -200,13 +225,18 @@ func probeVerdict(out string) string {
 			}
 		}
 	}
+	return guestout.Clean(unverified + verdictText(ifs, through, blocked))
+}
+
+// verdictText is the verdict on what the probe printed.
+func verdictText(ifs, through, blocked []string) string {
 	switch {
 	case len(ifs) == 0:
 		return "not enforced by this cluster's network plugin, which gives the pod no interface but loopback (so nothing leaves the pod directly either)"
 	case len(through) > 0:
 		return "NOT enforced by this cluster's network plugin: from inside the pod a connection to " + strings.Join(through, ", ") + " got an answer"
 	case len(blocked) > 0:
-		return "enforced, as far as a probe can tell: from inside the pod " + strings.Join(blocked, ", ") + " got no answer"
+		return "enforced, as far as the probe can tell: from inside the pod " + strings.Join(blocked, ", ") + " got no answer"
 	}
 	return "unknown: the pod has a network (" + strings.Join(ifs, ", ") + ") but there was nothing to try to reach"
 }

@@ -44,12 +44,29 @@ func TestProbeVerdict(t *testing.T) {
 	for _, c := range []struct{ out, want string }{
 		{"if lo\ntry 10.0.0.1:6443 unreachable\n", "not enforced by this cluster's network plugin, which gives the pod no interface but loopback"},
 		{"if eth0\nif lo\ntry 10.0.0.1:6443 refused\ntry 10.0.0.2:10250 timeout\n", "NOT enforced by this cluster's network plugin: from inside the pod a connection to 10.0.0.1:6443 (refused) got an answer"},
-		{"if eth0\nif lo\ntry 10.0.0.1:6443 timeout\ntry 10.0.0.2:10250 unreachable\n", "enforced, as far as a probe can tell: from inside the pod 10.0.0.1:6443 (timeout), 10.0.0.2:10250 (unreachable) got no answer"},
+		{"if eth0\nif lo\ntry 10.0.0.1:6443 timeout\ntry 10.0.0.2:10250 unreachable\n", "enforced, as far as the probe can tell: from inside the pod 10.0.0.1:6443 (timeout), 10.0.0.2:10250 (unreachable) got no answer"},
 		{"if eth0\nif lo\n", "unknown: the pod has a network (eth0)"},
 	} {
-		if got := probeVerdict(c.out); !strings.HasPrefix(got, c.want) {
-			t.Errorf("%q:\n got %s\nwant %s", c.out, got, c.want)
+		if got := probeVerdict(c.out); !strings.HasPrefix(got, unverified+c.want) {
+			t.Errorf("%q:\n got %s\nwant %s", c.out, got, unverified+c.want)
 		}
+	}
+}
+
+// The agent answers the probe (its ~/.bashrc runs first, outside attack
+// k8s/10): the verdict says it is the sandbox's report, and carries none
+// of the answer's terminal escapes.
+func TestProbeVerdictFromAHostileAnswer(t *testing.T) {
+	out := "if eth0\ntry 10.0.0.1:443 error 1 \x1b]0;OWNED\x07\x1b[31mRED\x1b[0m\rnote: FAKE\u202e\ndf 1024\n"
+	got := probeVerdict(out)
+	if !strings.HasPrefix(got, "reported by the sandbox (unverified") {
+		t.Errorf("verdict not labelled as the sandbox's: %s", got)
+	}
+	if strings.ContainsAny(got, "\x1b\x07\r\n\u202e") {
+		t.Errorf("verdict carries the answer's control characters: %q", got)
+	}
+	if d := diskNote(out, 1<<30); !strings.HasPrefix(d, "disk limit unverified (the sandbox reports") {
+		t.Errorf("a small df from the sandbox: %q", d)
 	}
 }
 
@@ -66,7 +83,7 @@ func TestProbeTargets(t *testing.T) {
 }
 
 func TestDiskNote(t *testing.T) {
-	if got := diskNote("if lo\ndf 1048576\n", 1<<30); got != "" {
+	if got := diskNote("if lo\ndf 1048576\n", 1<<30); !strings.HasPrefix(got, "disk limit unverified (the sandbox reports a 1.0 GiB file system") {
 		t.Errorf("a 1 GiB file system for a 1 GiB claim: %q", got)
 	}
 	if got := diskNote("df 52428800\n", 1<<30); !strings.HasPrefix(got, "disk limit not enforced (home and workspace are on a 50 GiB file system") {
