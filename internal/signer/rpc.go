@@ -218,7 +218,7 @@ func (s *Service) refuseEarly(sandbox, method, reason string, body []byte) {
 	if err := s.Audit.Append(&AuditEntry{Event: EventRefuse, Sandbox: sandbox, Method: method, Digest: digest, Decision: "deny", Reason: reason}); err != nil {
 		s.Log.Error("audit append", "err", err)
 	}
-	s.Log.Info("signer decision", "sandbox", sandbox, "method", method, "decision", "deny", "rule", "envelope", "reason", reason, "digest", digest)
+	s.Log.Debug("signer decision", "sandbox", sandbox, "method", method, "decision", "deny", "rule", "envelope", "reason", reason, "digest", digest)
 }
 
 // envelopeMethod is the method a JSON-RPC envelope names, "" when it

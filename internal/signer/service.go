@@ -396,7 +396,9 @@ func (a *auditSigner) Sign(ctx context.Context, op *Op) (any, error) {
 	}
 	res, err := a.next.Sign(ctx, op)
 	if err == nil {
-		a.logger.Info("signer decision", "sandbox", op.Sandbox, "method", op.Method, "decision", "allow", "rule", policyName(op), "digest", op.Digest)
+		// The audit log is the record; the bridge log only at debug (the
+		// sandbox decides how many requests it makes).
+		a.logger.Debug("signer decision", "sandbox", op.Sandbox, "method", op.Method, "decision", "allow", "rule", policyName(op), "digest", op.Digest)
 		return res, nil
 	}
 	var r *Refusal
@@ -407,7 +409,7 @@ func (a *auditSigner) Sign(ctx context.Context, op *Op) (any, error) {
 		if aerr := a.log.Append(e); aerr != nil {
 			a.logger.Error("audit append", "err", aerr)
 		}
-		a.logger.Info("signer decision", "sandbox", op.Sandbox, "method", op.Method, "decision", "deny", "rule", policyName(op), "reason", r.Reason)
+		a.logger.Debug("signer decision", "sandbox", op.Sandbox, "method", op.Method, "decision", "deny", "rule", policyName(op), "reason", r.Reason)
 		return nil, r
 	case op.committed:
 		e := a.entry(op, EventFailed)
