@@ -236,7 +236,7 @@ func verdictText(ifs, through, blocked []string) string {
 	case len(through) > 0:
 		return "NOT enforced by this cluster's network plugin: from inside the pod a connection to " + strings.Join(through, ", ") + " got an answer"
 	case len(blocked) > 0:
-		return "enforced, as far as the probe can tell: from inside the pod " + strings.Join(blocked, ", ") + " got no answer"
+		return "enforced, as far as a probe can tell: from inside the pod " + strings.Join(blocked, ", ") + " got no answer"
 	}
 	return "unknown: the pod has a network (" + strings.Join(ifs, ", ") + ") but there was nothing to try to reach"
 }

@@ -44,7 +44,7 @@ func TestProbeVerdict(t *testing.T) {
 	for _, c := range []struct{ out, want string }{
 		{"if lo\ntry 10.0.0.1:6443 unreachable\n", "not enforced by this cluster's network plugin, which gives the pod no interface but loopback"},
 		{"if eth0\nif lo\ntry 10.0.0.1:6443 refused\ntry 10.0.0.2:10250 timeout\n", "NOT enforced by this cluster's network plugin: from inside the pod a connection to 10.0.0.1:6443 (refused) got an answer"},
-		{"if eth0\nif lo\ntry 10.0.0.1:6443 timeout\ntry 10.0.0.2:10250 unreachable\n", "enforced, as far as the probe can tell: from inside the pod 10.0.0.1:6443 (timeout), 10.0.0.2:10250 (unreachable) got no answer"},
+		{"if eth0\nif lo\ntry 10.0.0.1:6443 timeout\ntry 10.0.0.2:10250 unreachable\n", "enforced, as far as a probe can tell: from inside the pod 10.0.0.1:6443 (timeout), 10.0.0.2:10250 (unreachable) got no answer"},
 		{"if eth0\nif lo\n", "unknown: the pod has a network (eth0)"},
 	} {
 		if got := probeVerdict(c.out); !strings.HasPrefix(got, unverified+c.want) {
