@@ -30,8 +30,10 @@
 // else (egress through the host proxy, signer, MCP, review) rides the SSH
 // connection on top of it as with the other backends.
 //
-// Workspace: clone mode pushes the host folder over SSH at the first
-// start (a tar stream, hidden paths and .git/hooks left out); mountless
+// Workspace: clone mode pushes over SSH at the first start, as a tar
+// stream, the private clone every backend gives (internal/wsclone: no
+// .git/config, hooks or ignored files of the host's, hidden paths left
+// out), made in the state dir and removed after; mountless
 // starts empty; direct mode is refused (a live share cannot reach another
 // machine), and so are read-write mounts and Docker.
 //
