@@ -16,9 +16,10 @@
 // NetworkPolicy probe) call their interpreter by absolute path, so the
 // agent's PATH (~/.local/bin) does not pick it, but they still run as the
 // agent's uid through the account's shell (`$SHELL -c CMD`, as OpenSSH's
-// sshd; Debian's bash then reads the agent's ~/.bashrc, since SSH_CLIENT is
-// set), and the agent can ptrace them anyway: their output is the agent's
-// word. Every reader of it is bounded (internal/guestout.Buffer, which an
+// sshd). They ask the guest's sshd for no rc file first (guestout.NoRC: no
+// SSH_CLIENT, so Debian's bash does not read the agent's ~/.bashrc; an
+// agent built before it refuses, and the rc file runs), but the agent can
+// ptrace them anyway (same uid): their output is the agent's word. Every reader of it is bounded (internal/guestout.Buffer, which an
 // io.Copy cannot bypass: the review snapshot 1 MiB, the guard's list 1 MiB,
 // stderr 4 KiB, sandbox.exec 16 MiB per stream; at the cap the snapshot's
 // and the guard's sessions are closed, so the guest blocks on its 2 MiB

@@ -91,6 +91,7 @@ func (d *Daemon) guestProcesses(ctx context.Context, sb *sandbox) ([]string, err
 	// A list of processes is small; past 1 MiB the answer is refused.
 	out := &guestout.Buffer{Max: 1 << 20, OnFull: func() { s.Close() }}
 	s.Stdout = out
+	guestout.NoRC(s)
 	err = s.Run("/bin/sh -c " + shellQuote(guardScript))
 	if out.Truncated() {
 		return nil, fmt.Errorf("the sandbox's process list exceeded %d bytes", out.Max)

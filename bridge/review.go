@@ -137,6 +137,7 @@ func (g *sshGuest) Run(ctx context.Context, script string) ([]byte, error) {
 	errb := &guestout.Buffer{Max: 4096}
 	s.Stdin = strings.NewReader(script)
 	s.Stdout, s.Stderr = out, errb
+	guestout.NoRC(s)
 	done := make(chan error, 1)
 	go func() { done <- s.Run("/bin/sh -s") }()
 	select {

@@ -86,6 +86,7 @@ func templateSave(ctx context.Context, env Env, raw json.RawMessage) (any, error
 	}
 	errb := &guestout.Buffer{Max: 4096}
 	s.Stderr = errb
+	guestout.NoRC(s)
 	home := guestHomeOf(sb)
 	// --one-file-system keeps other mounts (a workspace placed under the
 	// home, a share) out; the filter on the host decides the rest.
@@ -199,6 +200,7 @@ func templateRestore(ctx context.Context, env Env, sb SandboxRef) error {
 	defer s.Close()
 	errb := &guestout.Buffer{Max: 4096}
 	s.Stdin, s.Stderr = f, errb
+	guestout.NoRC(s)
 	t0 := time.Now()
 	if err := s.Run("tar -C " + shellQuote(guestHomeOf(sb)) + " -xf -"); err != nil {
 		return &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("unpack template %s in %s: %s", cfg.Template, sb.Name(), flat(errb.String()))}

@@ -28,7 +28,9 @@
 // sent to clients are fixed, safe strings; causes go to the Logger.
 //
 // Processes: commands run as `$SHELL -c CMD`, a shell request starts a login
-// shell; without a PTY each process gets its own session (setsid) and pipes,
+// shell; SSH_CLIENT and SSH_CONNECTION are set as OpenSSH's sshd sets them,
+// except after the session request NoRCRequest (airlock's own, sent by the
+// host's bridge for its own commands) so that bash reads no rc file; without a PTY each process gets its own session (setsid) and pipes,
 // and is not killed when the channel or connection closes, so background
 // servers (VS Code's) survive; PTY sessions are hung up when they end. When
 // the server runs as root and Config.User is another account, every process

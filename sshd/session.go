@@ -26,6 +26,7 @@ type session struct {
 	env      []string   // accepted client env
 	pty      *ptyParams // set by pty-req
 	agentEnv string     // SSH_AUTH_SOCK=... when agent forwarding is on
+	noRC     bool       // set by NoRCRequest: no SSH_CLIENT/SSH_CONNECTION
 
 	// mu guards proc, ptmx, started, closed and closers.
 	mu      sync.Mutex
@@ -70,6 +71,11 @@ func (s *session) handle(req *gossh.Request) {
 		var kv struct{ Name, Value string }
 		if gossh.Unmarshal(req.Payload, &kv) == nil && !s.isStarted() && clientEnvOK(kv.Name) {
 			s.env = append(s.env, kv.Name+"="+kv.Value)
+			ok = true
+		}
+	case NoRCRequest:
+		if !s.isStarted() {
+			s.noRC = true
 			ok = true
 		}
 	case "pty-req":
@@ -136,6 +142,16 @@ func (s *session) onClose(f func()) {
 	s.mu.Unlock()
 }
 
+// NoRCRequest is a session request of airlock's own (OpenSSH's sshd
+// refuses it, and no other client sends it): the command that follows runs
+// without SSH_CLIENT and SSH_CONNECTION, so that Debian's bash, which reads
+// ~/.bashrc for a `bash -c CMD` it sees started by an SSH daemon, reads no
+// rc file. The host's bridge asks for it for the commands it runs itself
+// (review snapshot, rm guard, template tar, kubernetes probe), so they do
+// not run what the agent wrote in ~/.bashrc first; their output is still
+// the agent's word (same uid). Sessions without it are unchanged.
+const NoRCRequest = "no-rc@airlock.dev"
+
 // command builds the process: `$SHELL -c CMD`, or a login shell.
 func (s *session) command(command string, login bool) *exec.Cmd {
 	srv := s.c.s
@@ -150,7 +166,7 @@ func (s *session) command(command string, login bool) *exec.Cmd {
 		cmd.Dir = "/"
 	}
 	env := srv.baseEnv()
-	if sc := s.c.sshConn(); sc != nil {
+	if sc := s.c.sshConn(); sc != nil && !s.noRC {
 		// As OpenSSH's sshd; SSH_ORIGINAL_COMMAND exists only under a
 		// forced command, which we do not have.
 		rh, rp := endpoint(sc.RemoteAddr())

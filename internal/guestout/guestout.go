@@ -97,3 +97,19 @@ func unsafeRune(r rune) bool {
 	}
 	return false
 }
+
+// NoRCRequest is sshd.NoRCRequest (the guest's sshd; a host package does
+// not import it): a session request after which the command runs without
+// SSH_CLIENT, so Debian's bash reads no ~/.bashrc before it.
+const NoRCRequest = "no-rc@airlock.dev"
+
+// NoRC asks the sandbox's sshd to run the session's command without the
+// agent's rc files first, for a command the host runs on its own account
+// (review snapshot, probe, guard, template tar), never for the user's.
+// An agent built before the request refuses it; the command then runs as
+// before. Either way its output stays the agent's word.
+func NoRC(s interface {
+	SendRequest(name string, wantReply bool, payload []byte) (bool, error)
+}) {
+	s.SendRequest(NoRCRequest, true, nil)
+}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/airlock-sandbox/airlock/sshd"
 )
 
 // An io.Copy into the Buffer stops keeping at Max and calls OnFull once;
@@ -51,5 +53,11 @@ func TestClean(t *testing.T) {
 	}
 	if bytes.ContainsAny([]byte(Clean("\x1b\x07\r")), "\x1b\x07\r") {
 		t.Error("escape kept")
+	}
+}
+
+func TestNoRCRequestIsSSHD(t *testing.T) {
+	if NoRCRequest != sshd.NoRCRequest {
+		t.Fatalf("guestout.NoRCRequest %q, sshd.NoRCRequest %q", NoRCRequest, sshd.NoRCRequest)
 	}
 }

@@ -43,8 +43,9 @@ const probeTimeout = 2 * time.Second
 const maxProbeOutput = 64 << 10
 
 // unverified opens every verdict: the probe runs over SSH in the agent's
-// own pod, as the agent's uid, through its shell (whose rc files the agent
-// writes), so its answer is the agent's word.
+// own pod, as the agent's uid (it asks for no rc file, guestout.NoRC, but an
+// image's older sshd refuses and the agent's ~/.bashrc runs first, and the
+// agent can ptrace it anyway), so its answer is the agent's word.
 const unverified = "reported by the sandbox (unverified: the probe runs in the agent's own pod, which can answer it): "
 
 type probeResult struct {
@@ -136,6 +137,7 @@ func (b *Backend) probe(ctx context.Context, st *state, nodeIP string) (string, 
 	// and nothing more is read (the agent can answer with anything).
 	out := &guestout.Buffer{Max: maxProbeOutput, OnFull: func() { s.Close() }}
 	s.Stdout = out
+	guestout.NoRC(s)
 	err = s.Run(probeScript(b.probeTargets(nodeIP), st.WorkspaceTarget))
 	if out.Truncated() {
 		return "", fmt.Errorf("probe: the answer exceeded %d bytes", maxProbeOutput)
