@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/k8stest"
@@ -103,8 +104,8 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Printf("# $AIRLOCK_HOME/kubernetes.hcl for this cluster (up in %v)\n", c.StartTime.Round(1e6))
-		fmt.Printf("kubeconfig    = %q\nnamespace     = %q\nstorage_class = %q\nnode_name     = %q\nimage         = \"airlock.local/airlock:dev\"\n",
-			c.Kubeconfig, k8stest.Namespace, k8stest.StorageClass, k8stest.NodeName)
+		fmt.Printf("kubeconfig    = %q\nnamespace     = %q\nstorage_class = %q\nnode_name     = %q\nimage         = %q\n",
+			c.Kubeconfig, k8stest.Namespace, k8stest.StorageClass, k8stest.NodeName, sandboxImage(dir))
 	case "image":
 		if err := buildImage(dir, os.Args[3:]); err != nil {
 			fmt.Fprintf(os.Stderr, "k8s-cluster: %v\n", err)
@@ -119,4 +120,21 @@ func main() {
 		fmt.Fprintf(os.Stderr, "k8s-cluster: unknown command %q\n", os.Args[1])
 		os.Exit(2)
 	}
+}
+
+// sandboxImage names the sandbox image the node has: the first one
+// imported that is not the pause image (an archive from `image` is
+// DevImage; the test suite's cached one has its own tag), DevImage when
+// none was.
+func sandboxImage(dir string) string {
+	out, err := exec.Command("ctr", "-a", filepath.Join(dir, "containerd.sock"), "-n", "k8s.io", "images", "ls", "-q").Output()
+	if err != nil {
+		return DevImage
+	}
+	for _, name := range strings.Fields(string(out)) {
+		if !strings.HasPrefix(name, "sha256:") && !strings.Contains(name, "/pause:") {
+			return name
+		}
+	}
+	return DevImage
 }
