@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/guestout"
 	"github.com/airlock-sandbox/airlock/internal/wsclone"
 )
 
@@ -44,7 +45,7 @@ func (b *Backend) pushWorkspace(ctx context.Context, st *state) error {
 	defer s.Close()
 	pr, pw := io.Pipe()
 	s.Stdin = pr
-	var stderr bytes.Buffer
+	stderr := guestout.Buffer{Max: 4096} // the agent's word: bounded, cleaned
 	s.Stderr = &stderr
 	tarErr := make(chan error, 1)
 	go func() {
@@ -58,7 +59,7 @@ func (b *Backend) pushWorkspace(ctx context.Context, st *state) error {
 		return fmt.Errorf("workspace clone: %w", err)
 	}
 	if runErr != nil {
-		return fmt.Errorf("tar -x in the sandbox: %v: %s", runErr, bytes.TrimSpace(stderr.Bytes()))
+		return fmt.Errorf("tar -x in the sandbox: %v: %s", runErr, guestout.Clean(string(bytes.TrimSpace(stderr.Bytes()))))
 	}
 	return nil
 }
