@@ -288,6 +288,11 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	if err := os.WriteFile(filepath.Join(dir, "provision_key"), pem.EncodeToMemory(blk), 0o600); err != nil {
 		return err
 	}
+	// The state (with the owner) goes first: a bridge killed while the
+	// objects are made leaves a state rm finds them by.
+	if err := b.save(st); err != nil {
+		return err
+	}
 	meta := metav1.ObjectMeta{Name: objName(spec.ID), Namespace: ns, Labels: labels(st)}
 	if _, err := b.cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: meta, Data: data}, metav1.CreateOptions{}); err != nil {
 		return b.createErr(spec.ID, "secret", err)
@@ -298,7 +303,7 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 	if _, err := b.cs.NetworkingV1().NetworkPolicies(ns).Create(ctx, networkPolicy(ns, st), metav1.CreateOptions{}); err != nil {
 		return b.createErr(spec.ID, "network policy", err)
 	}
-	return b.save(st)
+	return nil
 }
 
 // checkSpec refuses an incomplete spec and what this backend cannot run:

@@ -10,8 +10,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/vm"
@@ -223,5 +225,31 @@ current-context: two
 	write("https://elsewhere")
 	if _, err := b.at(st); err == nil || !strings.Contains(err.Error(), "no longer reaches https://c1") {
 		t.Errorf("context moved: %v", err)
+	}
+}
+
+// TestCreateSavesStateFirst: while Create makes the objects, its state
+// (with the owner they carry) is already on disk, so a bridge killed
+// in between leaves a sandbox rm can find them by (outside attack 09).
+func TestCreateSavesStateFirst(t *testing.T) {
+	cs := fake.NewSimpleClientset()
+	at, resume := make(chan struct{}), make(chan struct{})
+	cs.PrependReactor("create", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
+		close(at)
+		<-resume
+		return false, nil, nil
+	})
+	b := fakeBackend(t, cs, "https://c1")
+	done := make(chan error)
+	go func() { done <- fakeCreate(t, b, "early") }()
+	<-at
+	st, err := b.load("early") // (the fake's lock is held: no API call here)
+	close(resume)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	sec, serr := cs.CoreV1().Secrets("ns").Get(context.Background(), objName("early"), metav1.GetOptions{})
+	if err != nil || serr != nil || st.Owner == "" || sec.Labels[labelOwner] != st.Owner {
+		t.Fatalf("mid-create: state %+v (%v), secret %v", st, err, serr)
 	}
 }
