@@ -20,8 +20,9 @@
 //     prepares the claim, then airlock-agent's sshd listens on the pod's
 //     loopback only. Both run as uid 1000 with no capabilities, no
 //     privilege escalation, a read-only root, the runtime's default
-//     seccomp profile, no service account token, no host namespaces and
-//     the settings' runtimeClassName; CPU, memory and ephemeral-storage
+//     seccomp profile, no service account token, no host namespaces but
+//     the user namespace (hostUsers: false with the settings'
+//     user_namespace = true) and the settings' runtimeClassName; CPU, memory and ephemeral-storage
 //     limits come from the spec (DiskBytes also sizes the claim). Pids have
 //     no per-pod field: the node's podPidsLimit applies.
 //
@@ -56,6 +57,9 @@
 //	namespace                               contents from the approved Spec;
 //	                                        a delete is a get, an owner check,
 //	                                        then a delete with UID precondition)
+//	create/get/delete Pod airlock-ID-wipe   rm of a sandbox that ran: empties
+//	                                        the claim before it is deleted
+//	                                        (wipe.go)
 //	pods/portforward (WebSocket, SPDY)      every SSH connection (Dial)
 //	watch/get Pod                           waiting for Running, status
 //
