@@ -204,7 +204,7 @@ type state struct {
 	HostPub         string               // the guest sshd's public key (authorized_keys line), pinned by pushes
 	Pushed          bool                 // the workspace is on the claim
 	Started         bool                 // started at least once (created vs stopped)
-	WipeFailed      bool                 // rm could not empty the claim once: the next rm deletes it as it is
+	Ran             bool                 // the agent ran at least once (the claim may hold the agent's files)
 	Mounts          []corev1.VolumeMount // read-only mounts and /etc files (from the Secret)
 	Volumes         []corev1.Volume
 }
@@ -410,13 +410,17 @@ func (b *Backend) Remove(ctx context.Context, id string) error {
 	if _, err := c.deletePod(ctx, st); err != nil && !errors.Is(err, errNotOwned) {
 		return err
 	}
-	if err := c.wipeClaim(ctx, st); err != nil {
-		return err
-	}
+	wipeErr := c.wipeClaim(ctx, st)
 	if err := c.deleteObjects(ctx, st); err != nil {
 		return err
 	}
-	return os.RemoveAll(b.dir(id))
+	if err := os.RemoveAll(b.dir(id)); err != nil {
+		return err
+	}
+	if wipeErr != nil { // said after deleting: a failed wipe must not leave objects nobody knows
+		return fmt.Errorf("sandbox %s: removed, but its claim could not be emptied first (%v): a storage class that retains volumes keeps home and workspace on the node", id, wipeErr)
+	}
+	return nil
 }
 
 // deleteObjects deletes everything the sandbox owns in its namespace (by

@@ -68,6 +68,12 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	if err := b.waitRunning(ctx, ns, id); err != nil {
 		return err
 	}
+	if !st.Ran {
+		st.Ran = true // from now on the claim may hold the agent's files (rm empties it)
+		if err := b.save(st); err != nil {
+			return err
+		}
+	}
 	if err := b.waitSSH(ctx, ns, id); err != nil {
 		return err
 	}

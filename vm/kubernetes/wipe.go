@@ -46,26 +46,14 @@ func (b *Backend) wipePod(ns string, st *state) *corev1.Pod {
 	return p
 }
 
-// wipeClaim empties the claim of a sandbox whose pod is gone. Nothing to
-// do for a sandbox never started (its claim was never written), nor after
-// a wipe that failed once (the error told the user an rm again deletes
-// without it: a node that is gone can never run one).
+// wipeClaim empties the claim of a sandbox whose pod is gone, running the
+// wipe pod to its end. Nothing to do for a sandbox whose agent never ran
+// (the claim holds no file of the agent's; and a pod that could not pull
+// its image cannot wipe either).
 func (b *Backend) wipeClaim(ctx context.Context, st *state) error {
-	if !st.Started || st.WipeFailed {
+	if !st.Ran {
 		return nil
 	}
-	if err := b.runWipe(ctx, st); err != nil {
-		st.WipeFailed = true
-		if serr := b.save(st); serr != nil {
-			return serr
-		}
-		return fmt.Errorf("sandbox %s: could not empty its claim before deleting it (a storage class that retains volumes would keep home and workspace on the node): %v; nothing else was deleted: `airlock rm` again deletes the claim without emptying it", st.ID, err)
-	}
-	return nil
-}
-
-// runWipe runs the wipe pod to its end.
-func (b *Backend) runWipe(ctx context.Context, st *state) error {
 	ctx, cancel := context.WithTimeout(ctx, wipeTimeout)
 	defer cancel()
 	pods := b.cs.CoreV1().Pods(st.Namespace)

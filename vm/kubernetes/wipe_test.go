@@ -11,11 +11,12 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 )
 
-// TestRemoveWipes: rm of a sandbox that ran empties its claim from a wipe
-// pod (the claim alone mounted, uid 1000, the owner's labels) before
-// deleting it (outside attack 16: a Retain volume kept home and
-// workspace); a wipe that fails leaves the claim and says so, and rm again
-// deletes it without one.
+// TestRemoveWipes: rm of a sandbox whose agent ran empties its claim from
+// a wipe pod (the claim alone mounted, uid 1000, the owner's labels)
+// before deleting it (outside attack 16: a Retain volume kept home and
+// workspace); a wipe that fails still deletes every object (nothing left
+// that no state knows) and says the claim was not emptied; a sandbox
+// whose agent never ran (its image could not be pulled) is not wiped.
 func TestRemoveWipes(t *testing.T) {
 	for _, phase := range []corev1.PodPhase{corev1.PodSucceeded, corev1.PodFailed} {
 		cs := fake.NewSimpleClientset()
@@ -31,7 +32,7 @@ func TestRemoveWipes(t *testing.T) {
 			t.Fatal(err)
 		}
 		st, _ := b.load("w")
-		st.Started = true
+		st.Started, st.Ran = true, true
 		b.save(st)
 		err := b.Remove(context.Background(), "w")
 		if len(wipes) != 1 {
@@ -50,11 +51,29 @@ func TestRemoveWipes(t *testing.T) {
 			}
 			continue
 		}
-		if err == nil || !strings.Contains(err.Error(), "rm` again") || !strings.Contains(left, "claim:") || strings.Contains(left, "pod:") {
-			t.Fatalf("failed wipe: %v, left %q", err, left)
+		if err == nil || !strings.Contains(err.Error(), "could not be emptied") || left != "" {
+			t.Errorf("failed wipe: %v, left %q", err, left)
 		}
-		if err := b.Remove(context.Background(), "w"); err != nil || len(wipes) != 1 || kindsLeft(t, cs, "w") != "" {
-			t.Errorf("rm again: %v, %d wipe pods, left %q", err, len(wipes), kindsLeft(t, cs, "w"))
+		if _, err := b.load("w"); err == nil {
+			t.Errorf("failed wipe kept the state")
+		}
+	}
+	cs := fake.NewSimpleClientset()
+	b := fakeBackend(t, cs, "https://c1")
+	if err := fakeCreate(t, b, "nr"); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := b.load("nr")
+	st.Started = true // a pod was made, its agent never ran
+	b.save(st)
+	if err := b.Remove(context.Background(), "nr"); err != nil || kindsLeft(t, cs, "nr") != "" {
+		t.Errorf("rm of a never-run sandbox: %v, left %q", err, kindsLeft(t, cs, "nr"))
+	}
+	if acts := cs.Actions(); len(acts) > 0 {
+		for _, a := range acts {
+			if a.GetVerb() == "create" && a.GetResource().Resource == "pods" {
+				t.Errorf("never-run sandbox got a wipe pod")
+			}
 		}
 	}
 }
