@@ -81,6 +81,9 @@ func CommittedHiddenWarning(ctx context.Context, ws config.Workspace) string {
 // egress.hcl that does not parse is a warning here (start refuses it).
 func PlanWithHistory(ctx context.Context, f *config.File, home string) *config.Plan {
 	p := config.BuildPlan(f)
+	if home != "" {
+		p.SHA256 = planDigest(f, home) // what an approval pins (plandigest.go)
+	}
 	var hostApprove []string
 	var hostErr string
 	if home != "" {

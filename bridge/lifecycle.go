@@ -40,6 +40,8 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
+	fileSHA := f.SHA256
+	f.SHA256 = planDigest(f, d.p.home)
 	if !config.ValidSandboxName(sbc.Name) || !validName(sbc.Name) {
 		return nil, &Error{Code: protocol.CodeFailed, Message: fmt.Sprintf("invalid sandbox name %q", sbc.Name)}
 	}
@@ -47,7 +49,7 @@ func (d *Daemon) rpcUp(ctx context.Context, _ Env, raw json.RawMessage) (any, er
 		return nil, err
 	}
 	if p.Approve {
-		if err := d.p.approve(f.SHA256, p.ConfigPath); err != nil {
+		if err := d.p.approve(f.SHA256, fileSHA, p.ConfigPath); err != nil {
 			return nil, err
 		}
 		d.log.Info("plan approved", "config", p.ConfigPath, "sha256", f.SHA256, "decision", "approve", "via", "--yes")

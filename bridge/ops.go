@@ -53,7 +53,8 @@ func (d *Daemon) rpcPlanShow(ctx context.Context, _ Env, raw json.RawMessage) (a
 	if err := checkMCPRequests(d.p.home, f); err != nil {
 		return nil, err
 	}
-	return protocol.PlanResult{Name: sbc.Name, SHA256: f.SHA256, Text: planText(ctx, f, d.p.home), Approved: d.p.approved(f.SHA256)}, nil
+	sha := planDigest(f, d.p.home)
+	return protocol.PlanResult{Name: sbc.Name, SHA256: sha, Text: planText(ctx, f, d.p.home), Approved: d.p.approved(sha)}, nil
 }
 
 func (d *Daemon) rpcApprove(ctx context.Context, _ Env, raw json.RawMessage) (any, error) {
@@ -68,13 +69,13 @@ func (d *Daemon) rpcApprove(ctx context.Context, _ Env, raw json.RawMessage) (an
 	if err != nil {
 		return nil, failf(protocol.CodeFailed, err, "cannot read %s", p.ConfigPath)
 	}
-	if sha != p.SHA256 {
-		return nil, &Error{Code: protocol.CodeDenied, Message: p.ConfigPath + " changed since the plan was shown; review it again"}
+	if sha != p.SHA256 && clusterDigest(sha, d.p.home) != p.SHA256 { // the file, or the file bound to the cluster (planDigest)
+		return nil, &Error{Code: protocol.CodeDenied, Message: p.ConfigPath + " (or the host's kubernetes.hcl) changed since the plan was shown; review it again"}
 	}
-	if err := d.p.approve(sha, p.ConfigPath); err != nil {
+	if err := d.p.approve(p.SHA256, sha, p.ConfigPath); err != nil {
 		return nil, err
 	}
-	d.log.Info("plan approved", "config", p.ConfigPath, "sha256", sha, "decision", "approve")
+	d.log.Info("plan approved", "config", p.ConfigPath, "sha256", p.SHA256, "decision", "approve")
 	return struct{}{}, nil
 }
 

@@ -176,7 +176,8 @@ var shaRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 type approvalRecord struct {
 	ConfigPath string    `json:"configPath"`
-	SHA256     string    `json:"sha256"`
+	SHA256     string    `json:"sha256"`               // the plan's digest (planDigest)
+	FileSHA256 string    `json:"fileSha256,omitempty"` // the file's, when the plan's covers more
 	Approved   time.Time `json:"approved"`
 }
 
@@ -188,13 +189,17 @@ func (p paths) approved(sha string) bool {
 	return err == nil
 }
 
-func (p paths) approve(sha, configPath string) error {
+func (p paths) approve(sha, fileSHA, configPath string) error {
 	if !shaRE.MatchString(sha) {
 		return errors.New("bad sha256")
 	}
 	if err := os.MkdirAll(filepath.Dir(p.approval(sha)), 0o700); err != nil {
 		return err
 	}
-	b, _ := json.Marshal(approvalRecord{ConfigPath: configPath, SHA256: sha, Approved: time.Now().UTC()})
+	rec := approvalRecord{ConfigPath: configPath, SHA256: sha, Approved: time.Now().UTC()}
+	if fileSHA != sha {
+		rec.FileSHA256 = fileSHA
+	}
+	b, _ := json.Marshal(rec)
 	return writeFileAtomic(p.approval(sha), append(b, '\n'), 0o600)
 }

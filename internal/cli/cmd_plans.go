@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -31,6 +32,7 @@ var approvalSHA = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // approval is one approvals/SHA256 record (bridge/state.go writes it).
 type approval struct {
 	SHA256     string    `json:"sha256"`
+	FileSHA256 string    `json:"fileSha256,omitempty"` // the file's, when the plan's digest covers the cluster too
 	ConfigPath string    `json:"configPath"`
 	Approved   time.Time `json:"approved"`
 	// Status: "current" (the file still has this content), "changed"
@@ -63,7 +65,7 @@ func loadApprovals(e *Env) ([]approval, error) {
 			if b, err := os.ReadFile(a.ConfigPath); err == nil {
 				sum := sha256.Sum256(b)
 				a.Status = "changed"
-				if hex.EncodeToString(sum[:]) == a.SHA256 {
+				if want := cmp.Or(a.FileSHA256, a.SHA256); hex.EncodeToString(sum[:]) == want {
 					a.Status = "current"
 				}
 			}
