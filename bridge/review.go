@@ -108,7 +108,8 @@ func reviewTarget(env Env, sb SandboxRef) (*review.Target, error) {
 	return &review.Target{
 		Name: sb.Name(), Mode: mode, Repo: repo, StateDir: sb.RecordDir(), Hide: hide, Protect: protect,
 		Guest: &sshGuest{sb: sb, gitDir: path.Join(guestRepo, ".git")}, GuestRepo: guestRepo,
-		FetchEnv: []string{"GIT_SSH_COMMAND=ssh -F " + shellQuote(sshConfig) + " -o BatchMode=yes"},
+		FetchEnv:      []string{"GIT_SSH_COMMAND=ssh -F " + shellQuote(sshConfig) + " -o BatchMode=yes"},
+		MaxFetchBytes: cfg.Disk, // the agent's git-upload-pack sizes the pack
 	}, nil
 }
 

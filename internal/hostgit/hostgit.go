@@ -25,7 +25,13 @@ type Cmd struct {
 	Env    []string  // extra environment, KEY=VALUE
 	Config []string  // extra `-c key=value` settings, e.g. "safe.directory=*"
 	Stdin  io.Reader // nil = no input
-	Stdout io.Writer // nil = returned by Run
+	// MaxFileBytes, when > 0, is the largest file git and its children may
+	// write (RLIMIT_FSIZE, set by util-linux's prlimit before git starts,
+	// so no child escapes it): a fetch from a sandbox writes a pack the
+	// sandbox sizes. A write past it kills the writer (SIGXFSZ); without
+	// prlimit the command is refused rather than run unbounded.
+	MaxFileBytes int64
+	Stdout       io.Writer // nil = returned by Run
 	// Stderr, when set, receives all of git's stderr (the caller bounds
 	// it); the error then carries none of it.
 	Stderr io.Writer
@@ -38,7 +44,15 @@ func (c Cmd) Run(ctx context.Context, args ...string) ([]byte, error) {
 	for _, kv := range c.Config {
 		full = append(full, "-c", kv)
 	}
-	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
+	name, argv := "git", append(full, args...)
+	if c.MaxFileBytes > 0 {
+		p, err := exec.LookPath("prlimit")
+		if err != nil {
+			return nil, fmt.Errorf("git %s: no prlimit (util-linux) to bound what it writes: %w", strings.Join(args[:min(len(args), 1)], ""), err)
+		}
+		name, argv = p, append([]string{fmt.Sprintf("--fsize=%d", c.MaxFileBytes), "--", "git"}, argv...)
+	}
+	cmd := exec.CommandContext(ctx, name, argv...)
 	cmd.Dir = c.Dir
 	// When ctx ends, git is killed; its children (ssh, a ProxyCommand) may
 	// keep the pipes open, so stop waiting for them shortly after.

@@ -118,13 +118,22 @@ var fsckWarning = regexp.MustCompile(`(?m)^warning: object ([0-9a-f]{40,64}): (\
 // the objects, it fetches without fsck (into the quarantine only, which
 // nothing on the host reads) and reports that.
 func (t *Target) fetchChecked(ctx context.Context, args []string) ([]Problem, error) {
-	cfg := []string{"fetch.fsckObjects=true", "transfer.fsckObjects=true"}
+	// Everything the sandbox sends lands in one pack (unpackLimit 1: no
+	// loose objects), and that pack is at most maxFetch bytes.
+	cfg := []string{"fetch.fsckObjects=true", "transfer.fsckObjects=true", "transfer.unpackLimit=1"}
 	for _, id := range fsckIDs {
 		cfg = append(cfg, "fetch.fsck."+id+"=warn")
 	}
 	var stderr boundedBuf
 	g := t.qGit()
-	_, err := hostgit.Cmd{Dir: g.dir, Env: g.env, Config: cfg, Stderr: &stderr}.Run(ctx, args...)
+	maxFetch := t.MaxFetchBytes
+	if maxFetch <= 0 {
+		maxFetch = DefaultMaxFetchBytes
+	}
+	_, err := hostgit.Cmd{Dir: g.dir, Env: g.env, Config: cfg, Stderr: &stderr, MaxFileBytes: maxFetch}.Run(ctx, args...)
+	if err != nil && t.dropPartialPacks(maxFetch) {
+		return nil, fmt.Errorf("the sandbox sent more than %d bytes (its disk size), or git was killed writing them: %w", maxFetch, err)
+	}
 	var ps []Problem
 	for _, m := range fsckWarning.FindAllStringSubmatch(stderr.String(), 200) {
 		ps = append(ps, Problem{Msg: fmt.Sprintf("git fsck: %s: %s (object %s)", m[2], m[3], m[1][:12]), Path: "oid:" + m[1]})
@@ -135,10 +144,29 @@ func (t *Target) fetchChecked(ctx context.Context, args []string) ([]Problem, er
 	// Some checks cannot be downgraded (and a git may not know an ID):
 	// fetch again without fsck; if that fails too, the cause was not fsck.
 	msg := strings.TrimSpace(stderr.String())
-	if _, err2 := (hostgit.Cmd{Dir: g.dir, Env: g.env, Config: []string{"fetch.fsckObjects=false", "transfer.fsckObjects=false"}}).Run(ctx, args...); err2 != nil {
+	if _, err2 := (hostgit.Cmd{Dir: g.dir, Env: g.env, Config: []string{"fetch.fsckObjects=false", "transfer.fsckObjects=false", "transfer.unpackLimit=1"}, MaxFileBytes: maxFetch}).Run(ctx, args...); err2 != nil {
+		t.dropPartialPacks(maxFetch)
 		return nil, fmt.Errorf("%w: %s", err, clip(lastLines(msg, 3)))
 	}
 	return append(ps, Problem{Msg: "git fsck rejects objects from the sandbox: " + clip(lastLines(msg, 3))}), nil
+}
+
+// dropPartialPacks removes the temporary pack files a fetch that died
+// half-way leaves behind (git's index-pack keeps them when it fails) and
+// reports whether one had reached max bytes: the writer was killed at its
+// file-size limit.
+func (t *Target) dropPartialPacks(max int64) (full bool) {
+	dir := filepath.Join(t.quarantine(), "objects", "pack")
+	for _, pat := range []string{"tmp_pack_*", "tmp_idx_*", "tmp_rev_*"} {
+		ms, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, m := range ms {
+			if fi, err := os.Lstat(m); err == nil && fi.Size() >= max {
+				full = true
+			}
+			os.Remove(m)
+		}
+	}
+	return full
 }
 
 func lastLines(s string, n int) string {

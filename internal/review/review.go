@@ -19,6 +19,10 @@ const (
 	ModeMountless = "mountless"
 )
 
+// DefaultMaxFetchBytes bounds a fetch from a sandbox whose Target names no
+// bound: sandbox.hcl's default disk size.
+const DefaultMaxFetchBytes = 10 << 30
+
 // Guest is the sandbox side of a clone/mountless review.
 type Guest interface {
 	// Run runs a POSIX shell script inside the sandbox as the agent user
@@ -43,6 +47,11 @@ type Target struct {
 	// environment (GIT_SSH_COMMAND="ssh -F $AIRLOCK_HOME/ssh/config").
 	FetchURL string
 	FetchEnv []string
+	// MaxFetchBytes bounds the pack a fetch from the sandbox may write on
+	// the host (the sandbox's git-upload-pack is the agent's: it can send
+	// any number of bytes); 0 = DefaultMaxFetchBytes. The bridge gives the
+	// sandbox's disk size: no honest pack of its workspace is larger.
+	MaxFetchBytes int64
 	// GuestRepo is the workspace path inside the sandbox (default /workspace).
 	GuestRepo string
 	// Trailers are added to the snapshot commit's message by Apply
