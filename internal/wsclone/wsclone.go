@@ -63,6 +63,11 @@ func Make(ctx context.Context, src, dst string, hide []string) error {
 	if r.err != nil {
 		return fmt.Errorf("list uncommitted files: %w", r.err)
 	}
+	// An empty hooks directory, as every repository has (without git's
+	// sample hooks): tools that install hooks expect it to exist.
+	if err := os.Mkdir(filepath.Join(dst, ".git", "hooks"), 0o755); err != nil && !os.IsExist(err) {
+		return err
+	}
 	if err := copyChanged(src, dst, r.paths, hide); err != nil {
 		return err
 	}

@@ -64,10 +64,14 @@ func TestMakeLeavesHostSecrets(t *testing.T) {
 			t.Errorf("%s = %q, %v; want %q", rel, b, err, s)
 		}
 	}
-	for _, rel := range []string{".env", "sub/host.pem", "keys/committed.pem", ".git/hooks"} {
+	for _, rel := range []string{".env", "sub/host.pem", "keys/committed.pem"} {
 		if _, err := os.Lstat(filepath.Join(dst, rel)); err == nil {
 			t.Errorf("%s is in the clone", rel)
 		}
+	}
+	// The host's hooks stay behind; the clone has an empty hooks directory.
+	if es, err := os.ReadDir(filepath.Join(dst, ".git", "hooks")); err != nil || len(es) > 0 {
+		t.Errorf(".git/hooks: %v, %d entries; want an empty directory", err, len(es))
 	}
 	filepath.Walk(dst, func(p string, fi os.FileInfo, err error) error {
 		if err != nil || !fi.Mode().IsRegular() || strings.Contains(p, "/.git/objects/") {
