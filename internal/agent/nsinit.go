@@ -221,6 +221,18 @@ func closeInheritedOnExec() {
 	}
 }
 
+// disableTracing makes this process (an sshd running as the agent's own
+// uid) not dumpable, as OpenSSH's sshd does: the agent cannot ptrace it,
+// or read or write its memory through /proc/PID/mem (its host key, session
+// keys, the shell it runs commands with), without CAP_SYS_PTRACE. Sessions
+// it starts are dumpable again after their execve.
+func disableTracing() error {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("set non-dumpable: %w", err)
+	}
+	return nil
+}
+
 // nsServe is the serve process: the embedded sshd as the agent user.
 func nsServe() error {
 	ready := os.NewFile(4, "ready")
@@ -236,10 +248,8 @@ func nsServe() error {
 }
 
 func nsServeSetup() (*sshd.Server, net.Listener, error) {
-	// Not dumpable: the agent (same uid) cannot ptrace the sshd or read its
-	// memory (host key) through /proc.
-	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return nil, nil, fmt.Errorf("set non-dumpable: %w", err)
+	if err := disableTracing(); err != nil {
+		return nil, nil, err
 	}
 	var s guestspec.InitSpec
 	if err := json.NewDecoder(os.Stdin).Decode(&s); err != nil {
