@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pkg/sftp"
+	"golang.org/x/sys/unix"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/guestout"
@@ -109,8 +110,22 @@ func reviewTarget(env Env, sb SandboxRef) (*review.Target, error) {
 		Name: sb.Name(), Mode: mode, Repo: repo, StateDir: sb.RecordDir(), Hide: hide, Protect: protect,
 		Guest: &sshGuest{sb: sb, gitDir: path.Join(guestRepo, ".git")}, GuestRepo: guestRepo,
 		FetchEnv:      []string{"GIT_SSH_COMMAND=ssh -F " + shellQuote(sshConfig) + " -o BatchMode=yes"},
-		MaxFetchBytes: cfg.Disk, // the agent's git-upload-pack sizes the pack
+		MaxFetchBytes: maxFetch(cfg.Disk, sb.RecordDir()), // the agent's git-upload-pack sizes the pack
 	}, nil
+}
+
+// maxFetch bounds what one fetch from the sandbox may write on the host:
+// its disk size (no honest pack of its workspace is larger), and no more
+// than half the space free where review keeps its repositories (sandbox.hcl
+// picks disk, up to 16 TiB).
+func maxFetch(disk int64, dir string) int64 {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err == nil {
+		if half := int64(st.Bavail) * st.Bsize / 2; half < disk {
+			return max(half, 1)
+		}
+	}
+	return disk
 }
 
 // sshGuest runs scripts and reads .git over the bridge's SSH connection.

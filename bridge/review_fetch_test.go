@@ -1,0 +1,28 @@
+package bridge
+
+import (
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// A fetch from the sandbox writes at most its disk size, and at most half
+// the space free where review keeps its repositories (a hostile sandbox.hcl
+// may say disk = "16TiB": outside round k8s-round2/14).
+func TestMaxFetch(t *testing.T) {
+	dir := t.TempDir()
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	half := int64(st.Bavail) * st.Bsize / 2
+	if got := maxFetch(1<<20, dir); got != 1<<20 {
+		t.Errorf("disk 1 MiB: %d", got)
+	}
+	if got := maxFetch(16<<40, dir); got != half || got >= 16<<40 {
+		t.Errorf("disk 16 TiB: %d, want half the free space %d", got, half)
+	}
+	if got := maxFetch(1<<30, dir+"/missing"); got != 1<<30 {
+		t.Errorf("no statfs: %d, want the disk size", got)
+	}
+}
