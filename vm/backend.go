@@ -144,6 +144,10 @@ type Capabilities struct {
 	// NoPidsLimit: the backend sets no per-sandbox pids limit (a pod has
 	// none: the node's applies), so sandbox.hcl's pids is not enforced.
 	NoPidsLimit bool
+	// OwnMounts are guest paths the backend mounts volumes of its own on
+	// (beyond the paths config reserves for every backend): a workspace
+	// or mount target equal to one, under one or above one is refused.
+	OwnMounts []string
 }
 
 // Backend runs sandboxes. Methods take a ctx and the sandbox ID. Implementations

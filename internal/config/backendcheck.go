@@ -97,6 +97,7 @@ func BackendDiagnostics(sb *Sandbox, caps map[string]vm.Capabilities, root bool)
 				"(the namespace backend shares the host kernel; a kubernetes pod would need privileges it is not given).", who), sb.DockerRange)
 		}
 	}
+	diags = append(diags, ownMountDiagnostics(sb, caps)...)
 	if !root {
 		for _, p := range sb.Ports {
 			if hp := p.HostPort(); hp > 0 && hp < 1024 && p.HostRange.Filename != "" {
@@ -104,6 +105,55 @@ func BackendDiagnostics(sb *Sandbox, caps map[string]vm.Capabilities, root bool)
 					"Set host to 1024 or more (host = %d), keeping guest = %d.", p.Name, hp, hp+8000, p.Guest), p.HostRange)
 			}
 		}
+	}
+	return diags
+}
+
+// ownMountDiagnostics reports a workspace or mount target on, under or
+// above a path a candidate backend mounts a volume of its own on
+// (vm.Capabilities.OwnMounts): an error when every candidate does, a
+// warning naming them when only some do.
+func ownMountDiagnostics(sb *Sandbox, caps map[string]vm.Capabilities) hcl.Diagnostics {
+	type target struct {
+		what, path string
+		at         hcl.Range
+	}
+	ws := sb.Workspace.TargetRange
+	if ws.Filename == "" {
+		ws = sb.DeclRange
+	}
+	targets := []target{{"workspace target", sb.Workspace.Target, ws}}
+	for _, m := range sb.Mounts {
+		targets = append(targets, target{fmt.Sprintf("mount %q target", m.Name), m.Target, m.TargetRange})
+	}
+	var diags hcl.Diagnostics
+	for _, t := range targets {
+		var who []string
+		taken := ""
+		for name, c := range caps {
+			for _, p := range c.OwnMounts {
+				if t.path != "" && (within(t.path, p) || within(p, t.path)) {
+					who, taken = append(who, name), p
+					break
+				}
+			}
+		}
+		if len(who) == 0 {
+			continue
+		}
+		sort.Strings(who)
+		sev := hcl.DiagError
+		if len(who) < len(caps) {
+			sev = hcl.DiagWarning
+		}
+		at := t.at
+		if at.Filename == "" {
+			at = sb.DeclRange
+		}
+		diags = append(diags, &hcl.Diagnostic{Severity: sev, Summary: "Target on the backend's own mount",
+			Detail: fmt.Sprintf("The %s %q is on, under or above %s, where the %s backend mounts a volume of its own; the two cannot share a path. Choose a path such as /workspace or /mnt/NAME.",
+				t.what, t.path, taken, strings.Join(who, " and the ")),
+			Subject: at.Ptr()})
 	}
 	return diags
 }

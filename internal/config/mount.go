@@ -30,7 +30,7 @@ func (d *decoder) decodeMountBlock(b *hcl.Block, diags *hcl.Diagnostics) (*Mount
 	if it, ok := d.str(attrs, "target", diags); ok {
 		targetRange = it.Range
 		if checkGuestPath(it, "mount target", diags) {
-			m.Target = it.Value
+			m.Target, m.TargetRange = it.Value, it.Range
 		}
 	}
 	if v, ok := d.boolean(attrs, "read_only", diags); ok {

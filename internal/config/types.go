@@ -61,6 +61,8 @@ type Workspace struct {
 	AbsPath string   // Path made absolute against the file's directory
 	// ModeRange is where mode was set (zero when not), for BackendDiagnostics.
 	ModeRange hcl.Range `json:"-"`
+	// TargetRange is where target was set (zero when not), for BackendDiagnostics.
+	TargetRange hcl.Range `json:"-"`
 }
 
 // Mount is a `mount "NAME" { ... }` block.
@@ -74,6 +76,8 @@ type Mount struct {
 	// ReadOnlyRange is where read_only was set (else the block header),
 	// for BackendDiagnostics.
 	ReadOnlyRange hcl.Range `json:"-"`
+	// TargetRange is where target was set, for BackendDiagnostics.
+	TargetRange hcl.Range `json:"-"`
 }
 
 // Port is a `port "NAME" { ... }` block: host bind:host → guest port.

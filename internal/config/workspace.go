@@ -44,7 +44,7 @@ func (d *decoder) decodeWorkspaceBlock(b *hcl.Block, diags *hcl.Diagnostics) Wor
 			ws.Mode, ws.ModeRange = it.Value, it.Range
 		}
 		if it, ok := d.str(attrs, "target", diags); ok && checkGuestPath(it, "workspace target", diags) {
-			ws.Target = it.Value
+			ws.Target, ws.TargetRange = it.Value, it.Range
 		}
 		if items, ok := d.strList(attrs, "hide", diags); ok {
 			for _, it := range items {

@@ -307,7 +307,8 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 }
 
 // checkSpec refuses an incomplete spec and what this backend cannot run:
-// a bad ID or state directory, direct mode, Docker.
+// a bad ID or state directory, direct mode, Docker, a target on the pod's
+// own mounts.
 func (b *Backend) checkSpec(spec vm.Spec) error {
 	if err := spec.CheckComplete(); err != nil {
 		return err
@@ -328,7 +329,7 @@ func (b *Backend) checkSpec(spec vm.Spec) error {
 	if spec.Docker {
 		return fmt.Errorf("docker: the kubernetes backend runs no Docker engine inside a pod: %w", vm.ErrInvalidSpec)
 	}
-	return nil
+	return checkTargets(spec)
 }
 
 // newState is the record of a sandbox made from spec (complete: checkSpec)

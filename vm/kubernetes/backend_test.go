@@ -38,6 +38,11 @@ func TestRefusals(t *testing.T) {
 		{"bad-file", func(s *vm.Spec) { s.Files = []vm.File{{Path: "/usr/bin/x", Mode: 0o755}} }, "not under"},
 		{"bad-id", func(s *vm.Spec) { s.ID = "Bad_ID" }, "sandbox id"},
 		{"id-ends-in-hyphen", func(s *vm.Spec) { s.ID = "a-" }, "sandbox id"},
+		{"workspace-on-tmp", func(s *vm.Spec) { s.Workspace.Target = "/tmp" }, "own volume at /tmp"},
+		{"workspace-above-var-tmp", func(s *vm.Spec) { s.Workspace.Target = "/var" }, "own volume at /var/tmp"},
+		{"mount-under-tmp", func(s *vm.Spec) {
+			s.Mounts = []vm.Mount{{Name: "m", Source: t.TempDir(), Target: "/tmp/m", ReadOnly: true}}
+		}, "own volume at /tmp"},
 	} {
 		spec, _ := vmtest.NewSpec(t, b, "refused", vmtest.Options{AgentBinary: "/nonexistent"})
 		tc.tweak(&spec)

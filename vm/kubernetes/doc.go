@@ -24,7 +24,13 @@
 //     the user namespace (hostUsers: false with the settings'
 //     user_namespace = true) and the settings' runtimeClassName; CPU, memory and ephemeral-storage
 //     limits come from the spec (DiskBytes also sizes the claim). Pids have
-//     no per-pod field: the node's podPidsLimit applies.
+//     no per-pod field: the node's podPidsLimit applies. The termination
+//     message file (kept by the kubelet on the node's disk, writable, not
+//     counted as ephemeral storage) is at terminationLog under the image's
+//     /root, which uid 1000 cannot traverse; the init script refuses an
+//     image whose /root it can. A workspace or mount target may not share
+//     the agent container's own volumes' paths (ownMounts, declared as
+//     vm.Capabilities.OwnMounts so validate and plan refuse it).
 //
 // Nothing is exposed by a Service: Dial is the API server's port-forward
 // (a WebSocket tunnel, SPDY as fallback, like kubectl), and everything

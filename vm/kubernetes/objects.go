@@ -24,9 +24,20 @@ const (
 	home           = "/home/agent"
 	specDir        = "/run/airlock-spec" // the sandbox's Secret, init container only
 	runDir         = "/run/airlock"
+	tmpDir         = "/tmp"     // emptyDir, held to the ephemeral-storage limit
+	varTmpDir      = "/var/tmp" // likewise
 	labelSandbox   = "airlock.dev/sandbox"
 	labelManaged   = "app.kubernetes.io/managed-by"
 	maxSecretBytes = 900 << 10 // a Secret holds at most 1 MiB
+	// terminationLog is the containers' termination message file. The
+	// kubelet keeps it on the node's disk, bind-mounts it rw (0666) and
+	// counts no write to it against ephemeral storage: at the default
+	// /dev/termination-log the agent could fill the node's disk (outside
+	// round k8s-round2/11). Under the image's /root (root's, 0700, in an
+	// image from airlock image build --oci) uid 1000 cannot reach it; the
+	// init script refuses an image whose /root it can traverse (runc would
+	// have made a missing /root 0755).
+	terminationLog = "/root/termination-log"
 )
 
 func objName(id string) string { return "airlock-" + id }
@@ -47,6 +58,10 @@ func labels(st *state) map[string]string {
 // home (so they stay the agent's), and puts the host key where the sshd
 // reads it.
 const initScript = `set -eu
+if [ ! -d /root ] || [ -x /root ]; then
+	echo "the image's /root is missing or open to uid 1000, so the agent could write without limit to ` + terminationLog + ` on the node's disk: use an image from airlock image build --oci, or one whose /root is root's with mode 0700" >&2
+	exit 1
+fi
 mkdir -p /data/home /data/workspace
 if [ ! -e /data/home/.airlock-home ]; then
 	cp -R /etc/skel/. /data/home/ 2>/dev/null || true
@@ -169,8 +184,8 @@ func (b *Backend) pod(ns string, st *state) *corev1.Pod {
 		{Name: "data", MountPath: home, SubPath: "home"},
 		{Name: "data", MountPath: st.WorkspaceTarget, SubPath: "workspace"},
 		run,
-		{Name: "tmp", MountPath: "/tmp"},
-		{Name: "var-tmp", MountPath: "/var/tmp"},
+		{Name: "tmp", MountPath: tmpDir},
+		{Name: "var-tmp", MountPath: varTmpDir},
 	}, st.Mounts...)
 	vols := append([]corev1.Volume{
 		{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: objName(st.ID)}}},
@@ -201,12 +216,14 @@ func (b *Backend) pod(ns string, st *state) *corev1.Pod {
 				Name: "prepare", Image: st.Image, ImagePullPolicy: corev1.PullIfNotPresent,
 				Command:         []string{"/bin/sh", "-c", initScript},
 				SecurityContext: restricted, Resources: res,
+				TerminationMessagePath: terminationLog, TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 				VolumeMounts: []corev1.VolumeMount{data, run, {Name: "spec", MountPath: specDir, ReadOnly: true}},
 			}},
 			Containers: []corev1.Container{{
 				Name: "agent", Image: st.Image, ImagePullPolicy: corev1.PullIfNotPresent,
 				Command: args, WorkingDir: st.WorkspaceTarget,
 				SecurityContext: restricted, Resources: res, VolumeMounts: mounts,
+				TerminationMessagePath: terminationLog, TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 			}},
 			Volumes: vols,
 		},
