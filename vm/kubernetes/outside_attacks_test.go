@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,9 +19,10 @@ import (
 	"github.com/airlock-sandbox/airlock/internal/k8stest"
 )
 
-// attacksDir holds the kubernetes backend's outside-attack scripts; its
-// README's table says which are defended.
-const attacksDir = "../../bridge/testdata/outside-attacks/k8s"
+// attackDirs hold the kubernetes backend's outside-attack scripts, one
+// directory per outside round; each README's table says which are
+// defended.
+var attackDirs = []string{"../../bridge/testdata/outside-attacks/k8s", "../../bridge/testdata/outside-attacks/k8s-round2"}
 
 // TestOutsideAttacksK8s runs the outside-attack scripts against the
 // suite's test cluster with this checkout's binaries. A script whose
@@ -47,64 +49,71 @@ func TestOutsideAttacksK8s(t *testing.T) {
 	if err := os.WriteFile(hcl, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := attackRows(filepath.Join(attacksDir, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	scripts, _ := filepath.Glob(filepath.Join(attacksDir, "[0-9][0-9]-*.sh"))
-	if len(scripts) == 0 {
-		t.Fatalf("no scripts in %s", attacksDir)
-	}
 	all := os.Getenv("AIRLOCK_K8S_ATTACKS") == "all"
 	t0 := time.Now()
-	for _, s := range scripts {
-		name := strings.TrimSuffix(filepath.Base(s), ".sh")
-		t.Run(name, func(t *testing.T) {
-			row, ok := rows[name]
-			if !ok {
-				t.Fatalf("%s has no row in the README's table", name)
-			}
-			defended := strings.HasPrefix(row, "defended")
-			if !defended && !all {
-				t.Skipf("not defended yet (README: %s); AIRLOCK_K8S_ATTACKS=all runs it", row)
-			}
-			if strings.HasPrefix(name, "18-") && os.Getenv("AIRLOCK_K8S_HCL2") == "" {
-				t.Skip("needs a second cluster: AIRLOCK_K8S_HCL2 names its kubernetes.hcl")
-			}
-			if podPython[name] && !slices.Contains(testImageOptions.Packages, "python3") {
-				t.Skip("runs python3 in the pod; the suite's image (testImageOptions) has none")
-			}
-			code, out, d := runAttack(t, s, bin, hcl)
-			t.Logf("%s: exit %d in %v", name, code, d.Round(time.Millisecond))
-			switch {
-			case defended && code != 0:
-				t.Errorf("%s: exit %d, want 0 (the README says defended)\n%s", name, code, out)
-			case !defended && code == 0:
-				t.Logf("%s is defended now: set its README row to \"defended (fixed in <commit>)\" so it stays required", name)
-			case !defended:
-				t.Logf("%s: still exit %d (README: %s)\n%s", name, code, row, out)
-			}
-		})
+	for _, dir := range attackDirs {
+		rows, err := attackRows(filepath.Join(dir, "README.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scripts, _ := filepath.Glob(filepath.Join(dir, "[0-9][0-9]-*.sh"))
+		if len(scripts) == 0 {
+			t.Fatalf("no scripts in %s", dir)
+		}
+		for _, s := range scripts {
+			name := filepath.Base(dir) + "/" + strings.TrimSuffix(filepath.Base(s), ".sh")
+			t.Run(name, func(t *testing.T) { runAttackRow(t, name, rows[path.Base(name)], all, s, bin, hcl) })
+		}
 	}
 	t.Logf("outside attacks: %v in all", time.Since(t0).Round(time.Second))
+}
+
+// runAttackRow runs one script as its README row (row, "" = none) says.
+func runAttackRow(t *testing.T, name, row string, all bool, script, bin, hcl string) {
+	if row == "" {
+		t.Fatalf("%s has no row in the README's table", name)
+	}
+	defended := strings.HasPrefix(row, "defended")
+	if !defended && !all {
+		t.Skipf("not defended yet (README: %s); AIRLOCK_K8S_ATTACKS=all runs it", row)
+	}
+	if strings.HasPrefix(name, "k8s/18-") && os.Getenv("AIRLOCK_K8S_HCL2") == "" {
+		t.Skip("needs a second cluster: AIRLOCK_K8S_HCL2 names its kubernetes.hcl")
+	}
+	if podPython[name] && !slices.Contains(testImageOptions.Packages, "python3") {
+		t.Skip("runs python3 in the pod; the suite's image (testImageOptions) has none")
+	}
+	code, out, d := runAttack(t, script, bin, hcl)
+	t.Logf("%s: exit %d in %v", name, code, d.Round(time.Millisecond))
+	switch {
+	case defended && code != 0:
+		t.Errorf("%s: exit %d, want 0 (the README says defended)\n%s", name, code, out)
+	case !defended && code == 0:
+		t.Logf("%s is defended now: set its README row to \"defended (fixed in <commit>)\" so it stays required", name)
+	case !defended:
+		t.Logf("%s: still exit %d (README: %s)\n%s", name, code, row, out)
+	}
 }
 
 // TestAttackRows: every script has a row in the README's table (no
 // cluster needed), so TestOutsideAttacksK8s knows whether it is required.
 func TestAttackRows(t *testing.T) {
-	rows, err := attackRows(filepath.Join(attacksDir, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	scripts, _ := filepath.Glob(filepath.Join(attacksDir, "[0-9][0-9]-*.sh"))
-	for _, s := range scripts {
-		if _, ok := rows[strings.TrimSuffix(filepath.Base(s), ".sh")]; !ok {
-			t.Errorf("%s: no row in the README's table", filepath.Base(s))
+	for _, dir := range attackDirs {
+		rows, err := attackRows(filepath.Join(dir, "README.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scripts, _ := filepath.Glob(filepath.Join(dir, "[0-9][0-9]-*.sh"))
+		for _, s := range scripts {
+			if _, ok := rows[strings.TrimSuffix(filepath.Base(s), ".sh")]; !ok {
+				t.Errorf("%s/%s: no row in the README's table", filepath.Base(dir), filepath.Base(s))
+			}
+		}
+		if len(scripts) < 14 || len(rows) != len(scripts) {
+			t.Errorf("%s: %d scripts, %d rows", dir, len(scripts), len(rows))
 		}
 	}
-	if len(scripts) < 18 || len(rows) != len(scripts) {
-		t.Errorf("%d scripts, %d rows", len(scripts), len(rows))
-	}
+	rows, _ := attackRows(filepath.Join(attackDirs[0], "README.md"))
 	if !strings.HasPrefix(rows["11-clone-push-leaks-host-secrets"], "defended") {
 		t.Errorf("row 11 = %q", rows["11-clone-push-leaks-host-secrets"])
 	}
@@ -112,7 +121,7 @@ func TestAttackRows(t *testing.T) {
 
 // podPython: the scripts that run python3 inside the pod (the others that
 // use it run it on the host).
-var podPython = map[string]bool{"06-pod-network-reach": true, "07-template-save-hostile-tar": true}
+var podPython = map[string]bool{"k8s/06-pod-network-reach": true, "k8s/07-template-save-hostile-tar": true}
 
 // runAttack runs one script (its own process group, killed after 6
 // minutes) and returns its exit code, output and time.
@@ -151,7 +160,7 @@ func attackRows(readme string) (map[string]string, error) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		cells := strings.Split(sc.Text(), "|")
-		if len(cells) == 4 && len(strings.TrimSpace(cells[1])) > 3 && strings.TrimSpace(cells[1])[2] == '-' {
+		if len(cells) >= 4 && len(strings.TrimSpace(cells[1])) > 3 && strings.TrimSpace(cells[1])[2] == '-' {
 			rows[strings.TrimSpace(cells[1])] = strings.TrimSpace(cells[2])
 		}
 	}
