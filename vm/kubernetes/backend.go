@@ -59,8 +59,9 @@ type Backend struct {
 	cs       k8s.Interface
 	progress io.Writer
 
-	probeMu sync.Mutex           // guards probes
-	probes  map[string]*probeRun // network policy probes running, by sandbox
+	probeMu   sync.Mutex           // guards probes and probeErrs
+	probes    map[string]*probeRun // network policy probes running, by sandbox
+	probeErrs map[string]string    // a sandbox's last failed probe
 }
 
 // New returns a backend rooted at root using the given settings and
@@ -388,6 +389,9 @@ func (b *Backend) Stop(ctx context.Context, id string) error {
 		return err
 	}
 	b.probeWait(id)
+	if err := c.deleteProbePod(ctx, st); err != nil && !errors.Is(err, errNotOwned) {
+		return err // a probe pod left by a bridge stopped while it ran
+	}
 	if _, err = c.deletePod(ctx, st); errors.Is(err, errNotOwned) {
 		return nil // another's pod of the name: this sandbox runs none
 	}
@@ -436,6 +440,7 @@ func (b *Backend) deleteObjects(ctx context.Context, st *state) error {
 		}
 	}
 	keep(b.deletePod(ctx, st))
+	keep("", b.deleteProbePod(ctx, st))
 	_, policy, secret, claim := b.kinds(st.Namespace)
 	name := objName(st.ID)
 	keep(deleteOwned(ctx, policy, name, st.Owner))
@@ -509,7 +514,7 @@ func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
 		return vm.Status{State: vm.StateStopped, Note: podNote(pod) + "; " + b.notRunningNotes(st, nil)}, nil
 	}
 	notes := append([]string{fmt.Sprintf("pod %s/%s on node %s", st.Namespace, pod.Name, pod.Spec.NodeName)},
-		c.probeNotes(st, string(pod.UID), pod.Status.HostIP)...)
+		c.probeNotes(st, pod)...)
 	s := vm.Status{State: vm.StateRunning, Note: strings.Join(append(notes, pidsNote), "; ")}
 	if pid := localPID(cid); pid > 0 {
 		s.PID = pid
@@ -571,7 +576,7 @@ func (b *Backend) notRunningNotes(st *state, why error) string {
 	data, err := os.ReadFile(b.probePath(st.ID))
 	switch {
 	case err != nil || json.Unmarshal(data, &r) != nil || r.Verdict == "":
-		notes = append(notes, "disk limit not enforced (not known: checked from inside the pod once it runs)")
+		notes = append(notes, "disk limit not enforced (not known: looked at from inside the pod once it runs)")
 	case r.Disk != "":
 		notes = append(notes, strings.Replace(r.Disk, "not enforced (", "not enforced (when it last ran: ", 1))
 	}

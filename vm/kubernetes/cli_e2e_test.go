@@ -115,9 +115,10 @@ func TestCLI(t *testing.T) {
 	mustContain(t, "exec id", out, "agent\n/workspace\n")
 
 	// status: where it runs and what the NetworkPolicy is worth here. The
-	// verdict comes from a probe inside the pod, started by the first status.
+	// verdict comes from the bridge's probe pod (and the disk's from a df
+	// inside the sandbox's), started by the first status.
 	var status string
-	for i := 0; i < 40; i++ {
+	for i := 0; i < 360; i++ {
 		status, _ = run(0, "airlock", "status", name)
 		if !strings.Contains(status, "is being checked") {
 			break
@@ -126,7 +127,7 @@ func TestCLI(t *testing.T) {
 	}
 	t.Logf("status:\n%s", status)
 	mustContain(t, "status", status, "backend:      kubernetes", "pod "+k8stest.Namespace+"/airlock-"+name+" on node "+k8stest.NodeName,
-		"deny-all NetworkPolicy airlock-"+name+": not enforced by this cluster's network plugin, which gives the pod no interface but loopback",
+		"deny-all NetworkPolicy airlock-"+name+": not enforced by this cluster's network plugin, which gives pods no interface but loopback",
 		"limit pids:", "NOT enforced: a pod has no pids limit of its own",
 		// The test cluster's claims are local volumes: a directory on the host's disk.
 		"limit disk:   1GiB, NOT enforced: home and workspace are on a")

@@ -47,11 +47,14 @@
 // Trust boundary: this package runs on the host with the user's cluster
 // credentials. It trusts the settings and the Spec, not the pod. What it
 // reads back from the guest is the SSH stream (host key pinned) and, once
-// per pod, the output of the NetworkPolicy and disk probe (netprobe.go),
-// which runs as the agent's user in a pod whose home the agent may have
-// written on an earlier start: `status` shows that verdict as the pod's
-// report, a hint, never a reason to loosen anything (egress is the host
-// proxy's decision either way).
+// per pod, the disk probe's df (netprobe.go), which runs as the agent's
+// user in a pod whose home the agent may have written on an earlier
+// start: `status` shows that as the sandbox's report (unverified). The
+// NetworkPolicy's verdict comes from the bridge's own probe pod
+// (probepod.go: the policy selects it, no agent code runs in it, its
+// answer is its termination message); it is a hint all the same, never a
+// reason to loosen anything (egress is the host proxy's decision either
+// way).
 //
 // On the sandbox's behalf, in the bridge process (the user's uid and
 // capabilities, the bridge's cgroup):
@@ -66,9 +69,17 @@
 //	create/get/delete Pod airlock-ID-wipe   rm of a sandbox that ran: empties
 //	                                        the claim before it is deleted
 //	                                        (wipe.go)
+//	create/get/delete Pod airlock-ID-probe  once per sandbox pod, in the
+//	                                        background after the first
+//	                                        status (up and start ask one):
+//	                                        the NetworkPolicy probe; its
+//	                                        answer is read from the pod's
+//	                                        status (termination message, no
+//	                                        pods/log); stop and rm delete a
+//	                                        leftover one (probepod.go)
 //	pods/portforward (WebSocket, SPDY)      every SSH connection (Dial)
 //	watch/get Pod                           waiting for Running, status
 //
 // No other host call is made for the sandbox: no exec through the API (the
-// probe rides SSH), no access outside the namespace.
+// disk probe rides SSH), no pods/log, no access outside the namespace.
 package kubernetes

@@ -11,14 +11,18 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/guestout"
 )
 
 // Whether the deny-all NetworkPolicy is enforced: the API does not say (a
-// NetworkPolicy has no status), so once per pod the backend looks from
-// inside, over its provisioning SSH session, and keeps the verdict in the
-// state dir (netprobe.json, keyed by the pod's UID):
+// NetworkPolicy has no status), so once per pod the backend looks, and
+// keeps the verdict in the state dir (netprobe.json, keyed by the pod's
+// UID). It looks from the probe pod (probepod.go): a short pod of the
+// bridge's that the policy selects, on the sandbox's node, running no code
+// of the agent's:
 //
 //   - the pod has no interface but loopback: the network plugin gives pods
 //     no network, so it enforces no policy either, and nothing leaves the
@@ -29,38 +33,37 @@ import (
 //   - every attempt timed out or found no route: enforced, as far as the
 //     probe can tell (a firewall would look the same).
 //
-// The probe runs where the agent runs, so a compromised agent can answer
-// it: every verdict says it is the sandbox's report (unverified), the
-// answer is read up to maxProbeOutput bytes, and what is printed of it is
-// cleaned of control and bidi characters (guestout.Clean). A probe from a
-// sibling pod the bridge owns would be the agent's word no longer; it is
-// not done yet (see doc.go).
+// The disk limit needs the claim, so its look (df under the workspace)
+// still runs over SSH in the sandbox's own pod, as the agent's uid: that
+// note says it is the sandbox's report (unverified). Both answers are read
+// up to maxProbeOutput bytes, and what is printed of them is cleaned of
+// control and bidi characters (guestout.Clean).
 
-// probeTimeout bounds each connection attempt inside the pod.
+// probeTimeout bounds each connection attempt inside the probe pod.
 const probeTimeout = 2 * time.Second
 
-// maxProbeOutput bounds what the bridge reads of the probe's answer.
-const maxProbeOutput = 64 << 10
+// probeRunTimeout bounds one probe: the probe pod's creation, start and
+// deletion, and the SSH df beside it.
+const probeRunTimeout = probePodDeadline + 30*time.Second
 
-// unverified opens every verdict: the probe runs over SSH in the agent's
-// own pod, as the agent's uid (it asks for no rc file, guestout.NoRC, but an
-// image's older sshd refuses and the agent's ~/.bashrc runs first, and the
-// agent can ptrace it anyway), so its answer is the agent's word.
-const unverified = "reported by the sandbox (unverified: the probe runs in the agent's own pod, which can answer it): "
+// maxProbeOutput bounds what the bridge reads of a probe's answer.
+const maxProbeOutput = 64 << 10
 
 type probeResult struct {
 	PodUID  string
 	Verdict string
 	Disk    string // the disk limit note ("" when the claim's size holds)
+	PodMS   int64  // how long the probe pod took, created to deleted
 }
 
 func (b *Backend) probePath(id string) string { return filepath.Join(b.dir(id), "netprobe.json") }
 
-// probeNotes are status's lines from inside the running pod uid: the
-// NetworkPolicy's, and the disk limit's when the claim's storage does not
-// hold it. The probe starts when there is no verdict for uid yet.
-func (b *Backend) probeNotes(st *state, uid, nodeIP string) []string {
+// probeNotes are status's lines for the running pod: the NetworkPolicy's,
+// and the disk limit's when the claim's storage does not hold it. The
+// probe starts when there is no verdict for the pod's UID yet.
+func (b *Backend) probeNotes(st *state, pod *corev1.Pod) []string {
 	name := objName(st.ID)
+	uid := string(pod.UID)
 	if data, err := os.ReadFile(b.probePath(st.ID)); err == nil {
 		var r probeResult
 		if json.Unmarshal(data, &r) == nil && r.PodUID == uid && r.Verdict != "" {
@@ -71,42 +74,80 @@ func (b *Backend) probeNotes(st *state, uid, nodeIP string) []string {
 			return notes
 		}
 	}
-	b.probeLater(st, uid, nodeIP)
-	return []string{fmt.Sprintf("deny-all NetworkPolicy %s: whether it is enforced is being checked from inside the pod (ask again in a few seconds)", name)}
+	last := b.probeLater(st, uid, pod.Spec.NodeName, pod.Status.HostIP)
+	if last != "" {
+		last = " (the last attempt: " + last + ")"
+	}
+	return []string{fmt.Sprintf("deny-all NetworkPolicy %s: whether it is enforced is being checked from pod %s (ask again in a few seconds)%s", name, probeName(st.ID), last)}
 }
 
-// probeLater runs the probe for pod uid in the background, once at a time
-// per sandbox; Stop and Remove wait for it (probeWait).
-func (b *Backend) probeLater(st *state, uid, nodeIP string) {
+// probeLater runs the probes for pod uid in the background, once at a time
+// per sandbox; Stop and Remove wait for them (probeWait). It returns the
+// last failed attempt's error, if any.
+func (b *Backend) probeLater(st *state, uid, node, nodeIP string) string {
 	b.probeMu.Lock()
 	defer b.probeMu.Unlock()
 	if b.probes == nil {
 		b.probes = map[string]*probeRun{}
 	}
-	if _, busy := b.probes[st.ID]; busy {
-		return
+	if run, busy := b.probes[st.ID]; busy {
+		return run.lastErr
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	run := &probeRun{cancel: cancel, done: make(chan struct{})}
+	last := b.probeErrs[st.ID]
+	ctx, cancel := context.WithTimeout(context.Background(), probeRunTimeout)
+	run := &probeRun{cancel: cancel, done: make(chan struct{}), lastErr: last}
 	b.probes[st.ID] = run
 	go func() {
 		defer close(run.done)
 		defer cancel()
-		out, err := b.probe(ctx, st, nodeIP)
+		r, err := b.probeBoth(ctx, st, node, nodeIP)
 		b.probeMu.Lock()
 		defer b.probeMu.Unlock()
 		delete(b.probes, st.ID)
-		if err != nil || ctx.Err() != nil {
-			return // stopped meanwhile, or no SSH: asked again at the next status
+		if ctx.Err() != nil && err == nil {
+			err = ctx.Err()
 		}
-		data, _ := json.Marshal(probeResult{PodUID: uid, Verdict: probeVerdict(out), Disk: diskNote(out, st.DiskBytes)})
+		if err != nil { // stopped meanwhile, or no SSH, or the pod failed: asked again at the next status
+			if b.probeErrs == nil {
+				b.probeErrs = map[string]string{}
+			}
+			b.probeErrs[st.ID] = guestout.Clean(err.Error())
+			return
+		}
+		delete(b.probeErrs, st.ID)
+		r.PodUID = uid
+		data, _ := json.Marshal(r)
 		fsx.WriteFileAtomic(b.probePath(st.ID), data, 0o600)
 	}()
+	return last
+}
+
+// probeBoth runs the probe pod and the SSH df at once.
+func (b *Backend) probeBoth(ctx context.Context, st *state, node, nodeIP string) (probeResult, error) {
+	var df string
+	var dfErr error
+	dfDone := make(chan struct{})
+	go func() {
+		defer close(dfDone)
+		df, dfErr = b.probe(ctx, st)
+	}()
+	t0 := time.Now()
+	out, err := b.runProbePod(ctx, st, node, b.probeTargets(nodeIP))
+	took := time.Since(t0)
+	<-dfDone
+	if err != nil {
+		return probeResult{}, err
+	}
+	if dfErr != nil {
+		return probeResult{}, dfErr
+	}
+	return probeResult{Verdict: probeVerdict(out, probeName(st.ID)), Disk: diskNote(df, st.DiskBytes), PodMS: took.Milliseconds()}, nil
 }
 
 type probeRun struct {
-	cancel context.CancelFunc
-	done   chan struct{}
+	cancel  context.CancelFunc
+	done    chan struct{}
+	lastErr string
 }
 
 // probeWait cancels a running probe of id and waits for it to end.
@@ -120,8 +161,9 @@ func (b *Backend) probeWait(id string) {
 	}
 }
 
-// probe runs probeScript inside the pod and returns what it printed.
-func (b *Backend) probe(ctx context.Context, st *state, nodeIP string) (string, error) {
+// probe runs dfScript inside the sandbox's pod over SSH and returns what
+// it printed.
+func (b *Backend) probe(ctx context.Context, st *state) (string, error) {
 	cl, err := b.provisionClient(ctx, st)
 	if err != nil {
 		return "", err
@@ -138,7 +180,7 @@ func (b *Backend) probe(ctx context.Context, st *state, nodeIP string) (string, 
 	out := &guestout.Buffer{Max: maxProbeOutput, OnFull: func() { s.Close() }}
 	s.Stdout = out
 	guestout.NoRC(s)
-	err = s.Run(probeScript(b.probeTargets(nodeIP), st.WorkspaceTarget))
+	err = s.Run(dfScript(st.WorkspaceTarget))
 	if out.Truncated() {
 		return "", fmt.Errorf("probe: the answer exceeded %d bytes", maxProbeOutput)
 	}
@@ -169,11 +211,10 @@ func (b *Backend) probeTargets(nodeIP string) []string {
 	return ts
 }
 
-// probeScript lists the pod's interfaces ("if NAME" lines), tries each
-// target at once with bash's /dev/tcp ("try TARGET RESULT" lines: open,
-// refused, timeout, unreachable or the error), and prints the size of the
-// workspace's file system ("df KIB").
-func probeScript(targets []string, workspace string) string {
+// netScript (bash) lists the pod's interfaces ("if NAME" lines) and tries
+// each target at once with bash's /dev/tcp ("try TARGET RESULT" lines:
+// open, refused, timeout, unreachable or the error).
+func netScript(targets []string) string {
 	var q []string
 	for _, t := range targets {
 		q = append(q, shellQuote(t))
@@ -182,14 +223,19 @@ func probeScript(targets []string, workspace string) string {
 [ -n "${KUBERNETES_SERVICE_HOST:-}" ] && set -- "$KUBERNETES_SERVICE_HOST:${KUBERNETES_SERVICE_PORT:-443}" ` + strings.Join(q, " ") + ` || set -- ` + strings.Join(q, " ") + `
 for t in "$@"; do (
   h=${t%:*}; p=${t##*:}; h=${h#\\[}; h=${h%\\]}
-  e=$(timeout ` + fmt.Sprint(int(probeTimeout/time.Second)) + ` bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$h" "$p" 2>&1); rc=$?
+  e=$(/usr/bin/timeout ` + fmt.Sprint(int(probeTimeout/time.Second)) + ` /bin/bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$h" "$p" 2>&1); rc=$?
   case "$rc:$e" in
   0:*) r=open ;; 124:*) r=timeout ;; *refused*) r=refused ;; *nreachable*|*"No route"*) r=unreachable ;; *) r="error $rc $e" ;;
   esac
   echo "try $t $r" ) &
 done
 wait
-( set -- $(df -Pk ` + shellQuote(workspace) + ` | tail -n 1); echo "df $2" )
+`
+}
+
+// dfScript prints the size of the workspace's file system ("df KIB").
+func dfScript(workspace string) string {
+	return `( set -- $(df -Pk ` + shellQuote(workspace) + ` | tail -n 1); echo "df $2" )
 `
 }
 
@@ -210,8 +256,8 @@ func diskNote(out string, diskBytes int64) string {
 	return ""
 }
 
-// probeVerdict reads the script's output.
-func probeVerdict(out string) string {
+// probeVerdict reads netScript's output, printed in pod from.
+func probeVerdict(out, from string) string {
 	var ifs, through, blocked []string
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
@@ -227,18 +273,19 @@ func probeVerdict(out string) string {
 			}
 		}
 	}
-	return guestout.Clean(unverified + verdictText(ifs, through, blocked))
+	return guestout.Clean(verdictText(ifs, through, blocked, from))
 }
 
 // verdictText is the verdict on what the probe printed.
-func verdictText(ifs, through, blocked []string) string {
+func verdictText(ifs, through, blocked []string, from string) string {
+	from = "from pod " + from + " (the bridge's, selected by the policy, running none of the agent's code)"
 	switch {
 	case len(ifs) == 0:
-		return "not enforced by this cluster's network plugin, which gives the pod no interface but loopback (so nothing leaves the pod directly either)"
+		return "not enforced by this cluster's network plugin, which gives pods no interface but loopback (so nothing leaves the pod directly either; seen " + from + ")"
 	case len(through) > 0:
-		return "NOT enforced by this cluster's network plugin: from inside the pod a connection to " + strings.Join(through, ", ") + " got an answer"
+		return "NOT enforced by this cluster's network plugin: " + from + " a connection to " + strings.Join(through, ", ") + " got an answer"
 	case len(blocked) > 0:
-		return "enforced, as far as a probe can tell: from inside the pod " + strings.Join(blocked, ", ") + " got no answer"
+		return "enforced, as far as a probe can tell: " + from + " " + strings.Join(blocked, ", ") + " got no answer"
 	}
-	return "unknown: the pod has a network (" + strings.Join(ifs, ", ") + ") but there was nothing to try to reach"
+	return "unknown: pods have a network (" + strings.Join(ifs, ", ") + ", seen " + from + ") but there was nothing to try to reach"
 }

@@ -28,7 +28,7 @@ func TestProbeScript(t *testing.T) {
 	}
 	closedAddr := closed.Addr().String()
 	closed.Close()
-	out, err := exec.Command("sh", "-c", probeScript([]string{l.Addr().String(), closedAddr}, t.TempDir())).Output()
+	out, err := exec.Command("bash", "-c", netScript([]string{l.Addr().String(), closedAddr})+dfScript(t.TempDir())).Output()
 	if err != nil {
 		t.Fatalf("script: %v\n%s", err, out)
 	}
@@ -41,27 +41,26 @@ func TestProbeScript(t *testing.T) {
 }
 
 func TestProbeVerdict(t *testing.T) {
+	const from = "from pod airlock-sb-probe (the bridge's, selected by the policy, running none of the agent's code)"
 	for _, c := range []struct{ out, want string }{
-		{"if lo\ntry 10.0.0.1:6443 unreachable\n", "not enforced by this cluster's network plugin, which gives the pod no interface but loopback"},
-		{"if eth0\nif lo\ntry 10.0.0.1:6443 refused\ntry 10.0.0.2:10250 timeout\n", "NOT enforced by this cluster's network plugin: from inside the pod a connection to 10.0.0.1:6443 (refused) got an answer"},
-		{"if eth0\nif lo\ntry 10.0.0.1:6443 timeout\ntry 10.0.0.2:10250 unreachable\n", "enforced, as far as a probe can tell: from inside the pod 10.0.0.1:6443 (timeout), 10.0.0.2:10250 (unreachable) got no answer"},
-		{"if eth0\nif lo\n", "unknown: the pod has a network (eth0)"},
+		{"if lo\ntry 10.0.0.1:6443 unreachable\n", "not enforced by this cluster's network plugin, which gives pods no interface but loopback"},
+		{"if eth0\nif lo\ntry 10.0.0.1:6443 refused\ntry 10.0.0.2:10250 timeout\n", "NOT enforced by this cluster's network plugin: " + from + " a connection to 10.0.0.1:6443 (refused) got an answer"},
+		{"if eth0\nif lo\ntry 10.0.0.1:6443 timeout\ntry 10.0.0.2:10250 unreachable\n", "enforced, as far as a probe can tell: " + from + " 10.0.0.1:6443 (timeout), 10.0.0.2:10250 (unreachable) got no answer"},
+		{"if eth0\nif lo\n", "unknown: pods have a network (eth0, seen " + from},
 	} {
-		if got := probeVerdict(c.out); !strings.HasPrefix(got, unverified+c.want) {
-			t.Errorf("%q:\n got %s\nwant %s", c.out, got, unverified+c.want)
+		if got := probeVerdict(c.out, "airlock-sb-probe"); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%q:\n got %s\nwant %s", c.out, got, c.want)
 		}
 	}
 }
 
-// The agent answers the probe (its ~/.bashrc runs first, outside attack
-// k8s/10): the verdict says it is the sandbox's report, and carries none
-// of the answer's terminal escapes.
+// A hostile answer (outside attack k8s/10 planted one in the agent's
+// ~/.bashrc when the network probe ran over SSH; the df still does): the
+// verdict and the disk note carry none of its terminal escapes, and the
+// disk note says it is the sandbox's report.
 func TestProbeVerdictFromAHostileAnswer(t *testing.T) {
 	out := "if eth0\ntry 10.0.0.1:443 error 1 \x1b]0;OWNED\x07\x1b[31mRED\x1b[0m\rnote: FAKE\u202e\ndf 1024\n"
-	got := probeVerdict(out)
-	if !strings.HasPrefix(got, "reported by the sandbox (unverified") {
-		t.Errorf("verdict not labelled as the sandbox's: %s", got)
-	}
+	got := probeVerdict(out, "airlock-sb-probe")
 	if strings.ContainsAny(got, "\x1b\x07\r\n\u202e") {
 		t.Errorf("verdict carries the answer's control characters: %q", got)
 	}

@@ -8,13 +8,16 @@
 # `airlock status` must not print bytes the pod chose as terminal control
 # sequences on the user's terminal. Got through when status's output holds
 # ESC, BEL or CR from the pod. (Also printed: whether the lie about the
-# network and the disk was believed.)
+# network and the disk was believed.) Since the NetworkPolicy look moved to
+# the bridge's own probe pod, only the df still runs over SSH (its own
+# script, the second case below); the first case is left as it was.
 . "$(dirname "$0")/lib.sh"
 need_cluster
 write_sandbox "$N"; up_sandbox "$N"
 inside "$N" 'cat > ~/.bashrc <<"E"
 case "$BASH_EXECUTION_STRING" in
 "for i in /sys/class/net/"*) printf "if eth0\ntry 10.0.0.1:443 error 1 \033]0;OWNED\007\033[31mRED\033[0m\rnote: FAKE\ndf 1024\n"; exit 0;;
+"( set -- \$(df"*) printf "df 1024 \033]0;OWNED\007\033[31mRED\033[0m\r\n"; exit 0;;
 esac
 E' || setup_error "plant"
 # a new pod (a new UID) is probed again
