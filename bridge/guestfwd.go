@@ -28,22 +28,35 @@ import (
 //
 // Here nothing on the connection's path waits for a service: run takes
 // every channel open as it comes, answers it (accept, or reject when the
-// service is at its limit, unknown or closed) in a goroutine of its own,
-// and ends when the connection ends.
+// service is at its limit, unknown or closed) in a goroutine of its own
+// (refusals: up to maxRejectsInFlight at once), and ends when the
+// connection ends.
 type guestForwards struct {
 	c   *ssh.Client
 	log *slog.Logger
 
 	mu        sync.Mutex
 	listeners map[string]*guestListener // by "tcp HOST:PORT" or "unix PATH"
+
+	// rejects bounds the refusals in flight. A refusal is a write to the
+	// guest, which waits while the guest does not read: a guest that opens
+	// channels it will be refused and stops reading would otherwise park
+	// one goroutine per refusal until the keepalive gives up (outside
+	// round k8s-round2, "not built"). Past the bound the refusal is written
+	// from run itself, so this sandbox's channel opens wait (its SSH
+	// connection's own back-pressure) and no other sandbox's do.
+	rejects chan struct{}
 }
+
+// maxRejectsInFlight bounds guestForwards.rejects.
+const maxRejectsInFlight = 64
 
 // newSSHClient makes the client for a sandbox's connection, with its
 // remote-forward channels routed by the returned guestForwards.
 func newSSHClient(cc ssh.Conn, chans <-chan ssh.NewChannel, reqs <-chan *ssh.Request, log *slog.Logger) (*ssh.Client, *guestForwards) {
 	none := make(chan ssh.NewChannel)
 	close(none) // the client opens channels; every incoming one is ours
-	fw := &guestForwards{c: ssh.NewClient(cc, none, reqs), log: log, listeners: map[string]*guestListener{}}
+	fw := &guestForwards{c: ssh.NewClient(cc, none, reqs), log: log, listeners: map[string]*guestListener{}, rejects: make(chan struct{}, maxRejectsInFlight)}
 	go fw.run(chans)
 	return fw.c, fw
 }
@@ -74,7 +87,22 @@ type (
 	unixForwardMsg struct{ Path string }
 )
 
-// dispatch answers one channel open; it never waits for the guest or a service.
+// reject refuses a channel open: from a goroutine of its own while fewer
+// than maxRejectsInFlight are being written, else here (see rejects).
+func (fw *guestForwards) reject(nc ssh.NewChannel, why ssh.RejectionReason, msg string) {
+	select {
+	case fw.rejects <- struct{}{}:
+		go func() {
+			defer func() { <-fw.rejects }()
+			nc.Reject(why, msg)
+		}()
+	default:
+		nc.Reject(why, msg)
+	}
+}
+
+// dispatch answers one channel open; it waits neither for a service nor,
+// unless the guest has stopped reading its refusals, for the guest.
 func (fw *guestForwards) dispatch(nc ssh.NewChannel) {
 	var key string
 	var raddr net.Addr
@@ -82,7 +110,7 @@ func (fw *guestForwards) dispatch(nc ssh.NewChannel) {
 	case "forwarded-tcpip":
 		var p forwardedTCP
 		if err := ssh.Unmarshal(nc.ExtraData(), &p); err != nil {
-			go nc.Reject(ssh.ConnectionFailed, "bad forwarded-tcpip payload")
+			fw.reject(nc, ssh.ConnectionFailed, "bad forwarded-tcpip payload")
 			return
 		}
 		key = "tcp " + net.JoinHostPort(p.Addr, strconv.FormatUint(uint64(p.Port), 10))
@@ -90,20 +118,20 @@ func (fw *guestForwards) dispatch(nc ssh.NewChannel) {
 	case "forwarded-streamlocal@openssh.com":
 		var p forwardedUnix
 		if err := ssh.Unmarshal(nc.ExtraData(), &p); err != nil {
-			go nc.Reject(ssh.ConnectionFailed, "bad forwarded-streamlocal payload")
+			fw.reject(nc, ssh.ConnectionFailed, "bad forwarded-streamlocal payload")
 			return
 		}
 		key = "unix " + p.Path
 		raddr = &net.UnixAddr{Name: "@", Net: "unix"}
 	default:
-		go nc.Reject(ssh.UnknownChannelType, "unknown channel type")
+		fw.reject(nc, ssh.UnknownChannelType, "unknown channel type")
 		return
 	}
 	fw.mu.Lock()
 	l := fw.listeners[key]
 	fw.mu.Unlock()
 	if l == nil {
-		go nc.Reject(ssh.Prohibited, "no forward for address")
+		fw.reject(nc, ssh.Prohibited, "no forward for address")
 		return
 	}
 	select {
@@ -112,7 +140,7 @@ func (fw *guestForwards) dispatch(nc ssh.NewChannel) {
 		// The guest holds too many open: refuse rather than let it grow the
 		// bridge's goroutines and memory without bound.
 		l.refused(time.Now())
-		go nc.Reject(ssh.ResourceShortage, "too many connections to this service")
+		fw.reject(nc, ssh.ResourceShortage, "too many connections to this service")
 		return
 	}
 	go func() {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -277,4 +278,52 @@ func (w *lockedBuffer) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.String()
+}
+
+// stuckChannel is a channel open whose refusal cannot be written: the
+// guest has stopped reading.
+type stuckChannel struct{ release chan struct{} }
+
+func (c stuckChannel) Accept() (ssh.Channel, <-chan *ssh.Request, error) {
+	return nil, nil, errors.New("not accepted")
+}
+func (c stuckChannel) Reject(ssh.RejectionReason, string) error { <-c.release; return nil }
+func (stuckChannel) ChannelType() string                        { return "x-flood" }
+func (stuckChannel) ExtraData() []byte                          { return nil }
+
+// A guest that opens channels it will be refused and stops reading the
+// refusals parks at most maxRejectsInFlight goroutines; past that its own
+// channel opens wait (outside round k8s-round2's "not built": one
+// goroutine per refusal until the keepalive gave up).
+func TestGuestForwardRefusalsBounded(t *testing.T) {
+	fw := &guestForwards{log: slog.New(slog.NewTextHandler(io.Discard, nil)), listeners: map[string]*guestListener{}, rejects: make(chan struct{}, maxRejectsInFlight)}
+	release := make(chan struct{})
+	chans := make(chan ssh.NewChannel)
+	done := make(chan struct{})
+	go func() { fw.run(chans); close(done) }()
+	before := runtime.NumGoroutine()
+	sent := 0
+	timeout := time.After(2 * time.Second)
+send:
+	for sent < 10000 {
+		select {
+		case chans <- stuckChannel{release}:
+			sent++
+		case <-timeout:
+			break send
+		}
+	}
+	if sent > maxRejectsInFlight+1 {
+		t.Errorf("%d channel opens taken while their refusals could not be written; want at most %d", sent, maxRejectsInFlight+1)
+	}
+	if g := runtime.NumGoroutine() - before; g > maxRejectsInFlight+4 {
+		t.Errorf("%d goroutines parked on refusals", g)
+	}
+	close(release) // the guest reads again: everything drains
+	close(chans)
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("run did not end after the refusals could be written")
+	}
 }
