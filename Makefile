@@ -29,7 +29,7 @@ build:
 GO_TEST_BUDGET     ?= 45m
 EDITOR_TEST_BUDGET ?= 10m
 K8S_BUILD_BUDGET   ?= 30m
-K8S_TEST_BUDGET    ?= 15m
+K8S_TEST_BUDGET    ?= 30m
 test: build testdeps
 	@status=0; t0=$$(date +%s); \
 	timeout --foreground $(GO_TEST_BUDGET) $(GO) test -count=1 -timeout $(GO_TEST_BUDGET) ./... || status=1; \

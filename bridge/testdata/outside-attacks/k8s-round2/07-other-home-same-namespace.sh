@@ -8,7 +8,9 @@
 . "$(dirname "$0")/lib.sh"
 need_cluster2
 write_sandbox "$N"; up_sandbox "$N"
-mine() { kc get pods,pvc,secrets,networkpolicies -l "airlock.dev/sandbox=$N" --no-headers 2>/dev/null | wc -l; }
+# (not the short-lived airlock-NAME-probe pod the bridge runs once per pod:
+# it ends by itself, 4ff1080)
+mine() { kc get pods,pvc,secrets,networkpolicies -l "airlock.dev/sandbox=$N" --no-headers -o name 2>/dev/null | grep -vc -- '-probe$'; }
 before=$(mine)
 HB=$T/homeB; mkdir -p "$HB" "$T/pb"; cp "$AIRLOCK_HOME/kubernetes.hcl" "$HB/"
 bad=0
