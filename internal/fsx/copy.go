@@ -33,3 +33,29 @@ func CopyFile(src, dst string, perm fs.FileMode) error {
 	}
 	return out.Close()
 }
+
+// CopyEntry copies one directory entry: a regular file (with its
+// permission bits) or a symlink (its target, not followed), replacing what
+// is at dst. Sockets, devices, fifos and directories are not copied.
+func CopyEntry(src, dst string) error {
+	fi, err := os.Lstat(src)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := os.Readlink(src)
+		if err != nil {
+			return err
+		}
+		os.Remove(dst)
+		return os.Symlink(t, dst)
+	case fi.Mode().IsRegular():
+		os.Remove(dst)
+		if err := CopyFile(src, dst, fi.Mode().Perm()); err != nil {
+			return err
+		}
+		return os.Chmod(dst, fi.Mode().Perm())
+	}
+	return nil
+}

@@ -101,7 +101,7 @@ func copyChanged(src, dst string, changed, hide []string) error {
 		if err := mkdirNoFollow(dst, path.Dir(rel)); err != nil {
 			return fmt.Errorf("copy %s: %w", rel, err)
 		}
-		if err := copyEntry(from, to); err != nil {
+		if err := fsx.CopyEntry(from, to); err != nil {
 			return fmt.Errorf("copy %s: %w", rel, err)
 		}
 	}
@@ -168,34 +168,8 @@ func copyTree(src, dst string, hide []string) error {
 		if d.IsDir() {
 			return os.Mkdir(to, 0o755)
 		}
-		return copyEntry(p, to)
+		return fsx.CopyEntry(p, to)
 	})
-}
-
-// copyEntry copies a regular file (with its permission bits) or a symlink
-// (not following it); sockets, devices, fifos and directories are not
-// copied.
-func copyEntry(src, dst string) error {
-	fi, err := os.Lstat(src)
-	if err != nil {
-		return err
-	}
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		t, err := os.Readlink(src)
-		if err != nil {
-			return err
-		}
-		os.Remove(dst)
-		return os.Symlink(t, dst)
-	case fi.Mode().IsRegular():
-		os.Remove(dst)
-		if err := fsx.CopyFile(src, dst, fi.Mode().Perm()); err != nil {
-			return err
-		}
-		return os.Chmod(dst, fi.Mode().Perm())
-	}
-	return nil
 }
 
 // mkdirNoFollow makes dir (relative) below root as real directories: a

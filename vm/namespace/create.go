@@ -320,7 +320,7 @@ func makeEtc(etc, id string) error {
 	}
 	for _, name := range []string{"profile", "bash.bashrc", "inputrc", "services", "protocols", "ld.so.cache",
 		"ld.so.conf", "localtime", "os-release", "debian_version", "mime.types", "login.defs", "environment"} {
-		if err := copyEntry(filepath.Join("/etc", name), filepath.Join(etc, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := fsx.CopyEntry(filepath.Join("/etc", name), filepath.Join(etc, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}
@@ -343,34 +343,10 @@ func makeHome(home string) error {
 	}
 	for _, e := range ents {
 		if e.Type().IsRegular() {
-			if err := copyEntry(filepath.Join("/etc/skel", e.Name()), filepath.Join(home, e.Name())); err != nil {
+			if err := fsx.CopyEntry(filepath.Join("/etc/skel", e.Name()), filepath.Join(home, e.Name())); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// copyEntry copies a regular file or a symlink (not following it).
-func copyEntry(src, dst string) error {
-	fi, err := os.Lstat(src)
-	if err != nil {
-		return err
-	}
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		t, err := os.Readlink(src)
-		if err != nil {
-			return err
-		}
-		os.Remove(dst)
-		return os.Symlink(t, dst)
-	case fi.Mode().IsRegular():
-		os.Remove(dst)
-		if err := fsx.CopyFile(src, dst, fi.Mode().Perm()); err != nil {
-			return err
-		}
-		return os.Chmod(dst, fi.Mode().Perm())
-	}
-	return nil // sockets, devices, directories: not copied
 }
