@@ -9,4 +9,16 @@
 //
 // Trust boundary: the caller trusts git itself and the user's global config;
 // it trusts nothing inside the repository.
+//
+// Privileges of the git processes (review's and clone mode's git on the
+// sandbox's behalf):
+//
+//	uid, capabilities  the bridge's (the user's; root's when the bridge is root): nothing added
+//	cgroup             the bridge's
+//	runs               git (and, for a fetch with MaxFileBytes, util-linux's prlimit first)
+//	reads              the user's repository; review's quarantine repository
+//	writes             review's quarantine and private repositories, a sandbox's
+//	                   clone before it starts; a fetch's pack at most MaxFileBytes
+//	network            a fetch's ssh to the sandbox through $AIRLOCK_HOME/ssh/config
+//	never              repository hooks, fsmonitor, system config, prompts
 package hostgit
