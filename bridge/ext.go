@@ -81,7 +81,8 @@ type Feature struct {
 	Name    string
 	Methods map[string]Handler
 	// Prepare may add Env and Files to spec before the sandbox is created
-	// (and again before each start). It must not block for long.
+	// (and again before each start), and set spec.Workspace.Copied (review's
+	// host-side baseline). It must not block for long.
 	Prepare func(ctx context.Context, env Env, sb SandboxRef, spec *vm.Spec) error
 	// Started runs after a sandbox's sshd is ready (e.g. record a baseline),
 	// in feature order; with StartedAside it runs alongside the others

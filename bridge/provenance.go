@@ -63,15 +63,21 @@ func recordProvenance(ctx context.Context, env Env, sb SandboxRef, eg *egressFea
 	p := &protocol.Provenance{Accelerator: "none", Version: airlockVersion(), SignerKeys: []string{},
 		Started: time.Now().UTC().Format(time.RFC3339)}
 	p.Backend, p.Plan = sb.BackendName(), sb.ConfigSHA256()
-	if bs, err := sb.Backend().Status(ctx, sb.Name()); err == nil && bs.Accelerator != "" {
+	bs, err := sb.Backend().Status(ctx, sb.Name())
+	if err == nil && bs.Accelerator != "" {
 		p.Accelerator = bs.Accelerator // the backend's field, never its note
 	}
-	kctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if out, err := (&sshGuest{sb: sb}).Run(kctx, "uname -r"); err == nil {
-		p.Kernel = oneLine(string(out), 100)
-	} else {
-		env.Logger().Warn("provenance: guest kernel release unknown", "sandbox", sb.Name(), "err", err)
+	// The kernel from the backend where it knows it (a namespace sandbox
+	// runs on the host's), else as the guest reports it.
+	p.Kernel = oneLine(bs.Kernel, 100)
+	if p.Kernel == "" {
+		kctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if out, err := (&sshGuest{sb: sb}).Run(kctx, "uname -r"); err == nil {
+			p.Kernel = oneLine(string(out), 100)
+		} else {
+			env.Logger().Warn("provenance: guest kernel release unknown", "sandbox", sb.Name(), "err", err)
+		}
 	}
 	pol, err := policyDigest(ctx, env, eg, sb.Name())
 	if err != nil {

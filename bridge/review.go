@@ -21,6 +21,7 @@ import (
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/guestout"
 	"github.com/airlock-sandbox/airlock/internal/review"
+	"github.com/airlock-sandbox/airlock/vm"
 )
 
 // The review feature: review.list / review.file / review.apply /
@@ -61,6 +62,7 @@ func (rv *reviewFeature) feature() *Feature {
 			protocol.MethodReviewApply:  rv.apply,
 			protocol.MethodReviewRevert: rv.revert,
 		},
+		Prepare: rv.prepare,
 		Started: rv.started,
 		Removed: rv.removed,
 		Close:   rv.close,
@@ -225,6 +227,25 @@ func (m sftpMeta) noLinkedParents(p string) error {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return fmt.Errorf("%s is a symlink", d)
 		}
+	}
+	return nil
+}
+
+// prepare asks the backend, in clone mode, to hand review the private copy
+// of the workspace before the sandbox starts: the baseline is then taken on
+// the host (review.CopyBaseline), and started finds it recorded. A backend
+// that does not call Copied leaves it to started, inside the guest.
+func (rv *reviewFeature) prepare(_ context.Context, env Env, sb SandboxRef, spec *vm.Spec) error {
+	if spec.Workspace.Mode != vm.ModeClone {
+		return nil
+	}
+	spec.Workspace.Copied = func(ctx context.Context, c vm.WorkspaceCopy) error {
+		t, err := reviewTarget(env, sb)
+		if err != nil {
+			return err
+		}
+		defer rv.lock(t.Name)()
+		return review.CopyBaseline(ctx, t, c)
 	}
 	return nil
 }

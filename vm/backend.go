@@ -49,6 +49,21 @@ type Workspace struct {
 	Target   string        // absolute path inside the guest, e.g. /workspace
 	Hide     []string      // globs (relative to HostPath) that never reach the guest
 	Protect  []string      // paths (relative to HostPath) read-only inside in direct mode
+
+	// Copied, when set, is called in clone mode with the private copy as
+	// soon as it is complete and before anything of the sandbox can see it:
+	// review records its baseline there, on the host (review.CopyBaseline),
+	// instead of in the guest after start. A backend that cannot call it
+	// leaves the baseline to review's guest snapshot.
+	Copied func(ctx context.Context, c WorkspaceCopy) error `json:"-"`
+}
+
+// WorkspaceCopy is clone mode's private copy of the workspace on the host
+// (package wsclone), as the backend made it.
+type WorkspaceCopy struct {
+	Dir     string   // host path
+	Repo    bool     // a git clone; false: a plain copy of a folder
+	Changed []string // paths taken from the working tree, not HEAD (wsclone.Copy)
 }
 
 // Mount is an extra host path shared into the guest.
@@ -117,6 +132,10 @@ type Status struct {
 	// (the guest runs on the host's kernel, or the backend cannot tell).
 	// Provenance records it; Note is for people and is never parsed.
 	Accelerator string
+	// Kernel is the release of the kernel a running guest runs on, when the
+	// backend knows it from outside the guest (the host's own for a
+	// namespace sandbox); "" otherwise (provenance then asks the guest).
+	Kernel string
 	// MemoryBytes is the host memory the running sandbox uses now (the
 	// resident set of qemu for a microVM); 0 when unknown or stopped.
 	MemoryBytes int64

@@ -18,7 +18,9 @@
 //	runs               git (and, for a fetch with MaxFileBytes, util-linux's prlimit first)
 //	reads              the user's repository; review's quarantine repository
 //	writes             review's quarantine and private repositories, a sandbox's
-//	                   clone before it starts, the user's repository only at apply
+//	                   clone before it starts (wsclone; review.CopyBaseline's
+//	                   base commit and refs/airlock/base in it), the user's
+//	                   repository only at apply
 //	                   (its branch); a fetch's pack at most MaxFileBytes
 //	network            a fetch's ssh to the sandbox through $AIRLOCK_HOME/ssh/config
 //	never              repository hooks, fsmonitor, system config, prompts

@@ -32,14 +32,26 @@ import (
 	"github.com/airlock-sandbox/airlock/internal/hostgit"
 )
 
+// Copy says what Make made.
+type Copy struct {
+	// Repo: a git clone (false: a plain copy of a folder that is not a
+	// repository's top).
+	Repo bool
+	// Changed are the paths, none hidden and none in .git, that the clone
+	// took from the working tree rather than from HEAD (written or
+	// removed): everywhere else but at hidden paths (removed, still in the
+	// index) the copy's index matches its files.
+	Changed []string
+}
+
 // Make makes the private copy of src at dst (which must not exist, or be
 // an empty directory). hide is sandbox.hcl's hide globs (config.MatchGlob).
-func Make(ctx context.Context, src, dst string, hide []string) error {
+func Make(ctx context.Context, src, dst string, hide []string) (Copy, error) {
 	if !isRepoTop(ctx, src) {
 		if err := os.MkdirAll(dst, 0o755); err != nil {
-			return err
+			return Copy{}, err
 		}
-		return copyTree(src, dst, hide)
+		return Copy{}, copyTree(src, dst, hide)
 	}
 	// Uncommitted work: every path that differs from HEAD (staged or not)
 	// plus untracked files that are not ignored. `git status` with optional
@@ -58,54 +70,60 @@ func Make(ctx context.Context, src, dst string, hide []string) error {
 	_, err := git(ctx, "", "clone", "--quiet", "--no-hardlinks", "--template=", src, dst)
 	r := <-st
 	if err != nil {
-		return fmt.Errorf("clone workspace: %w", err)
+		return Copy{}, fmt.Errorf("clone workspace: %w", err)
 	}
 	if r.err != nil {
-		return fmt.Errorf("list uncommitted files: %w", r.err)
+		return Copy{}, fmt.Errorf("list uncommitted files: %w", r.err)
 	}
 	// An empty hooks directory, as every repository has (without git's
 	// sample hooks): tools that install hooks expect it to exist.
 	if err := os.Mkdir(filepath.Join(dst, ".git", "hooks"), 0o755); err != nil && !os.IsExist(err) {
-		return err
+		return Copy{}, err
 	}
-	if err := copyChanged(src, dst, r.paths, hide); err != nil {
-		return err
+	changed, err := copyChanged(src, dst, r.paths, hide)
+	if err != nil {
+		return Copy{}, err
 	}
 	// Hidden files never reach the guest, committed or not.
 	hidden, err := HiddenPaths(dst, hide)
 	if err != nil {
-		return err
+		return Copy{}, err
 	}
 	for _, rel := range hidden {
 		if err := os.RemoveAll(filepath.Join(dst, rel)); err != nil {
-			return err
+			return Copy{}, err
 		}
 	}
 	// The clone's origin names a host path the guest cannot see.
-	_, err = git(ctx, dst, "remote", "remove", "origin")
-	return err
+	if _, err := git(ctx, dst, "remote", "remove", "origin"); err != nil {
+		return Copy{}, err
+	}
+	return Copy{Repo: true, Changed: changed}, nil
 }
 
 // copyChanged copies the working tree's version of each changed path into
-// the clone (removing it there when the working tree deleted it).
-func copyChanged(src, dst string, changed, hide []string) error {
+// the clone (removing it there when the working tree deleted it) and
+// returns the paths it took.
+func copyChanged(src, dst string, changed, hide []string) ([]string, error) {
+	var took []string
 	for _, rel := range changed {
 		if !localRel(rel) || rel == ".git" || strings.HasPrefix(rel, ".git/") || Hidden(hide, rel) {
 			continue
 		}
+		took = append(took, rel)
 		from, to := filepath.Join(src, rel), filepath.Join(dst, rel)
 		if _, err := os.Lstat(from); errors.Is(err, os.ErrNotExist) {
 			os.Remove(to) // deleted in the host working tree
 			continue
 		}
 		if err := mkdirNoFollow(dst, path.Dir(rel)); err != nil {
-			return fmt.Errorf("copy %s: %w", rel, err)
+			return nil, fmt.Errorf("copy %s: %w", rel, err)
 		}
 		if err := fsx.CopyEntry(from, to); err != nil {
-			return fmt.Errorf("copy %s: %w", rel, err)
+			return nil, fmt.Errorf("copy %s: %w", rel, err)
 		}
 	}
-	return nil
+	return took, nil
 }
 
 // statusPaths lists the paths `git status` reports (changed against HEAD

@@ -55,7 +55,7 @@ func hostRepo(t *testing.T) string {
 func TestMakeLeavesHostSecrets(t *testing.T) {
 	src := hostRepo(t)
 	dst := filepath.Join(t.TempDir(), "clone")
-	if err := Make(context.Background(), src, dst, []string{"*.pem"}); err != nil {
+	if _, err := Make(context.Background(), src, dst, []string{"*.pem"}); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"committed.txt": "new\n", "staged.txt": "staged\n", "sub/untracked.txt": "untracked\n", ".gitignore": ".env\n"}
@@ -94,7 +94,7 @@ func TestMakePlainFolder(t *testing.T) {
 	os.WriteFile(filepath.Join(src, "k.pem"), []byte("k"), 0o600)
 	os.Symlink("/etc/passwd", filepath.Join(src, "l"))
 	dst := filepath.Join(t.TempDir(), "c")
-	if err := Make(context.Background(), src, dst, []string{"*.pem"}); err != nil {
+	if _, err := Make(context.Background(), src, dst, []string{"*.pem"}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(filepath.Join(dst, "a", "f")); err != nil || fi.Mode().Perm() != 0o600 {

@@ -70,7 +70,7 @@ func workspaceTar(ctx context.Context, w io.Writer, src, dir string, hide []stri
 	clone := filepath.Join(dir, "clone.tmp")
 	os.RemoveAll(clone) // left by a push that was killed
 	defer os.RemoveAll(clone)
-	if err := wsclone.Make(ctx, src, clone, hide); err != nil {
+	if _, err := wsclone.Make(ctx, src, clone, hide); err != nil {
 		return err
 	}
 	return tarFolder(w, clone, hide)

@@ -81,7 +81,7 @@ func TestHostClone(t *testing.T) {
 	src := gitRepo(t)
 	os.WriteFile(filepath.Join(src, ".git/hooks/post-checkout"), []byte("#!/bin/sh\ntouch /tmp/airlock-hook-ran\n"), 0o755)
 	dst := filepath.Join(t.TempDir(), "c")
-	if err := hostClone(context.Background(), src, dst, []string{".env", "*.pem"}); err != nil {
+	if _, err := hostClone(context.Background(), src, dst, []string{".env", "*.pem"}); err != nil {
 		t.Fatal(err)
 	}
 	for f, want := range map[string]string{"README": "changed\n", "untracked.txt": "untracked\n"} {

@@ -26,7 +26,7 @@ func hiddenPaths(root string, globs []string) ([]string, error) {
 
 // hostClone makes the private copy of src at dst that clone mode gives the
 // guest (package wsclone, the same for every backend).
-func hostClone(ctx context.Context, src, dst string, hide []string) error {
+func hostClone(ctx context.Context, src, dst string, hide []string) (wsclone.Copy, error) {
 	return wsclone.Make(ctx, src, dst, hide)
 }
 
@@ -56,8 +56,14 @@ func (b *Backend) prepareWorkspace(ctx context.Context, dir string, w vm.Workspa
 	case vm.ModeClone:
 		clone := filepath.Join(dir, "clone.tmp")
 		defer os.RemoveAll(clone)
-		if err := hostClone(ctx, w.HostPath, clone, w.Hide); err != nil {
+		cp, err := hostClone(ctx, w.HostPath, clone, w.Hide)
+		if err != nil {
 			return err
+		}
+		if w.Copied != nil { // before the disk image is made
+			if err := w.Copied(ctx, vm.WorkspaceCopy{Dir: clone, Repo: cp.Repo, Changed: cp.Changed}); err != nil {
+				return err
+			}
 		}
 		size := 2*treeSize(clone) + 1<<30
 		img := filepath.Join(dir, "workspace.img")

@@ -180,8 +180,18 @@ func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
 	if p, ok := readPidFile(b.dir(id)); ok && p.alive() {
 		st.State = vm.StateRunning
 		st.PID = p.PID
+		st.Kernel = hostKernel() // the guest shares the host's kernel
 	}
 	return st, nil
+}
+
+// hostKernel is the host kernel's release (uname -r).
+func hostKernel() string {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return ""
+	}
+	return unix.ByteSliceToString(u.Release[:])
 }
 
 // Dial implements vm.Backend: it connects to the sandbox sshd's unix socket

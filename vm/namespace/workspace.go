@@ -21,7 +21,12 @@ func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace) error {
 	case vm.ModeMountless:
 		return os.Mkdir(dst, 0o755)
 	}
-	return wsclone.Make(ctx, w.HostPath, dst, w.Hide)
+	c, err := wsclone.Make(ctx, w.HostPath, dst, w.Hide)
+	if err != nil || w.Copied == nil {
+		return err
+	}
+	// Before ownership and start: nothing of the sandbox runs yet.
+	return w.Copied(ctx, vm.WorkspaceCopy{Dir: dst, Repo: c.Repo, Changed: c.Changed})
 }
 
 // matchHidden walks dir and returns the paths (relative, slash-separated)

@@ -1,0 +1,137 @@
+package review
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/airlock-sandbox/airlock/internal/wsclone"
+	"github.com/airlock-sandbox/airlock/vm"
+)
+
+// copyFixture is a host repository with uncommitted work of every kind
+// (a modified, a deleted, an untracked and an executable file, a symlink,
+// a tracked file the hide globs cover) and its private copy made by
+// wsclone, as a backend makes it.
+func copyFixture(t *testing.T, hide []string) (host, dst string, c wsclone.Copy) {
+	t.Helper()
+	gitEnv(t)
+	host = hostRepo(t)
+	writeFile(t, host+"/.env", "TOKEN=committed\n", 0o644)
+	writeFile(t, host+"/gone.txt", "bye\n", 0o644)
+	runGit(t, host, "add", "-A")
+	runGit(t, host, "commit", "-q", "-m", "more")
+	writeFile(t, host+"/README.md", "# changed, not committed\n", 0o644)
+	os.Remove(host + "/gone.txt")
+	writeFile(t, host+"/new/dir/tool.sh", "#!/bin/sh\necho hi\n", 0o755)
+	if err := os.Symlink("README.md", host+"/link"); err != nil {
+		t.Fatal(err)
+	}
+	dst = filepath.Join(t.TempDir(), "ws")
+	c, err := wsclone.Make(context.Background(), host, dst, hide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return host, dst, c
+}
+
+// TestCopyBaselineIsTheGuestSnapshot: the baseline recorded on the host
+// from the private copy is the commit the guest's own snapshot script
+// makes of the same copy — same tree, same parent — with and without
+// uncommitted work, so the first review shows nothing that was there
+// before the agent started.
+func TestCopyBaselineIsTheGuestSnapshot(t *testing.T) {
+	hide := []string{".env", "*.pem"}
+	for _, dirty := range []bool{false, true} {
+		var host, dst string
+		var c wsclone.Copy
+		if dirty {
+			host, dst, c = copyFixture(t, hide)
+			if len(c.Changed) != 4 {
+				t.Fatalf("wsclone reported changed %v, want README.md, gone.txt, link and new/dir/tool.sh", c.Changed)
+			}
+		} else {
+			gitEnv(t)
+			host = hostRepo(t)
+			dst = filepath.Join(t.TempDir(), "ws")
+			var err error
+			if c, err = wsclone.Make(context.Background(), host, dst, hide); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The reference: the guest's script on an identical copy.
+		ref := filepath.Join(t.TempDir(), "ref")
+		if _, err := wsclone.Make(context.Background(), host, ref, hide); err != nil {
+			t.Fatal(err)
+		}
+		want, err := (localGuest{ref}).Run(context.Background(), snapshotScript("/workspace", "refs/airlock/base", hide))
+		if err != nil {
+			t.Fatal(err)
+		}
+		so, err := parseSnapshotOutput(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg := &Target{Name: "cb", Mode: ModeClone, Repo: host, StateDir: t.TempDir(), Hide: hide, Guest: localGuest{dst}, FetchURL: dst}
+		index, _ := os.ReadFile(filepath.Join(dst, ".git", "index"))
+		if err := CopyBaseline(context.Background(), tg, vm.WorkspaceCopy{Dir: dst, Repo: c.Repo, Changed: c.Changed}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := tg.loadState()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotTree := runGit(t, dst, "rev-parse", s.Base+"^{tree}")
+		wantTree := runGit(t, ref, "rev-parse", so.id+"^{tree}")
+		if gotTree != wantTree {
+			t.Errorf("dirty=%v: host baseline tree %s, guest snapshot tree %s\nhost: %s\nguest: %s", dirty, gotTree, wantTree,
+				runGit(t, dst, "ls-tree", "-r", s.Base), runGit(t, ref, "ls-tree", "-r", so.id))
+		}
+		if got, want := runGit(t, dst, "rev-parse", s.Base+"^"), runGit(t, ref, "rev-parse", so.id+"^"); got != want {
+			t.Errorf("dirty=%v: parent %s, want %s", dirty, got, want)
+		}
+		if got := strings.TrimSpace(runGit(t, dst, "rev-parse", "refs/airlock/base")); got != s.Base {
+			t.Errorf("dirty=%v: refs/airlock/base in the copy is %q, want %s", dirty, got, s.Base)
+		}
+		if after, _ := os.ReadFile(filepath.Join(dst, ".git", "index")); string(after) != string(index) {
+			t.Errorf("dirty=%v: the copy's own index (the agent's) changed", dirty)
+		}
+		if _, err := os.Stat(filepath.Join(tg.dir(), "meta-base.json")); err != nil {
+			t.Errorf("dirty=%v: no .git baseline: %v", dirty, err)
+		}
+	}
+}
+
+// TestCopyBaselineThenReview: a sandbox whose baseline was taken on the
+// host is reviewed as before — what the agent planted is found, what was
+// there at start is not reported.
+func TestCopyBaselineThenReview(t *testing.T) {
+	hide := []string{".env"}
+	host, dst, c := copyFixture(t, hide)
+	tg := &Target{Name: "cb", Mode: ModeClone, Repo: host, StateDir: t.TempDir(), Hide: hide, Guest: localGuest{dst}, FetchURL: dst}
+	if err := CopyBaseline(context.Background(), tg, vm.WorkspaceCopy{Dir: dst, Repo: c.Repo, Changed: c.Changed}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Baseline(context.Background(), tg); err != nil { // started's call: already recorded
+		t.Fatal(err)
+	}
+	res, err := Review(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Reports) != 0 {
+		var ps []string
+		for _, r := range res.Reports {
+			ps = append(ps, r.File.Path)
+		}
+		t.Fatalf("nothing changed since the copy, review reports %s", strings.Join(ps, ", "))
+	}
+	plant(t, dst)
+	res, err = Review(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPlanted(t, res)
+}
