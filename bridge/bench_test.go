@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -141,6 +142,62 @@ func gitInit(tb testing.TB, dir string) {
 	tb.Helper()
 	os.WriteFile(filepath.Join(dir, "README"), []byte("bench\n"), 0o644)
 	for _, args := range [][]string{{"init", "-q"}, {"add", "README"}, {"-c", "user.email=b@example.com", "-c", "user.name=b", "commit", "-q", "-m", "x"}} {
+		if out, err := execIn(dir, "git", args...); err != nil {
+			tb.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+}
+
+// BenchmarkUpGoSrc is issue 31's clone-mode case on a real tree: `airlock
+// up` (namespace backend, clone mode, CLI to SSH-ready) of a repository
+// holding a copy of Go's src/ (about 11,500 files), side by side in one run
+// with the anchor `git clone --local` of the same repository into the same
+// file system, alternating, each after a `sync` so neither pays for the
+// other's writeback (n=5, p50 each and their ratio).
+func BenchmarkUpGoSrc(b *testing.B) {
+	src := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(filepath.Join(src, "go", "build", "build.go")); err != nil {
+		b.Skip("no Go source tree at", src)
+	}
+	h := bridgetest.New(b)
+	repo := filepath.Join(b.TempDir(), "gosrc")
+	if out, err := exec.Command("cp", "-a", src, repo).CombinedOutput(); err != nil {
+		b.Fatalf("copy %s: %v %s", src, err, out)
+	}
+	os.WriteFile(filepath.Join(repo, "sandbox.hcl"), []byte("sandbox \"gosrc\" {\n  backend = \"namespace\"\n  workspace {\n    mode = \"clone\"\n  }\n}\n"), 0o644)
+	gitInitAll(b, repo)
+	dst := filepath.Join(b.TempDir(), "clone")
+	const n = 5
+	var clone, up []time.Duration
+	for i := 0; i < n; i++ {
+		os.RemoveAll(dst)
+		exec.Command("sync").Run()
+		t0 := time.Now()
+		if out, err := exec.Command("git", "clone", "-q", "--local", repo, dst).CombinedOutput(); err != nil {
+			b.Fatalf("git clone --local: %v %s", err, out)
+		}
+		clone = append(clone, time.Since(t0))
+		exec.Command("sync").Run()
+		t0 = time.Now()
+		if _, e, code := h.Airlock(b, "up", "--yes", "-f", filepath.Join(repo, "sandbox.hcl")); code != 0 {
+			b.Fatalf("airlock up: %s", e)
+		}
+		up = append(up, time.Since(t0))
+		if _, e, code := h.Airlock(b, "rm", "gosrc"); code != 0 {
+			b.Fatalf("airlock rm: %s", e)
+		}
+	}
+	b.Logf("Go src/ clone mode, n=%d: airlock up p50 %v (%v), git clone --local p50 %v (%v); bridge-side split of the last up: %s",
+		n, median(up).Round(time.Millisecond), up, median(clone).Round(time.Millisecond), clone, upSplit(h.BridgeLog(), 1))
+	b.ReportMetric(median(up).Seconds(), "up-p50-s")
+	b.ReportMetric(median(clone).Seconds(), "clone-local-p50-s")
+	b.ReportMetric(float64(median(up))/float64(median(clone)), "x-clone-local")
+}
+
+// gitInitAll makes dir a repository with everything in it committed.
+func gitInitAll(tb testing.TB, dir string) {
+	tb.Helper()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.email=b@example.com", "-c", "user.name=b", "-c", "gc.auto=0", "commit", "-q", "-m", "x"}} {
 		if out, err := execIn(dir, "git", args...); err != nil {
 			tb.Fatalf("git %v: %v %s", args, err, out)
 		}
