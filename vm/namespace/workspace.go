@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 
+	"github.com/airlock-sandbox/airlock/internal/steptime"
 	"github.com/airlock-sandbox/airlock/internal/wsclone"
 	"github.com/airlock-sandbox/airlock/vm"
 )
@@ -21,12 +22,19 @@ func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace) error {
 	case vm.ModeMountless:
 		return os.Mkdir(dst, 0o755)
 	}
-	c, err := wsclone.Make(ctx, w.HostPath, dst, w.Hide)
+	tm := steptime.Of(ctx).Sub("workspace")
+	var c wsclone.Copy
+	err := tm.Run("copy", func() (err error) {
+		c, err = wsclone.Make(ctx, w.HostPath, dst, w.Hide)
+		return err
+	})
 	if err != nil || w.Copied == nil {
 		return err
 	}
 	// Before ownership and start: nothing of the sandbox runs yet.
-	return w.Copied(ctx, vm.WorkspaceCopy{Dir: dst, Repo: c.Repo, Changed: c.Changed})
+	return tm.Run("baseline", func() error {
+		return w.Copied(ctx, vm.WorkspaceCopy{Dir: dst, Repo: c.Repo, Changed: c.Changed})
+	})
 }
 
 // matchHidden walks dir and returns the paths (relative, slash-separated)
