@@ -137,6 +137,8 @@ type runInfo struct {
 	Note  string `json:"note"`
 	// Accel is "kvm" or "tcg": what this qemu runs on (vm.Status.Accelerator).
 	Accel string `json:"accel,omitempty"`
+	// Kernel is the release of the kernel this qemu boots (vm.Status.Kernel).
+	Kernel string `json:"kernel,omitempty"`
 	// Phases is the breakdown of the Start that launched this qemu.
 	Phases Phases `json:"phases,omitempty"`
 	// Args is the command line's fingerprint (a saved state records it).
@@ -329,7 +331,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	if !kvm {
 		note, accel = "TCG: no working KVM on this host (software emulation: boots take seconds, guest code runs 20-40x slower)", "tcg"
 	}
-	ri := runInfo{Port: port, Note: note, Accel: accel, Args: l.fingerprint()}
+	ri := runInfo{Port: port, Note: note, Accel: accel, Kernel: k.Version, Args: l.fingerprint()}
 	if meta, why := usableState(dir, l); why == "" {
 		prep := time.Since(t00)
 		err := tm.Run("resume", func() error { return b.resume(ctx, l, meta, &ri) })
@@ -345,7 +347,7 @@ func (b *Backend) Start(ctx context.Context, id string) (err error) {
 		debugf("resume failed: %v", err)
 		why = err.Error()
 		dropState(dir)
-		ri = runInfo{Port: port, Args: ri.Args, Accel: accel, Note: note + "; saved state unusable (" + why + "): booted afresh"}
+		ri = runInfo{Port: port, Args: ri.Args, Accel: accel, Kernel: k.Version, Note: note + "; saved state unusable (" + why + "): booted afresh"}
 	} else if why != "none" {
 		dropState(dir)
 		ri.Note = note + "; saved state unusable (" + why + "): booted afresh"
@@ -518,7 +520,7 @@ func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
 	}
 	r, ok := b.running(id)
 	if ok {
-		return vm.Status{State: vm.StateRunning, PID: r.PID, Note: r.Note, Accelerator: r.Accel, MemoryBytes: procRSS(r.PID)}, nil
+		return vm.Status{State: vm.StateRunning, PID: r.PID, Note: r.Note, Accelerator: r.Accel, Kernel: r.Kernel, MemoryBytes: procRSS(r.PID)}, nil
 	}
 	if _, err := os.Stat(filepath.Join(b.dir(id), "booted")); err == nil {
 		st := vm.Status{State: vm.StateStopped}
