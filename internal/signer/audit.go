@@ -42,6 +42,9 @@ type AuditEntry struct {
 	Request   string   `json:"request,omitempty"`         // "network": the held request's identity, "METHOD URL body=N sha256=HEX"
 	Recovered int      `json:"recovered_bytes,omitempty"` // "recovered": bytes of a torn tail removed at open
 	Head      bool     `json:"head,omitempty"`            // "open": a head record is kept from here on
+	// Unlogged is, on a "refuse" entry, how many more refusals of the
+	// sandbox were counted but not written one by one (audit_refusals.go).
+	Unlogged int `json:"unlogged,omitempty"`
 }
 
 // Audit events.
@@ -73,6 +76,8 @@ type AuditLog struct {
 	size   int64
 	broken error
 	noSync bool // benchmarks of raw CPU cost only
+
+	refusals map[string]*refusalBucket // per sandbox (audit_refusals.go)
 }
 
 // OpenAudit opens (creating) the log at path and positions after its last
@@ -183,10 +188,27 @@ func (l *AuditLog) scanTail() (int, error) {
 }
 
 // Append writes e as the next entry (filling Seq, Prev and Time) and syncs
-// it to disk before returning.
+// it to disk before returning. A sandbox's refusals past its rate are
+// counted instead, and written as one entry with the next one that is
+// written (or at Close): see audit_refusals.go.
 func (l *AuditLog) Append(e *AuditEntry) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if e.Event == EventRefuse && e.Sandbox != "" && l.broken == nil {
+		write, unlogged := l.refusal(e.Sandbox)
+		if !write {
+			return nil
+		}
+		if unlogged > 0 {
+			if err := l.appendLocked(unloggedEntry(e.Sandbox, unlogged)); err != nil {
+				return err
+			}
+		}
+	}
+	return l.appendLocked(e)
+}
+
+func (l *AuditLog) appendLocked(e *AuditEntry) error {
 	if l.broken != nil {
 		return fmt.Errorf("%w: %v", ErrAuditUnavailable, l.broken)
 	}
@@ -227,10 +249,11 @@ func (l *AuditLog) Append(e *AuditEntry) error {
 	return nil
 }
 
-// Close closes the file.
+// Close writes the refusals still only counted, and closes the file.
 func (l *AuditLog) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.flushRefusals()
 	if l.broken == nil {
 		l.broken = errors.New("closed")
 	}

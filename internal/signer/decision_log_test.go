@@ -24,6 +24,9 @@ func TestDecisionsAreNotBridgeLogLines(t *testing.T) {
 	const n = 100
 	hd := h.svc.Handler(h.caller)
 	for i := 0; i < n; i++ {
+		// Slow enough that every refusal is a line of its own
+		// (audit_refusals.go: past the rate they are only counted).
+		h.now = h.now.Add(refuseEvery)
 		// Refused before any decoder: not JSON.
 		rec := httptest.NewRecorder()
 		hd.ServeHTTP(rec, httptest.NewRequest("POST", "/", strings.NewReader("{not json")))

@@ -57,7 +57,10 @@
 // cut to maxShown bytes with the full length kept. Every request gets an
 // audit entry, including those refused before a decoder saw them
 // (refuseEarly, with the body's digest) and those whose client hung up
-// while a human was asked (ErrClientGone). With the key store locked,
+// while a human was asked (ErrClientGone) — a sandbox's refusals one by one
+// up to a rate (a burst of 100, then one per 10 s), past it counted into
+// the next refusal line written (audit_refusals.go), so a flood of garbage
+// calls cannot fill the host's disk or keep it syncing. With the key store locked,
 // requests are refused before a human is asked.
 //
 // # Privilege (what a sandbox can make this host code do)
@@ -70,6 +73,7 @@
 //	cgroup        the bridge's
 //	syscalls for  reads of the key files in $AIRLOCK_HOME/keys (names from
 //	the sandbox   sandbox.hcl's approved plan, never from a request),
-//	              signing in memory, append + fdatasync to the audit log;
+//	              signing in memory, append + fdatasync to the audit log
+//	              (refusals at most 100 at once, then one per 10 s);
 //	              no network, no program run
 package signer
