@@ -15,6 +15,7 @@ import (
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/steptime"
+	"github.com/airlock-sandbox/airlock/internal/wsclone"
 	"github.com/airlock-sandbox/airlock/vm"
 	"golang.org/x/sys/unix"
 )
@@ -242,6 +243,7 @@ func dataSteps(ctx context.Context, dir string, spec *vm.Spec, ids idMap) []step
 	rootUID, rootGID := ids.hostUID(0), ids.hostGID(0)
 	agUID, agGID := ids.hostUID(agentUID), ids.hostGID(agentGID)
 	data := dataDir(dir)
+	var copied wsclone.Copy // what the workspace step's clone made
 	return []step{
 		{"home", func() error { return makeHome(filepath.Join(data, "home")) }},
 		{"var", func() error {
@@ -252,7 +254,10 @@ func dataSteps(ctx context.Context, dir string, spec *vm.Spec, ids idMap) []step
 			}
 			return os.Chmod(filepath.Join(data, "var/tmp"), 0o1777)
 		}},
-		{"workspace", func() error { return prepareWorkspace(ctx, filepath.Join(data, "workspace"), spec.Workspace) }},
+		{"workspace", func() (err error) {
+			copied, err = prepareWorkspace(ctx, filepath.Join(data, "workspace"), spec.Workspace)
+			return err
+		}},
 		{"private git directory", func() error {
 			if spec.Workspace.Mode != vm.ModeDirect {
 				return nil
@@ -275,10 +280,17 @@ func dataSteps(ctx context.Context, dir string, spec *vm.Spec, ids idMap) []step
 			if err := chownTree(filepath.Join(data, "home"), agUID, agGID); err != nil {
 				return err
 			}
-			if spec.Workspace.Mode != vm.ModeDirect {
-				return chownTree(filepath.Join(data, "workspace"), agUID, agGID)
+			if spec.Workspace.Mode == vm.ModeDirect {
+				return chownTree(filepath.Join(dir, gitDirName), agUID, agGID)
 			}
-			return chownTree(filepath.Join(dir, gitDirName), agUID, agGID)
+			ws := filepath.Join(data, "workspace")
+			if err := chownTree(ws, agUID, agGID); err != nil {
+				return err
+			}
+			// The chown changed every file's ctime: the clone's index
+			// learns the new stat data, so git inside does not hash the
+			// whole tree again.
+			return wsclone.Restat(ws, copied, agentUID, agentGID, agUID, agGID)
 		}},
 	}
 }

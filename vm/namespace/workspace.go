@@ -12,15 +12,16 @@ import (
 )
 
 // prepareWorkspace makes dst, the guest's /workspace in clone and mountless
-// modes. In clone mode the host repository is read by host-side git only;
-// nothing of it but the copied files reaches the guest (package wsclone,
-// the same private clone for every backend).
-func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace) error {
+// modes, and returns what the clone made (for Restat once its files have
+// their owner). In clone mode the host repository is read by host-side git
+// only; nothing of it but the copied files reaches the guest (package
+// wsclone, the same private clone for every backend).
+func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace) (wsclone.Copy, error) {
 	switch w.Mode {
 	case vm.ModeDirect:
-		return nil
+		return wsclone.Copy{}, nil
 	case vm.ModeMountless:
-		return os.Mkdir(dst, 0o755)
+		return wsclone.Copy{}, os.Mkdir(dst, 0o755)
 	}
 	tm := steptime.Of(ctx).Sub("workspace")
 	var c wsclone.Copy
@@ -29,10 +30,10 @@ func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace) error {
 		return err
 	})
 	if err != nil || w.Copied == nil {
-		return err
+		return c, err
 	}
 	// Before ownership and start: nothing of the sandbox runs yet.
-	return tm.Run("baseline", func() error {
+	return c, tm.Run("baseline", func() error {
 		return w.Copied(ctx, vm.WorkspaceCopy{Dir: dst, Repo: c.Repo, Changed: c.Changed})
 	})
 }
