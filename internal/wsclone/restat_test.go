@@ -91,3 +91,16 @@ func TestRestatAfterOwnership(t *testing.T) {
 		t.Errorf("git status on the copy: want only the uncommitted f07.txt (same size as committed), got:\n%s", st)
 	}
 }
+
+// FuzzRestatEntries: any bytes as an index are read without panicking or
+// writing outside the buffer's entries.
+func FuzzRestatEntries(f *testing.F) {
+	dir := f.TempDir()
+	os.WriteFile(filepath.Join(dir, "a"), []byte("x"), 0o644)
+	out, _ := exec.Command("sh", "-c", "cd "+dir+" && git init -q && git add a && cat .git/index").Output()
+	f.Add(out)
+	f.Add([]byte("DIRC\x00\x00\x00\x02\xff\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		restatEntries(append([]byte(nil), b...), dir, nil, 1, 1)
+	})
+}
