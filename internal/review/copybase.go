@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/airlock-sandbox/airlock/internal/guestout"
 	"github.com/airlock-sandbox/airlock/internal/hostgit"
 	"github.com/airlock-sandbox/airlock/vm"
 )
@@ -22,21 +21,29 @@ import (
 // refs/airlock/base in the copy, which the guest then has, and the .git
 // metadata read from the host's files instead of over SFTP.
 //
-// The copy's index matches its files except at c.Changed (and the hidden
-// paths, which the snapshot leaves as the index has them), so the tree is
-// HEAD's when nothing changed, else the index with those paths added: one
-// to three git processes. A plain copy (no repository), a changed path
-// inside a nested .git or a copy without commits takes the guest's own
-// script, run here.
+// Only a git clone wsclone made qualifies: its .git is git clone's own
+// (no config, hooks or attributes drivers of the user's), and its index
+// matches its files except at c.Changed (and the hidden paths, which the
+// snapshot leaves as the index has them). So the tree is HEAD's when
+// nothing changed, else the index with those paths added: one to three
+// git processes, with hostgit's hardening and no repository config of the
+// user's to read. Anything else — a plain copy of a folder (whose .git, if
+// it had one, is the user's: a filter or core.worktree there would run or
+// read on the host, outside round clonebase/01, 02, 09), a changed path
+// with a component named .git in any case (a gitfile pointing anywhere on
+// the host, clonebase/03), a clone without commits — records nothing here:
+// started takes the baseline inside the guest as before. The guest's
+// snapshot script never runs on the host.
 //
-// Nothing in the copy can run code here: wsclone made it from objects,
-// refs and the working tree only (no hooks, no config of the user's), and
-// git runs with hostgit's hardening. Later reviews snapshot inside the
-// sandbox and compare with this commit, which the background FetchBase
-// brings into the quarantine (a replaced refs/airlock/base fails review).
+// Later reviews snapshot inside the sandbox and compare with this commit,
+// which the background FetchBase brings into the quarantine (a replaced
+// refs/airlock/base fails review).
 func CopyBaseline(ctx context.Context, t *Target, c vm.WorkspaceCopy) error {
 	if t.Mode != ModeClone {
 		return fmt.Errorf("review: a host-side baseline is for clone mode, not %q", t.Mode)
+	}
+	if !c.Repo || nestedGit(c.Changed) {
+		return nil // the guest takes it at start
 	}
 	if err := t.validate(); err != nil {
 		return err
@@ -53,24 +60,15 @@ func CopyBaseline(ctx context.Context, t *Target, c vm.WorkspaceCopy) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
-	var so *snapshotOutput
-	if c.Repo && !nestedGit(c.Changed) {
-		so, err = copyCommit(ctx, c)
-	}
-	if so == nil {
-		// No repository, a nested one, or a HEAD commit-tree cannot use
-		// (a clone of a repository without commits): the guest's script.
-		so, err = copyScript(ctx, c.Dir, t.Hide)
-	}
+	so, err := copyCommit(ctx, c)
 	if err != nil {
-		return fmt.Errorf("baseline of the workspace copy: %w", err)
+		// A clone without commits (commit-tree has no HEAD), or git could
+		// not: the guest takes the baseline at start, as before.
+		return nil
 	}
 	meta, err := ReadMeta(OSMetaFS{Dir: filepath.Join(c.Dir, ".git")})
 	if err != nil {
 		return fmt.Errorf("baseline of the workspace copy's .git: %w", err)
-	}
-	for k, v := range so.nested {
-		meta[k] = v
 	}
 	if err := saveJSON(filepath.Join(t.dir(), "meta-base.json"), meta); err != nil {
 		return err
@@ -147,8 +145,8 @@ func copyCommit(ctx context.Context, c vm.WorkspaceCopy) (*snapshotOutput, error
 }
 
 // nestedGit reports whether a changed path has a component named .git in
-// any case: the guest's script looks for nested repositories, so does
-// copyScript.
+// any case: a nested repository or a gitfile, which the guest's script
+// reads (inside the guest) and the host must not follow.
 func nestedGit(changed []string) bool {
 	for _, p := range changed {
 		for _, seg := range strings.Split(p, "/") {
@@ -158,20 +156,4 @@ func nestedGit(changed []string) bool {
 		}
 	}
 	return false
-}
-
-// copyScript runs the guest's snapshot script on the host copy at dir.
-func copyScript(ctx context.Context, dir string, hide []string) (*snapshotOutput, error) {
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", snapshotScript(dir, "refs/airlock/base", hide))
-	// The script sets PATH and git's variables itself; nothing of the
-	// bridge's environment reaches git.
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/nonexistent", "LC_ALL=C", "TMPDIR=" + os.TempDir()}
-	cmd.Dir = dir
-	var stderr boundedBuf
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", err, guestout.Clean(clip(lastLines(stderr.String(), 3))))
-	}
-	return parseSnapshotOutput(out)
 }

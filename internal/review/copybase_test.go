@@ -135,3 +135,49 @@ func TestCopyBaselineThenReview(t *testing.T) {
 	}
 	checkPlanted(t, res)
 }
+
+// TestCopyBaselineLeavesOtherCopiesToTheGuest: only a clone wsclone made
+// gets its baseline on the host. A plain copy of a folder whose .git git
+// does not accept (its config has a clean filter: outside round
+// clonebase/01), a clone with an untracked ".Git" gitfile pointing at a
+// host folder (clonebase/03), and a clone of a repository without commits
+// (clonebase/10) record nothing and run nothing: the guest takes the
+// baseline at start. The plain copy has no .git at all.
+func TestCopyBaselineLeavesOtherCopiesToTheGuest(t *testing.T) {
+	gitEnv(t)
+	marker := filepath.Join(t.TempDir(), "filter-ran")
+	plain := t.TempDir()
+	writeFile(t, plain+"/.git/config", "[core]\n\trepositoryformatversion = 0\n[filter \"x\"]\n\tclean = touch "+marker+"\n", 0o644)
+	writeFile(t, plain+"/.gitattributes", "* filter=x\n", 0o644)
+	writeFile(t, plain+"/a.txt", "a\n", 0o644)
+	dotGit := hostRepo(t)
+	elsewhere := t.TempDir()
+	writeFile(t, elsewhere+"/config", "[core]\n\tbare = false\n", 0o644)
+	writeFile(t, dotGit+"/.Git", "gitdir: "+elsewhere+"\n", 0o644)
+	empty := t.TempDir()
+	runGit(t, empty, "init", "-q")
+	writeFile(t, empty+"/a.txt", "a\n", 0o644)
+	for name, src := range map[string]string{"plain": plain, "dotGit": dotGit, "no commits": empty} {
+		dst := filepath.Join(t.TempDir(), "ws")
+		c, err := wsclone.Make(context.Background(), src, dst, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		tg := &Target{Name: "cb", Mode: ModeClone, Repo: src, StateDir: t.TempDir(), Guest: localGuest{dst}, FetchURL: dst}
+		if err := CopyBaseline(context.Background(), tg, vm.WorkspaceCopy{Dir: dst, Repo: c.Repo, Changed: c.Changed}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if s, _ := tg.loadState(); s.Base != "" {
+			t.Errorf("%s: a baseline was recorded on the host (%s); the guest must take it", name, s.Base)
+		}
+		if _, err := os.Stat(filepath.Join(dst, ".git", "refs", "airlock", "base")); err == nil {
+			t.Errorf("%s: refs/airlock/base written in the copy", name)
+		}
+		if _, err := os.Lstat(filepath.Join(dst, ".git")); name == "plain" && err == nil {
+			t.Error("the plain copy kept the folder's .git (its config, filters, core.worktree)")
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the folder's clean filter ran on the host")
+	}
+}

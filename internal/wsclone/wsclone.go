@@ -7,7 +7,8 @@
 // (objects copied, no hardlinks, no hooks or other template files, origin
 // removed) plus every path `git status` reports as changed or untracked and
 // not ignored, copied from the working tree; otherwise a plain copy of the
-// folder. In both, paths the hide globs match are left out. Nothing of the
+// folder without anything named .git. In both, paths the hide globs match
+// are left out. Nothing of the
 // host's .git but its objects and refs reaches the copy: not its config
 // (remote URLs with tokens, http.extraHeader, credential helpers), hooks,
 // info/ or logs; ignored files stay behind too.
@@ -165,7 +166,12 @@ func localRel(rel string) bool {
 }
 
 // copyTree copies a folder that is not a repository's top, skipping
-// hidden paths and special files.
+// hidden paths, special files and anything named .git (in any case, at any
+// depth): a .git git does not take as this folder's repository is still
+// the user's, with its config (remote URLs with tokens, filters,
+// core.worktree naming another host folder) — none of it reaches the copy
+// (outside round clonebase/01, 02, 09). The guest's first snapshot makes
+// a fresh repository there.
 func copyTree(src, dst string, hide []string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -176,6 +182,12 @@ func copyTree(src, dst string, hide []string) error {
 			return nil
 		}
 		rel = filepath.ToSlash(rel)
+		if strings.EqualFold(d.Name(), ".git") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if Hidden(hide, rel) {
 			if d.IsDir() {
 				return filepath.SkipDir
