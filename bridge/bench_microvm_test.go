@@ -99,4 +99,3 @@ func microSpec(b *testing.B, agent, repo string) vm.Spec {
 		AuthorizedKeys: ssh.MarshalAuthorizedKey(sp), AgentBinary: agent,
 		Workspace: vm.Workspace{Mode: vm.ModeClone, HostPath: repo, Target: "/workspace"}})
 }
-
