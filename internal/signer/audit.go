@@ -77,7 +77,8 @@ type AuditLog struct {
 	broken error
 	noSync bool // benchmarks of raw CPU cost only
 
-	refusals map[string]*refusalBucket // per sandbox (audit_refusals.go)
+	refusals     map[string]*refusalBucket // per sandbox (audit_refusals.go)
+	refusalFlush time.Duration             // tests: when a pending count is written (0: refuseEvery)
 }
 
 // OpenAudit opens (creating) the log at path and positions after its last

@@ -13,7 +13,8 @@ import (
 // written one by one at a rate per sandbox — a burst of refuseBurst, then
 // one per refuseEvery — and past it only counted: the count goes into the
 // next refusal entry written for that sandbox (Unlogged, with its own
-// line) or, at Close, into a last one. Every other entry (allow, failed,
+// line), or a timer's refuseEvery after the first one counted, or at
+// Close into a last one. Every other entry (allow, failed,
 // network, open) is always written: those a sandbox cannot cause without
 // the policy or a person saying yes.
 const (
@@ -27,6 +28,7 @@ type refusalBucket struct {
 	tokens   float64
 	at       time.Time
 	unlogged int
+	flush    *time.Timer // writes the count refuseEvery after the first one counted
 }
 
 // refusal reports whether a refusal of sandbox is written now and, if so,
@@ -47,6 +49,18 @@ func (l *AuditLog) refusal(sandbox string) (write bool, unlogged int) {
 	}
 	if b.tokens < 1 {
 		b.unlogged++
+		if b.unlogged == 1 {
+			// The count reaches disk within refuseEvery even if the
+			// sandbox sends nothing more (or the bridge dies later).
+			if b.flush != nil {
+				b.flush.Stop()
+			}
+			after := refuseEvery
+			if l.refusalFlush > 0 {
+				after = l.refusalFlush
+			}
+			b.flush = time.AfterFunc(after, func() { l.flushRefusal(sandbox) })
+		}
 		return false, 0
 	}
 	b.tokens--
@@ -59,6 +73,17 @@ func (l *AuditLog) refusal(sandbox string) (write bool, unlogged int) {
 func unloggedEntry(sandbox string, n int) *AuditEntry {
 	return &AuditEntry{Event: EventRefuse, Sandbox: sandbox, Decision: "deny", Unlogged: n,
 		Reason: fmt.Sprintf("%d more refused requests from this sandbox, not logged one by one (over %d at once, then one per %v)", n, refuseBurst, refuseEvery)}
+}
+
+// flushRefusal writes sandbox's pending count, if any is left.
+func (l *AuditLog) flushRefusal(sandbox string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b := l.refusals[sandbox]; b != nil && b.unlogged > 0 && l.broken == nil {
+		if l.appendLocked(unloggedEntry(sandbox, b.unlogged)) == nil {
+			b.unlogged = 0
+		}
+	}
 }
 
 // flushRefusals writes the counts still pending, sandboxes in name order.

@@ -82,3 +82,26 @@ func TestRefusalFloodIsCounted(t *testing.T) {
 	}
 	t.Logf("%d refusals in %v: %d lines, %d bytes before close", posts*maxBatch+2, took.Round(time.Millisecond), lines, fi.Size())
 }
+
+// TestRefusalCountReachesDiskAlone: a count pending after a flood is
+// written by the timer even when the sandbox sends nothing more, so a
+// bridge that dies later does not lose it.
+func TestRefusalCountReachesDiskAlone(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	h.svc.Audit.refusalFlush = 50 * time.Millisecond
+	for i := 0; i < refuseBurst+7; i++ {
+		h.svc.Audit.Append(&AuditEntry{Event: EventRefuse, Sandbox: "sb", Decision: "deny", Reason: "garbage"})
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile(h.audit)
+		if strings.Contains(string(b), `"unlogged":7`) {
+			if n, err := VerifyAuditFile(h.audit); err != nil {
+				t.Fatalf("chain after the timer's line: %d, %v", n, err)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the 7 refusals past the burst were never written")
+}
