@@ -16,7 +16,9 @@ import (
 // that tracks each. Remove an entry when its fix lands: the script then
 // runs and must report "defended".
 var stillOpen = map[string]string{
-	"signer/08-audit-rewrite": "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
+	"signer/08-audit-rewrite":               "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
+	"clonebase2/08-global-filter-on-clone":  "documented limit (hostgit's trust boundary): the host user's own global git config (a filter driver such as git-lfs) applies when clone mode clones their repository, as it would for git clone; the repository's own config never does",
+	"clonebase2/11-gitlink-dir-agent-files": "issue 28: files the agent writes inside an uninitialised submodule's directory are neither captured nor applied (they never reach the host), and review does not say so yet",
 }
 
 // TestOutsideAttacks runs the attack scripts an outside tester wrote
@@ -34,13 +36,13 @@ func TestOutsideAttacks(t *testing.T) {
 	// The first outside tester's scripts (direct mode, review), and the
 	// later rounds on review, the signer, the MCP gateway and skills, and
 	// direct mode's workspace gate, the network-approval path and
-	// credential injection (egress), and clone mode's host-side baseline
-	// (clonebase), each set in its folder.
+	// credential injection (egress), and clone mode's copy and host-side
+	// baseline (clonebase, clonebase2), each set in its folder.
 	var scripts []string
 	for _, set := range []struct {
 		glob string
 		want int
-	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 30}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}, {"testdata/outside-attacks/clonebase/[0-9]*.sh", 10}} {
+	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 30}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}, {"testdata/outside-attacks/clonebase/[0-9]*.sh", 10}, {"testdata/outside-attacks/clonebase2/[0-9]*.sh", 13}} {
 		got, _ := filepath.Glob(set.glob)
 		if len(got) < set.want {
 			t.Fatalf("found %d attack scripts for %s, want the %d kept", len(got), set.glob, set.want)

@@ -27,6 +27,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/fsx"
@@ -105,6 +106,15 @@ func Make(ctx context.Context, src, dst string, hide []string) (Copy, error) {
 // copyChanged copies the working tree's version of each changed path into
 // the clone (removing it there when the working tree deleted it) and
 // returns the paths it took.
+//
+// A path is read only where every directory above it in the working tree
+// is a real one: git reports a tracked file under a directory the user
+// replaced with a symlink (or a file) as deleted, and reading it by name
+// would follow the link — host root copying /etc/shadow or another hidden
+// folder into the sandbox (outside round clonebase2/01, 10, 13). Such a
+// path is deleted in the copy too, and a removal there never follows a
+// link either. A directory of the clone that the working tree replaced
+// with a file or a symlink is removed first (clonebase2/02, 03).
 func copyChanged(src, dst string, changed, hide []string) ([]string, error) {
 	var took []string
 	for _, rel := range changed {
@@ -113,18 +123,54 @@ func copyChanged(src, dst string, changed, hide []string) ([]string, error) {
 		}
 		took = append(took, rel)
 		from, to := filepath.Join(src, rel), filepath.Join(dst, rel)
-		if _, err := os.Lstat(from); errors.Is(err, os.ErrNotExist) {
-			os.Remove(to) // deleted in the host working tree
+		fi, err := lstatBelow(src, rel)
+		if err != nil {
+			return nil, fmt.Errorf("copy %s: %w", rel, err)
+		}
+		if fi == nil { // deleted in the host working tree, or only reachable through a link
+			if in, err := lstatBelow(dst, rel); err == nil && in != nil {
+				os.RemoveAll(to)
+			}
 			continue
 		}
 		if err := mkdirNoFollow(dst, path.Dir(rel)); err != nil {
 			return nil, fmt.Errorf("copy %s: %w", rel, err)
+		}
+		if in, err := os.Lstat(to); err == nil && in.IsDir() && !fi.IsDir() {
+			if err := os.RemoveAll(to); err != nil {
+				return nil, fmt.Errorf("copy %s: %w", rel, err)
+			}
 		}
 		if err := fsx.CopyEntry(from, to); err != nil {
 			return nil, fmt.Errorf("copy %s: %w", rel, err)
 		}
 	}
 	return took, nil
+}
+
+// lstatBelow is Lstat of rel below root when every directory on the way is
+// a real directory (no symlink, no file); nil (and no error) when one is
+// not, or the path does not exist.
+func lstatBelow(root, rel string) (os.FileInfo, error) {
+	p := root
+	parts := strings.Split(rel, "/")
+	for i, c := range parts {
+		p = filepath.Join(p, c)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if i == len(parts)-1 {
+			return fi, nil
+		}
+		if !fi.IsDir() {
+			return nil, nil
+		}
+	}
+	return nil, nil
 }
 
 // statusPaths lists the paths `git status` reports (changed against HEAD
