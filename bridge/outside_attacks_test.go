@@ -16,9 +16,8 @@ import (
 // that tracks each. Remove an entry when its fix lands: the script then
 // runs and must report "defended".
 var stillOpen = map[string]string{
-	"signer/08-audit-rewrite":               "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
-	"clonebase2/08-global-filter-on-clone":  "documented limit (hostgit's trust boundary): the host user's own global git config (a filter driver such as git-lfs) applies when clone mode clones their repository, as it would for git clone; the repository's own config never does",
-	"clonebase2/11-gitlink-dir-agent-files": "issue 28: files the agent writes inside an uninitialised submodule's directory are neither captured nor applied (they never reach the host), and review does not say so yet",
+	"signer/08-audit-rewrite":              "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
+	"clonebase2/08-global-filter-on-clone": "documented limit (hostgit's trust boundary): the host user's own global git config (a filter driver such as git-lfs) applies when clone mode clones their repository, as it would for git clone; the repository's own config never does",
 }
 
 // TestOutsideAttacks runs the attack scripts an outside tester wrote

