@@ -70,6 +70,15 @@ func Make(ctx context.Context, src, dst string, hide []string) (Copy, error) {
 		st <- status{p, err}
 	}()
 	_, err := git(ctx, "", "clone", "--quiet", "--no-hardlinks", "--template=", src, dst)
+	if err != nil && ctx.Err() == nil {
+		// A local clone copies the object files one by one; git's
+		// background auto-gc after a big commit can prune them meanwhile
+		// ("failed to copy file": seen with 30,000 files just committed,
+		// outside round clonebase2/09 under load). Once more through the
+		// pack protocol, which reads objects the way git does.
+		os.RemoveAll(dst)
+		_, err = git(ctx, "", "clone", "--quiet", "--no-local", "--template=", src, dst)
+	}
 	r := <-st
 	if err != nil {
 		return Copy{}, fmt.Errorf("clone workspace: %w", err)
