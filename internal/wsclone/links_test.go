@@ -71,3 +71,23 @@ func TestMakeNeverReadsThroughALink(t *testing.T) {
 		t.Errorf("src/x.py through the copy's new lib link was removed or changed: %q %v", b, err)
 	}
 }
+
+// TestMakeCloneRetry: a local clone that fails on the objects directory
+// (here a stray symlink in it, which git refuses to copy; in the field
+// git's background auto-gc pruning the loose objects being copied) is
+// made through the pack protocol instead.
+func TestMakeCloneRetry(t *testing.T) {
+	src := hostRepo(t)
+	os.MkdirAll(filepath.Join(src, ".git", "objects", "ab"), 0o755)
+	if err := os.Symlink("/nonexistent", filepath.Join(src, ".git", "objects", "ab", "cdef")); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "clone")
+	c, err := Make(context.Background(), src, dst, nil)
+	if err != nil || !c.Repo {
+		t.Fatalf("Make: %v (repo %v)", err, c.Repo)
+	}
+	if b, err := os.ReadFile(filepath.Join(dst, "committed.txt")); err != nil || string(b) != "new\n" {
+		t.Errorf("committed.txt in the copy: %q %v", b, err)
+	}
+}
