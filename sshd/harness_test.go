@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -78,7 +79,7 @@ func startServerHost(t testing.TB, host gossh.Signer, hostPEM []byte, mod func(*
 	cfg := Config{
 		HostKey:        host,
 		AuthorizedKeys: []gossh.PublicKey{client.PublicKey()},
-		Logger:         slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Logger:         slog.New(slog.NewTextHandler(newTestWriter(t), &slog.HandlerOptions{Level: slog.LevelInfo})),
 	}
 	if mod != nil {
 		mod(&cfg)
@@ -125,10 +126,56 @@ func startServerHost(t testing.TB, host gossh.Signer, hostPEM []byte, mod func(*
 	return ts
 }
 
+// testWriter passes a server's log lines to t.Log while t's test runs and
+// drops them after: a connection goroutine that logs its close once the
+// test has completed made testing panic ("Log in goroutine after
+// TestVSCodeRemoteSSHFlow has completed", a clean-clone make test).
 type testWriter struct{ t testing.TB }
 
+// logGate is one test's: done is set by its cleanup, under mu, so no Log
+// is in flight when the test completes.
+type logGate struct {
+	mu   sync.Mutex
+	done bool
+}
+
+var logGates sync.Map // testing.TB -> *logGate
+
+// gateFor returns t's gate, registering its cleanup the first time (call
+// it from the test's goroutine before a server can log: newTestWriter).
+func gateFor(t testing.TB) *logGate {
+	if g, ok := logGates.Load(t); ok {
+		return g.(*logGate)
+	}
+	v, loaded := logGates.LoadOrStore(t, &logGate{})
+	g := v.(*logGate)
+	if !loaded {
+		t.Cleanup(func() {
+			g.mu.Lock()
+			g.done = true
+			g.mu.Unlock()
+			logGates.Delete(t)
+		})
+	}
+	return g
+}
+
+func newTestWriter(t testing.TB) testWriter {
+	gateFor(t)
+	return testWriter{t}
+}
+
 func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
+	v, ok := logGates.Load(w.t)
+	if !ok {
+		return len(p), nil // the test has ended (or never made a writer)
+	}
+	g := v.(*logGate)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.done {
+		w.t.Log(strings.TrimRight(string(p), "\n"))
+	}
 	return len(p), nil
 }
 

@@ -57,7 +57,7 @@ MaxStartups 100
 		os.MkdirAll("/run/sshd", 0o755) // privilege separation directory
 	}
 	cmd := exec.Command(sshd, "-D", "-e", "-f", conf)
-	cmd.Stderr = testWriter{t}
+	cmd.Stderr = newTestWriter(t)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
