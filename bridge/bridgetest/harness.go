@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,7 +70,18 @@ func Binaries(t testing.TB) string {
 				buildErr = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 				return
 			}
-			if buildErr = os.Rename(tmp, filepath.Join(buildDir, pkg)); buildErr != nil {
+			// Identical to what another test process put there (builds are
+			// reproducible): keep that file. Renaming over it swaps the
+			// inode under a sandbox starting in that process, whose
+			// detached mount of airlock-agent then fails to move
+			// ("move_mount: no such file or directory", a clean-clone make
+			// test).
+			final := filepath.Join(buildDir, pkg)
+			if sameContent(tmp, final) {
+				os.Remove(tmp)
+				continue
+			}
+			if buildErr = os.Rename(tmp, final); buildErr != nil {
 				return
 			}
 		}
@@ -78,6 +90,25 @@ func Binaries(t testing.TB) string {
 		t.Fatalf("bridgetest: %v", buildErr)
 	}
 	return buildDir
+}
+
+// sameContent reports whether files a and b both exist with the same bytes.
+func sameContent(a, b string) bool {
+	sum := func(p string) ([]byte, bool) {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, false
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return nil, false
+		}
+		return h.Sum(nil), true
+	}
+	x, ok1 := sum(a)
+	y, ok2 := sum(b)
+	return ok1 && ok2 && bytes.Equal(x, y)
 }
 
 // Available returns nil when the namespace backend works here.
