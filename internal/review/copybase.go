@@ -45,17 +45,8 @@ func CopyBaseline(ctx context.Context, t *Target, c vm.WorkspaceCopy) error {
 	if !c.Repo || nestedGit(c.Changed) {
 		return nil // the guest takes it at start
 	}
-	if err := t.validate(); err != nil {
-		return err
-	}
-	s, err := t.loadState()
-	if err != nil {
-		return err
-	}
-	if s.Base != "" {
-		return nil
-	}
-	if err := os.MkdirAll(t.dir(), 0o700); err != nil {
+	s, err := t.unrecorded()
+	if s == nil || err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
@@ -77,7 +68,8 @@ func CopyBaseline(ctx context.Context, t *Target, c vm.WorkspaceCopy) error {
 	return t.saveState(s)
 }
 
-// snapshotIdent is the snapshot script's author, committer and dates.
+// snapshotIdent is the author, committer and dates of review's own
+// commits (the guest's snapshot script exports the same).
 var snapshotIdent = []string{"GIT_AUTHOR_NAME=airlock", "GIT_AUTHOR_EMAIL=airlock@localhost",
 	"GIT_COMMITTER_NAME=airlock", "GIT_COMMITTER_EMAIL=airlock@localhost",
 	"GIT_AUTHOR_DATE=2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2000-01-01T00:00:00Z"}

@@ -234,9 +234,7 @@ func hiddenInStatus(out []byte, hide []string) []string {
 // HEAD, so a failure only costs time.
 func (t *Target) headAtBase(ctx context.Context, tree string) {
 	g := t.privGit("index-base")
-	g.env = append(append([]string{}, g.env...), "GIT_AUTHOR_NAME=airlock", "GIT_AUTHOR_EMAIL=airlock@localhost",
-		"GIT_COMMITTER_NAME=airlock", "GIT_COMMITTER_EMAIL=airlock@localhost",
-		"GIT_AUTHOR_DATE=2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2000-01-01T00:00:00Z")
+	g.env = append(append([]string{}, g.env...), snapshotIdent...)
 	g.stdin = strings.NewReader("airlock baseline\n")
 	out, err := g.run(ctx, "-c", "commit.gpgSign=false", "commit-tree", tree)
 	if c := strings.TrimSpace(string(out)); err == nil && isOID(c) {

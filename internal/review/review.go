@@ -188,17 +188,8 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`)
 // and mountless mode a base snapshot commit made inside the sandbox plus
 // its .git files. Later calls do nothing (the first baseline stays).
 func Baseline(ctx context.Context, t *Target) error {
-	if err := t.validate(); err != nil {
-		return err
-	}
-	s, err := t.loadState()
-	if err != nil {
-		return err
-	}
-	if s.Base != "" {
-		return nil
-	}
-	if err := os.MkdirAll(t.dir(), 0o700); err != nil {
+	s, err := t.unrecorded()
+	if s == nil || err != nil {
 		return err
 	}
 	t.healPrivate()
@@ -206,6 +197,20 @@ func Baseline(ctx context.Context, t *Target) error {
 		return directBaseline(ctx, t, s)
 	}
 	return guestBaseline(ctx, t, s)
+}
+
+// unrecorded returns the target's state when no baseline is recorded yet
+// (its directory made), nil when one is (Baseline and CopyBaseline record
+// the first one only).
+func (t *Target) unrecorded() (*state, error) {
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	s, err := t.loadState()
+	if err != nil || s.Base != "" {
+		return nil, err
+	}
+	return s, os.MkdirAll(t.dir(), 0o700)
 }
 
 // Review captures the sandbox's current state and scans what changed

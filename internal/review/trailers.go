@@ -68,9 +68,7 @@ func (t *Target) stamp(ctx context.Context, snapshot string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("snapshot message: %w", err)
 	}
-	g.env = append(append([]string{}, g.env...), "GIT_AUTHOR_NAME=airlock", "GIT_AUTHOR_EMAIL=airlock@localhost",
-		"GIT_COMMITTER_NAME=airlock", "GIT_COMMITTER_EMAIL=airlock@localhost",
-		"GIT_AUTHOR_DATE=2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2000-01-01T00:00:00Z")
+	g.env = append(append([]string{}, g.env...), snapshotIdent...)
 	g.stdin = strings.NewReader(strings.TrimRight(string(msg), "\n") + "\n\n" + lines)
 	c, err := g.run(ctx, args...)
 	if err != nil {
