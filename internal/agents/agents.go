@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Provider is a model API an agent calls, and how its key is presented.
@@ -112,10 +113,10 @@ const NPMRegistry = "registry.npmjs.org"
 
 // versionRE is an exact version or a dist-tag: no ranges, spaces or shell
 // characters.
-var versionRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$`)
+var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$`) })
 
 // ValidVersion reports whether v may pin an agent's package ("" = latest).
-func ValidVersion(v string) bool { return v == "" || versionRE.MatchString(v) }
+func ValidVersion(v string) bool { return v == "" || versionRE().MatchString(v) }
 
 // Spec is the npm package spec to install ("pkg@version").
 func (a *Agent) Spec(version string) string {

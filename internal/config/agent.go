@@ -72,7 +72,7 @@ func (d *decoder) decodeAgentBlock(b *hcl.Block, diags *hcl.Diagnostics) (*Agent
 		}
 	}
 	if it, ok := d.str(attrs, "secret", diags); ok {
-		if SecretNameRE.MatchString(it.Value) && !looksLikeSecretValue(it.Value) {
+		if SecretNameRE().MatchString(it.Value) && !looksLikeSecretValue(it.Value) {
 			a.Secret = it.Value
 		} else {
 			*diags = append(*diags, &hcl.Diagnostic{

@@ -105,10 +105,10 @@ func TestCatalogue(t *testing.T) {
 		if a.Package == "" || a.Command == "" || p == nil || len(a.State) == 0 {
 			t.Fatalf("%s incomplete: %+v", name, a)
 		}
-		if _, err := ParseHostPattern(p.Host); err != nil || !SecretNameRE.MatchString(p.Secret) || !envNameRE.MatchString(p.Env) || isReservedEnv(p.Env) {
+		if _, err := ParseHostPattern(p.Host); err != nil || !SecretNameRE().MatchString(p.Secret) || !envNameRE().MatchString(p.Env) || isReservedEnv(p.Env) {
 			t.Errorf("provider %+v invalid (%v)", p, err)
 		}
-		if !headerNameRE.MatchString(p.Header) || checkCredentialFormat(p.Format) != nil {
+		if !headerNameRE().MatchString(p.Header) || checkCredentialFormat(p.Format) != nil {
 			t.Errorf("provider %s header/format invalid", p.Name)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -24,9 +25,9 @@ var credentialSchema = &hcl.BodySchema{
 
 var (
 	// SecretNameRE is the syntax of names in the host secret store.
-	SecretNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
-	headerNameRE = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
-	queryNameRE  = regexp.MustCompile(`^[A-Za-z0-9_.~-]+$`)
+	SecretNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`) })
+	headerNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$") })
+	queryNameRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.~-]+$`) })
 )
 
 // forbiddenHeaders would let a credential rewrite the request's framing.
@@ -74,7 +75,7 @@ func (d *decoder) credentialSecret(c *Credential, attrs hcl.Attributes, diags *h
 				Detail:   "secret must name an entry in your secret store (airlock secret set NAME), never hold the value: this file is checked in. Revoke the token if it was committed.",
 				Subject:  it.Range.Ptr(),
 			})
-		case !SecretNameRE.MatchString(it.Value):
+		case !SecretNameRE().MatchString(it.Value):
 			*diags = append(*diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Invalid secret name",
@@ -120,7 +121,7 @@ func (d *decoder) credentialPlace(c *Credential, attrs hcl.Attributes, diags *hc
 			Subject:  query.Range.Ptr(),
 		})
 	case hasHeader:
-		if !headerNameRE.MatchString(header.Value) || isForbiddenHeader(header.Value) {
+		if !headerNameRE().MatchString(header.Value) || isForbiddenHeader(header.Value) {
 			*diags = append(*diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Invalid header name",
@@ -132,7 +133,7 @@ func (d *decoder) credentialPlace(c *Credential, attrs hcl.Attributes, diags *hc
 		}
 	case hasQuery:
 		c.Header = ""
-		if !queryNameRE.MatchString(query.Value) {
+		if !queryNameRE().MatchString(query.Value) {
 			*diags = append(*diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Invalid query parameter name",
@@ -166,7 +167,7 @@ func (d *decoder) credentialFormat(c *Credential, attrs hcl.Attributes, diags *h
 func (d *decoder) credentialEnv(c *Credential, attrs hcl.Attributes, sb *Sandbox, envSeen map[string]hcl.Range, diags *hcl.Diagnostics) {
 	if it, ok := d.str(attrs, "env", diags); ok {
 		switch {
-		case !envNameRE.MatchString(it.Value):
+		case !envNameRE().MatchString(it.Value):
 			*diags = append(*diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Invalid environment variable name",

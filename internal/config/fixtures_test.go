@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
@@ -70,7 +71,7 @@ func TestExampleFile(t *testing.T) {
 	}
 }
 
-var expectRE = regexp.MustCompile(`#\s*(ERROR|WARNING):\s*([^#]*[^#\s])`)
+var expectRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`#\s*(ERROR|WARNING):\s*([^#]*[^#\s])`) })
 
 // TestErrorFixtures: each testdata/errors/*.hcl marks every offending line
 // with `# ERROR: <summary>` (or `# WARNING: <summary>`); the diagnostics
@@ -88,7 +89,7 @@ func TestErrorFixtures(t *testing.T) {
 			}
 			var want []string
 			for i, line := range strings.Split(string(src), "\n") {
-				for _, m := range expectRE.FindAllStringSubmatch(line, -1) {
+				for _, m := range expectRE().FindAllStringSubmatch(line, -1) {
 					want = append(want, fmt.Sprintf("%d %s %s", i+1, strings.ToLower(m[1]), m[2]))
 				}
 			}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
@@ -118,7 +119,7 @@ func numbersInRange(v cty.Value) bool {
 
 // bigWidth finds a width or precision of 4+ digits in a format verb: such a
 // verb would allocate before any result check could run.
-var bigWidth = regexp.MustCompile(`%[-+# 0]*(\[\d+\])?\*?\d*(\.\d*)?`)
+var bigWidth = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%[-+# 0]*(\[\d+\])?\*?\d*(\.\d*)?`) })
 
 func guardFormat(f function.Function) function.Function {
 	spec := &function.Spec{
@@ -143,7 +144,7 @@ func guardFormat(f function.Function) function.Function {
 				}
 			}
 			if len(args) > 0 && args[0].IsKnown() && !args[0].IsNull() && args[0].Type() == cty.String {
-				for _, verb := range bigWidth.FindAllString(args[0].AsString(), -1) {
+				for _, verb := range bigWidth().FindAllString(args[0].AsString(), -1) {
 					if digitRun(verb) > 3 {
 						return cty.NilVal, fmt.Errorf("format: width or precision too large in %q", verb)
 					}

@@ -92,11 +92,11 @@ func checkInvariants(f *File) []string {
 		names[sb.Name] = true
 		if !oneOf(sb.Backend, Backends()) || sb.CPUs < 1 || sb.CPUs > MaxCPUs ||
 			sb.Memory < MinMemory || sb.Memory > MaxMemory || sb.Disk < MinDisk || sb.Disk > MaxDisk ||
-			!userRE.MatchString(sb.User) || !imageRE.MatchString(sb.Image) {
+			!userRE().MatchString(sb.User) || !imageRE().MatchString(sb.Image) {
 			fail("sandbox %q resources %+v", sb.Name, sb)
 		}
 		for k := range sb.Env {
-			if !envNameRE.MatchString(k) || isReservedEnv(k) {
+			if !envNameRE().MatchString(k) || isReservedEnv(k) {
 				fail("env %q", k)
 			}
 		}
@@ -155,13 +155,13 @@ func checkInvariants(f *File) []string {
 		cnames := map[string]bool{}
 		cenv := map[string]bool{}
 		for _, c := range sb.Credentials {
-			if cnames[c.Name] || !SecretNameRE.MatchString(c.Secret) || len(c.Hosts) == 0 ||
+			if cnames[c.Name] || !SecretNameRE().MatchString(c.Secret) || len(c.Hosts) == 0 ||
 				checkCredentialFormat(c.Format) != nil || (c.Header == "") == (c.Query == "") {
 				fail("credential %+v", c)
 			}
 			cnames[c.Name] = true
 			if c.Env != "" {
-				if cenv[c.Env] || !envNameRE.MatchString(c.Env) || isReservedEnv(c.Env) {
+				if cenv[c.Env] || !envNameRE().MatchString(c.Env) || isReservedEnv(c.Env) {
 					fail("credential env %q", c.Env)
 				}
 				if _, clash := sb.Env[c.Env]; clash {
@@ -190,7 +190,7 @@ func checkInvariants(f *File) []string {
 		if s := sb.Signer; s != nil {
 			keys := map[string]bool{}
 			for _, k := range s.Keys {
-				if keys[k.Name] || !SecretNameRE.MatchString(k.Ref) {
+				if keys[k.Name] || !SecretNameRE().MatchString(k.Ref) {
 					fail("key %+v", k)
 				}
 				keys[k.Name] = true

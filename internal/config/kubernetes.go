@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
@@ -60,11 +61,13 @@ type KubeToleration struct {
 }
 
 var (
-	dnsLabelRE     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
-	dnsSubdomainRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
-	labelKeyRE     = regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
-	labelValueRE   = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`)
-	imageRefRE     = regexp.MustCompile(`^[a-z0-9]+([._/:@-][A-Za-z0-9_.-]+)*$`)
+	dnsLabelRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`) })
+	dnsSubdomainRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`) })
+	labelKeyRE     = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	})
+	labelValueRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`) })
+	imageRefRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+([._/:@-][A-Za-z0-9_.-]+)*$`) })
 )
 
 // LoadKubernetes reads home/kubernetes.hcl. A missing file is an error
@@ -108,14 +111,14 @@ func DecodeKubernetes(filename string, src []byte) (*KubernetesSettings, hcl.Dia
 	bad := func(attr, summary, detail string) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: at(attr)})
 	}
-	if !dnsLabelRE.MatchString(ks.Namespace) {
+	if !dnsLabelRE().MatchString(ks.Namespace) {
 		bad("namespace", "Invalid namespace", fmt.Sprintf("%q is not a Kubernetes namespace name (lowercase letters, digits and dashes, at most 63).", ks.Namespace))
 	}
-	if ks.Image == "" || !imageRefRE.MatchString(ks.Image) || len(ks.Image) > 512 {
+	if ks.Image == "" || !imageRefRE().MatchString(ks.Image) || len(ks.Image) > 512 {
 		bad("image", "Invalid image", fmt.Sprintf("%q is not an image reference such as registry.example/airlock:1 (airlock image build --oci makes one).", ks.Image))
 	}
 	for _, a := range [][2]string{{"runtime_class", ks.RuntimeClass}, {"storage_class", ks.StorageClass}, {"node_name", ks.NodeName}} {
-		if a[1] != "" && !dnsSubdomainRE.MatchString(a[1]) {
+		if a[1] != "" && !dnsSubdomainRE().MatchString(a[1]) {
 			bad(a[0], "Invalid "+strings.ReplaceAll(a[0], "_", " "), fmt.Sprintf("%q is not a Kubernetes object name (lowercase letters, digits, dots and dashes).", a[1]))
 		}
 	}
@@ -126,7 +129,7 @@ func DecodeKubernetes(filename string, src []byte) (*KubernetesSettings, hcl.Dia
 		ks.Kubeconfig = resolveKubeconfig(ks.Kubeconfig, filename)
 	}
 	for k, v := range ks.NodeSelector {
-		if !labelKeyRE.MatchString(k) || !labelValueRE.MatchString(v) {
+		if !labelKeyRE().MatchString(k) || !labelValueRE().MatchString(v) {
 			bad("node_selector", "Invalid node selector", fmt.Sprintf("%q = %q is not a Kubernetes label (key: [prefix/]name, value: at most 63 letters, digits, '-', '_', '.').", k, v))
 		}
 	}
@@ -181,7 +184,7 @@ func tolerationProblem(t KubeToleration) string {
 		return "operator \"Exists\" takes no value."
 	case t.Effect != "" && t.Effect != "NoSchedule" && t.Effect != "PreferNoSchedule" && t.Effect != "NoExecute":
 		return fmt.Sprintf("effect %q: want NoSchedule, PreferNoSchedule or NoExecute.", t.Effect)
-	case t.Key != "" && !labelKeyRE.MatchString(t.Key):
+	case t.Key != "" && !labelKeyRE().MatchString(t.Key):
 		return fmt.Sprintf("key %q is not a label key.", t.Key)
 	case t.Key == "" && t.Operator != "Exists":
 		return "a toleration without a key needs operator = \"Exists\"."

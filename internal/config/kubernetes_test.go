@@ -76,7 +76,7 @@ func FuzzKubernetesSettings(f *testing.F) {
 		if ks != nil && diags.HasErrors() {
 			t.Fatal("settings returned with errors")
 		}
-		if ks != nil && (!dnsLabelRE.MatchString(ks.Namespace) || ks.Image == "") {
+		if ks != nil && (!dnsLabelRE().MatchString(ks.Namespace) || ks.Image == "") {
 			t.Fatalf("invalid settings accepted: %+v", ks)
 		}
 	})

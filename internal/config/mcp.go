@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -30,7 +31,7 @@ const MaxMCPTools = 256
 
 // ToolNameRE is what an MCP tool name may look like (the MCP spec's
 // 1–128 letters, digits, _ - and .).
-var ToolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+var ToolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
 
 var mcpSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "tools"}}}
 
@@ -55,7 +56,7 @@ func (d *decoder) decodeMCPBlock(b *hcl.Block, diags *hcl.Diagnostics) *MCP {
 		m.Tools = []string{}
 		for _, it := range items {
 			switch {
-			case !ToolNameRE.MatchString(it.Value):
+			case !ToolNameRE().MatchString(it.Value):
 				*diags = append(*diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Invalid tool name",

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -56,19 +57,19 @@ var sandboxSchema = &hcl.BodySchema{
 }
 
 var (
-	sandboxNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
-	blockNameRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	envNameRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	userRE        = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
-	imageRE       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,254}$`)
+	sandboxNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`) })
+	blockNameRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
+	envNameRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+	userRE        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`) })
+	imageRE       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,254}$`) })
 )
 
 // ValidBlockName reports whether s is a valid mount/port/credential/mcp
 // block name (1 to 64 letters, digits, _ . and -).
-func ValidBlockName(s string) bool { return blockNameRE.MatchString(s) }
+func ValidBlockName(s string) bool { return blockNameRE().MatchString(s) }
 
 // ValidSandboxName reports whether s is a valid sandbox name.
-func ValidSandboxName(s string) bool { return sandboxNameRE.MatchString(s) }
+func ValidSandboxName(s string) bool { return sandboxNameRE().MatchString(s) }
 
 func (d *decoder) decodeSandboxBlock(b *hcl.Block) (*Sandbox, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
@@ -93,7 +94,7 @@ func (d *decoder) decodeSandboxBlock(b *hcl.Block) (*Sandbox, hcl.Diagnostics) {
 
 // checkSandboxName: 1 to 63 lower-case letters, digits and hyphens.
 func checkSandboxName(name string, b *hcl.Block, diags *hcl.Diagnostics) {
-	if !sandboxNameRE.MatchString(name) {
+	if !sandboxNameRE().MatchString(name) {
 		*diags = append(*diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid sandbox name",
@@ -129,7 +130,7 @@ func (d *decoder) sandboxResources(sb *Sandbox, attrs hcl.Attributes, diags *hcl
 // sandboxImageUser: the image name and the guest user name.
 func (d *decoder) sandboxImageUser(sb *Sandbox, attrs hcl.Attributes, diags *hcl.Diagnostics) {
 	if it, ok := d.str(attrs, "image", diags); ok {
-		if imageRE.MatchString(it.Value) && !strings.Contains(it.Value, "..") {
+		if imageRE().MatchString(it.Value) && !strings.Contains(it.Value, "..") {
 			sb.Image, sb.ImageRange = it.Value, it.Range
 		} else {
 			*diags = append(*diags, &hcl.Diagnostic{
@@ -141,7 +142,7 @@ func (d *decoder) sandboxImageUser(sb *Sandbox, attrs hcl.Attributes, diags *hcl
 		}
 	}
 	if it, ok := d.str(attrs, "user", diags); ok {
-		if userRE.MatchString(it.Value) {
+		if userRE().MatchString(it.Value) {
 			sb.User, sb.UserRange = it.Value, it.Range
 		} else {
 			*diags = append(*diags, &hcl.Diagnostic{
@@ -159,7 +160,7 @@ func (d *decoder) sandboxEnv(sb *Sandbox, attrs hcl.Attributes, diags *hcl.Diagn
 	if env, keyRanges, ok := d.strMap(attrs, "env", diags); ok {
 		for _, k := range sortedKeys(env) {
 			switch {
-			case !envNameRE.MatchString(k):
+			case !envNameRE().MatchString(k):
 				*diags = append(*diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Invalid environment variable name",
@@ -315,7 +316,7 @@ func dupName(kind, scope, name string, b *hcl.Block, seen map[string]hcl.Range, 
 
 // checkBlockName validates the label of a mount/port/credential/key/policy block.
 func checkBlockName(kind string, b *hcl.Block, diags *hcl.Diagnostics) bool {
-	if blockNameRE.MatchString(b.Labels[0]) {
+	if blockNameRE().MatchString(b.Labels[0]) {
 		return true
 	}
 	*diags = append(*diags, &hcl.Diagnostic{
@@ -327,7 +328,7 @@ func checkBlockName(kind string, b *hcl.Block, diags *hcl.Diagnostics) bool {
 	return false
 }
 
-var sizeRE = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)\s*([KMGT]i?B|[KMGT]|B)$`)
+var sizeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)\s*([KMGT]i?B|[KMGT]|B)$`) })
 
 var sizeUnits = map[string]int64{
 	"B": 1, "K": 1 << 10, "KiB": 1 << 10, "KB": 1e3, "M": 1 << 20, "MiB": 1 << 20, "MB": 1e6,
@@ -337,7 +338,7 @@ var sizeUnits = map[string]int64{
 // ParseSize parses "2GiB", "512MiB", "1.5G", "10GB" into bytes. Bare
 // numbers are rejected: the unit must be explicit.
 func ParseSize(s string) (int64, error) {
-	m := sizeRE.FindStringSubmatch(strings.TrimSpace(s))
+	m := sizeRE().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return 0, fmt.Errorf("not a size")
 	}

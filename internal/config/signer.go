@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -51,10 +52,14 @@ var policySchema = &hcl.BodySchema{
 }
 
 var (
-	addressRE = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-	amountRE  = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)(?:\s*(wei|gwei|ether|eth))?$`)
-	rateRE    = regexp.MustCompile(`^([0-9]{1,9})\s*/\s*(second|minute|min|hour|day|s|m|h|d)$`)
-	claimRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$`)
+	addressRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`) })
+	amountRE  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)(?:\s*(wei|gwei|ether|eth))?$`)
+	})
+	rateRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([0-9]{1,9})\s*/\s*(second|minute|min|hour|day|s|m|h|d)$`)
+	})
+	claimRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$`) })
 )
 
 func (d *decoder) decodeSignerBlock(b *hcl.Block, diags *hcl.Diagnostics) *Signer {
@@ -69,7 +74,7 @@ func (d *decoder) decodeSignerBlock(b *hcl.Block, diags *hcl.Diagnostics) *Signe
 		kc, ds := kb.Body.Content(keySchema)
 		*diags = append(*diags, ds...)
 		if it, ok := d.str(kc.Attributes, "ref", diags); ok {
-			if SecretNameRE.MatchString(it.Value) {
+			if SecretNameRE().MatchString(it.Value) {
 				k.Ref = it.Value
 			} else {
 				*diags = append(*diags, &hcl.Diagnostic{
@@ -217,7 +222,7 @@ func (d *decoder) policyJWT(p *Policy, attrs hcl.Attributes, diags *hcl.Diagnost
 	p.Audience = values(d.strList(attrs, "audience", diags))
 	if items, ok := d.strList(attrs, "claims", diags); ok {
 		for _, it := range items {
-			if !claimRE.MatchString(it.Value) {
+			if !claimRE().MatchString(it.Value) {
 				*diags = append(*diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Invalid claim name",
@@ -281,7 +286,7 @@ var tokenSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "symbol"}, {Name: "decimals"}, {Name: "max_amount"}, {Name: "daily_limit"}},
 }
 
-var symbolRE = regexp.MustCompile(`^[A-Za-z0-9.$_-]{1,16}$`)
+var symbolRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9.$_-]{1,16}$`) })
 
 // decodeTokenBlock reads `token "0xCONTRACT" { symbol, decimals, max_amount, daily_limit }`.
 func (d *decoder) decodeTokenBlock(b *hcl.Block, diags *hcl.Diagnostics) *TokenLimit {
@@ -297,7 +302,7 @@ func (d *decoder) decodeTokenBlock(b *hcl.Block, diags *hcl.Diagnostics) *TokenL
 	*diags = append(*diags, ds...)
 	attrs := content.Attributes
 	if it, ok := d.str(attrs, "symbol", diags); ok {
-		if symbolRE.MatchString(it.Value) {
+		if symbolRE().MatchString(it.Value) {
 			t.Symbol = it.Value
 		} else {
 			bad("Invalid token symbol", fmt.Sprintf("symbol is 1 to 16 letters, digits or . $ _ -, such as \"USDC\"; got %q.", it.Value), it.Range)
@@ -324,12 +329,12 @@ func (d *decoder) decodeTokenBlock(b *hcl.Block, diags *hcl.Diagnostics) *TokenL
 	return t
 }
 
-var tokenAmountRE = regexp.MustCompile(`^([0-9]{1,78})(?:\.([0-9]{1,77}))?$`)
+var tokenAmountRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]{1,78})(?:\.([0-9]{1,77}))?$`) })
 
 // ParseTokenAmount reads a whole-token amount ("1000", "0.5") into base
 // units for a token with decimals.
 func ParseTokenAmount(s string, decimals int) (*big.Int, error) {
-	m := tokenAmountRE.FindStringSubmatch(strings.TrimSpace(s))
+	m := tokenAmountRE().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return nil, fmt.Errorf("is not a plain decimal number")
 	}
@@ -358,7 +363,7 @@ func orNone(s string) string {
 
 // checkAddress accepts lower-case, upper-case or EIP-55 checksummed hex.
 func checkAddress(a string) error {
-	if !addressRE.MatchString(a) {
+	if !addressRE().MatchString(a) {
 		return fmt.Errorf("it must be 0x followed by 40 hex digits")
 	}
 	hexPart := a[2:]
@@ -390,7 +395,7 @@ var amountUnits = map[string]int{"": 0, "wei": 0, "gwei": 9, "ether": 18, "eth":
 
 // ParseAmount parses "1000" (wei), "20 gwei", "0.1 ether" into wei.
 func ParseAmount(s string) (*big.Int, error) {
-	m := amountRE.FindStringSubmatch(strings.ToLower(strings.TrimSpace(s)))
+	m := amountRE().FindStringSubmatch(strings.ToLower(strings.TrimSpace(s)))
 	if m == nil {
 		return nil, fmt.Errorf("is not a number with an optional unit (wei, gwei, ether)")
 	}
@@ -412,7 +417,7 @@ func ParseAmount(s string) (*big.Int, error) {
 
 // ParseRate parses "10/minute" into a count and a period.
 func ParseRate(s string) (int, time.Duration, error) {
-	m := rateRE.FindStringSubmatch(strings.TrimSpace(s))
+	m := rateRE().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return 0, 0, fmt.Errorf("invalid rate %q", s)
 	}

@@ -3,14 +3,15 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 )
 
-var templateNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+var templateNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`) })
 
 // ValidTemplateName reports whether s can name a saved template.
-func ValidTemplateName(s string) bool { return templateNameRE.MatchString(s) }
+func ValidTemplateName(s string) bool { return templateNameRE().MatchString(s) }
 
 // decodeDocker reads `docker = true`. A private Docker engine needs a VM
 // of the sandbox's own: the namespace backend shares the host kernel, so

@@ -23,7 +23,7 @@ type Filter struct {
 
 // Allowed reports whether the tool called name may be listed or called.
 func (f Filter) Allowed(name string) bool {
-	if !config.ToolNameRE.MatchString(name) {
+	if !config.ToolNameRE().MatchString(name) {
 		return false
 	}
 	return in(f.Host, name) && in(f.Sandbox, name)

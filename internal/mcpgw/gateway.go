@@ -372,7 +372,7 @@ func passError(err error, name string) error {
 
 // safeName is a tool name fit for a log line and a terminal.
 func safeName(s string) string {
-	if config.ToolNameRE.MatchString(s) {
+	if config.ToolNameRE().MatchString(s) {
 		return s
 	}
 	if len(s) > 128 {

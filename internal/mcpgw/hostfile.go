@@ -179,7 +179,7 @@ func decodeServer(b *hcl.Block, diags *hcl.Diagnostics) *Server {
 		if l, ok := strList(a, diags); ok {
 			s.Tools = []string{}
 			for _, t := range l {
-				if !config.ToolNameRE.MatchString(t) {
+				if !config.ToolNameRE().MatchString(t) {
 					*diags = append(*diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid tool name",
 						Detail: fmt.Sprintf("A tool name is 1 to 128 letters, digits, _ - and .; got %q.", t), Subject: a.Expr.Range().Ptr()})
 					continue

@@ -100,7 +100,7 @@ func FuzzDecodeHost(f *testing.F) {
 				t.Fatalf("bad server decoded: %+v", s)
 			}
 			for _, tl := range s.Tools {
-				if !config.ToolNameRE.MatchString(tl) {
+				if !config.ToolNameRE().MatchString(tl) {
 					t.Fatalf("bad tool %q", tl)
 				}
 			}

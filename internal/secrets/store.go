@@ -27,7 +27,7 @@ var nameRE = config.SecretNameRE // the rule sandbox.hcl validates with
 
 // ValidName reports whether name is a legal secret name: letters, digits,
 // '_', '.', '-', at most 128, starting with a letter or digit.
-func ValidName(name string) bool { return nameRE.MatchString(name) }
+func ValidName(name string) bool { return nameRE().MatchString(name) }
 
 // Store is a directory of secrets.
 type Store struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -17,13 +18,13 @@ import (
 // budgets. Calldata the signer cannot decode is reported as a move of kind
 // "unknown", never silently passed over.
 
-var stdABI = func() abi.ABI {
+var stdABI = sync.OnceValue(func() *abi.ABI {
 	a, err := abi.JSON(strings.NewReader(tokenABI))
 	if err != nil {
 		panic("signer: token ABI: " + err.Error())
 	}
-	return a
-}()
+	return &a
+})
 
 // maxUint256 is what "unlimited" approvals use.
 var maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
@@ -68,7 +69,7 @@ func decodeCalldata(token common.Address, data []byte, depth int) []Move {
 	if mv, ok := decodeSafeExec(token, data, depth); ok {
 		return mv
 	}
-	m, err := stdABI.MethodById(data[:4])
+	m, err := stdABI().MethodById(data[:4])
 	if err != nil {
 		return unknown(fmt.Sprintf("selector %s is not a standard token function the signer decodes; this call may move tokens or grant approvals", hexutil.Encode(data[:4])))
 	}

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -22,7 +23,7 @@ import (
 
 // safeABI is the Safe's execTransaction (v1.0 to v1.4, same selector
 // 0x6a761202).
-var safeABI = func() abi.ABI {
+var safeABI = sync.OnceValue(func() *abi.ABI {
 	a, err := abi.JSON(strings.NewReader(`[{"type":"function","name":"execTransaction","inputs":[
 {"name":"to","type":"address"},{"name":"value","type":"uint256"},{"name":"data","type":"bytes"},{"name":"operation","type":"uint8"},
 {"name":"safeTxGas","type":"uint256"},{"name":"baseGas","type":"uint256"},{"name":"gasPrice","type":"uint256"},
@@ -30,8 +31,8 @@ var safeABI = func() abi.ABI {
 	if err != nil {
 		panic("signer: Safe ABI: " + err.Error())
 	}
-	return a
-}()
+	return &a
+})
 
 // Move kinds for Safe transactions.
 const (
@@ -54,7 +55,7 @@ type safeTx struct {
 // decodeSafeExec decodes execTransaction calldata sent to safe; ok is
 // false when data is not that call.
 func decodeSafeExec(safe common.Address, data []byte, depth int) (moves []Move, ok bool) {
-	m, err := safeABI.MethodById(data[:4])
+	m, err := safeABI().MethodById(data[:4])
 	if err != nil {
 		return nil, false
 	}

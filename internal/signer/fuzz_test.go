@@ -182,10 +182,10 @@ func FuzzCalldata(f *testing.F) {
 	f.Add([]byte{0x5a, 0xe4, 0x01, 0xdc})
 	f.Add([]byte{})
 	for op := uint8(0); op < 3; op++ { // Safe execTransaction: call, delegatecall, neither
-		in, _ := safeABI.Methods["execTransaction"].Inputs.Pack(common.HexToAddress(usdc), big.NewInt(1),
+		in, _ := safeABI().Methods["execTransaction"].Inputs.Pack(common.HexToAddress(usdc), big.NewInt(1),
 			common.FromHex(transferCalldata(payee, big.NewInt(5))), op, big.NewInt(0), big.NewInt(0), big.NewInt(0),
 			common.Address{}, common.Address{}, []byte{})
-		f.Add(append(safeABI.Methods["execTransaction"].ID, in...))
+		f.Add(append(safeABI().Methods["execTransaction"].ID, in...))
 	}
 	tok := common.HexToAddress(usdc)
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/crypto/ssh"
@@ -24,9 +25,11 @@ type gitArgs struct {
 }
 
 var (
-	commitHead = regexp.MustCompile(`^tree ([0-9a-f]{40}|[0-9a-f]{64})\n`)
-	tagHead    = regexp.MustCompile(`^object ([0-9a-f]{40}|[0-9a-f]{64})\ntype (commit|tree|blob|tag)\ntag [^\n]+\n`)
-	headerLine = regexp.MustCompile(`^([a-z][a-z0-9-]*) .*$|^ .*$`)
+	commitHead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^tree ([0-9a-f]{40}|[0-9a-f]{64})\n`) })
+	tagHead    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^object ([0-9a-f]{40}|[0-9a-f]{64})\ntype (commit|tree|blob|tag)\ntag [^\n]+\n`)
+	})
+	headerLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z][a-z0-9-]*) .*$|^ .*$`) })
 )
 
 // ErrNotGitObject refuses anything but a commit or tag object.
@@ -40,10 +43,10 @@ func parseGitObject(obj []byte) (kind, ref, who string, err error) {
 	}
 	s := string(obj)
 	switch {
-	case commitHead.MatchString(s):
-		kind, ref = "commit", commitHead.FindStringSubmatch(s)[1]
-	case tagHead.MatchString(s):
-		kind, ref = "tag", tagHead.FindStringSubmatch(s)[1]
+	case commitHead().MatchString(s):
+		kind, ref = "commit", commitHead().FindStringSubmatch(s)[1]
+	case tagHead().MatchString(s):
+		kind, ref = "tag", tagHead().FindStringSubmatch(s)[1]
 	default:
 		return "", "", "", ErrNotGitObject
 	}
@@ -53,7 +56,7 @@ func parseGitObject(obj []byte) (kind, ref, who string, err error) {
 		return "", "", "", ErrNotGitObject
 	}
 	for _, l := range strings.Split(head, "\n") {
-		m := headerLine.FindStringSubmatch(l)
+		m := headerLine().FindStringSubmatch(l)
 		if m == nil {
 			return "", "", "", ErrNotGitObject
 		}

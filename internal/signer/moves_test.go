@@ -26,7 +26,7 @@ func transferCalldata(to string, amount *big.Int) string {
 
 func pack(t *testing.T, name string, args ...any) []byte {
 	t.Helper()
-	for _, m := range stdABI.Methods {
+	for _, m := range stdABI().Methods {
 		if m.RawName == name && len(m.Inputs) == len(args) {
 			in, err := m.Inputs.Pack(args...)
 			if err != nil {

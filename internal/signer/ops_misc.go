@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -48,7 +49,7 @@ func (c *Caller) pickKey(name, operation string) (string, error) {
 	return name, nil
 }
 
-var purposeRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$`)
+var purposeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$`) })
 
 // bytesArg is a payload given as 0x-hex ("data") or UTF-8 ("text"), exactly one.
 type bytesArg struct {
@@ -307,7 +308,7 @@ func decodePurpose(c *Caller, params json.RawMessage, operation string) (*purpos
 	if err := decodeObject(params, &a); err != nil {
 		return nil, "", nil, err
 	}
-	if !purposeRE.MatchString(a.Purpose) {
+	if !purposeRE().MatchString(a.Purpose) {
 		return nil, "", nil, refusef(CodeInvalidParams, "purpose must be 1-64 of A-Z a-z 0-9 . _ : / -")
 	}
 	data, err := a.bytes()

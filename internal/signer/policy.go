@@ -124,11 +124,13 @@ func compilePolicy(p *config.Policy) (*policy, error) {
 	return cp, nil
 }
 
-var amountRE = regexp.MustCompile(`^\s*([0-9]+(?:\.[0-9]+)?)\s*(wei|gwei|ether|eth)?\s*$`)
+var amountRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*([0-9]+(?:\.[0-9]+)?)\s*(wei|gwei|ether|eth)?\s*$`)
+})
 
 // ParseAmount reads "12345" (wei), "30 gwei", "0.1 ether".
 func ParseAmount(s string) (*big.Int, error) {
-	m := amountRE.FindStringSubmatch(strings.ToLower(s))
+	m := amountRE().FindStringSubmatch(strings.ToLower(s))
 	if m == nil {
 		return nil, fmt.Errorf("%q is not an amount (e.g. \"0.1 ether\", \"30 gwei\", \"1000\" wei)", s)
 	}

@@ -67,7 +67,7 @@ var (
 	ErrLocked      = errors.New("wrong passphrase or damaged key file")
 )
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // keyFile is the on-disk form (JSON, mode 0600).
 type keyFile struct {
@@ -97,7 +97,7 @@ func (s *Store) path(name string) string { return filepath.Join(s.Dir, name+".ke
 
 // New generates and stores a key.
 func (s *Store) New(name string, typ KeyType) (PublicInfo, error) {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return PublicInfo{}, ErrBadName
 	}
 	k, err := generateKey(name, typ, s.rand())
@@ -109,7 +109,7 @@ func (s *Store) New(name string, typ KeyType) (PublicInfo, error) {
 
 // Import stores key material given as hex, PEM or Ethereum keystore JSON.
 func (s *Store) Import(name string, data []byte, opt ImportOptions) (PublicInfo, error) {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return PublicInfo{}, ErrBadName
 	}
 	k, err := parseImport(name, data, opt)
@@ -207,7 +207,7 @@ func (kf *keyFile) aead(pass []byte) (cipher.AEAD, error) {
 }
 
 func (s *Store) readFile(name string) (*keyFile, [32]byte, error) {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return nil, [32]byte{}, ErrKeyNotFound
 	}
 	data, err := os.ReadFile(s.path(name))
@@ -275,7 +275,7 @@ func (s *Store) Remove(name string) error {
 // load decrypts a key (cached while its file is unchanged). The file is
 // re-read on every call so a removed or replaced key takes effect at once.
 func (s *Store) load(name string) (*key, error) {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return nil, ErrKeyNotFound
 	}
 	// Fast path: the file is unchanged (same inode, size and mtime) since

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -47,13 +48,13 @@ type typedData struct {
 }
 
 var (
-	typeNameRE  = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
-	intTypeRE   = regexp.MustCompile(`^(u?)int([0-9]+)$`)
-	bytesTypeRE = regexp.MustCompile(`^bytes([0-9]+)$`)
-	arrayRE     = regexp.MustCompile(`^(.+)\[([0-9]*)\]$`)
-	hexAddrRE   = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-	decimalRE   = regexp.MustCompile(`^[-+]?[0-9]+$`)
-	radixRE     = regexp.MustCompile(`^0([xXoObB])([0-9a-fA-F]+)$`)
+	typeNameRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`) })
+	intTypeRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(u?)int([0-9]+)$`) })
+	bytesTypeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^bytes([0-9]+)$`) })
+	arrayRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.+)\[([0-9]*)\]$`) })
+	hexAddrRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`) })
+	decimalRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-+]?[0-9]+$`) })
+	radixRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^0([xXoObB])([0-9a-fA-F]+)$`) })
 )
 
 // domainTypes are the EIP712Domain fields EIP-712 defines, with their types;
@@ -149,12 +150,12 @@ func (t *typedData) checkTypes(types map[string][]apitypes.Type) error {
 		return typedErr("has no EIP712Domain type")
 	}
 	for name, fields := range types {
-		if !typeNameRE.MatchString(name) {
+		if !typeNameRE().MatchString(name) {
 			return typedErr("type name %q is not an identifier", Escape(name))
 		}
 		seen := map[string]bool{}
 		for _, f := range fields {
-			if !typeNameRE.MatchString(f.Name) {
+			if !typeNameRE().MatchString(f.Name) {
 				return typedErr("field name %q in %s is not an identifier", Escape(f.Name), name)
 			}
 			if seen[f.Name] {
@@ -163,7 +164,7 @@ func (t *typedData) checkTypes(types map[string][]apitypes.Type) error {
 			seen[f.Name] = true
 			base := f.Type
 			for {
-				m := arrayRE.FindStringSubmatch(base)
+				m := arrayRE().FindStringSubmatch(base)
 				if m == nil {
 					break
 				}
@@ -192,11 +193,11 @@ func primitiveType(typ string) bool {
 	case "address", "bool", "string", "bytes":
 		return true
 	}
-	if m := intTypeRE.FindStringSubmatch(typ); m != nil {
+	if m := intTypeRE().FindStringSubmatch(typ); m != nil {
 		n, err := strconv.Atoi(m[2])
 		return err == nil && n >= 8 && n <= 256 && n%8 == 0 && m[2][0] != '0'
 	}
-	if m := bytesTypeRE.FindStringSubmatch(typ); m != nil {
+	if m := bytesTypeRE().FindStringSubmatch(typ); m != nil {
 		n, err := strconv.Atoi(m[1])
 		return err == nil && n >= 1 && n <= 32 && m[1][0] != '0'
 	}
@@ -269,7 +270,7 @@ func (t *typedData) normalize(path, typ string, v any, depth int) (any, TypedFie
 	if v == nil {
 		return nil, node, typedErr("%s is null (EIP-712 defines no encoding for null)", Escape(path))
 	}
-	if m := arrayRE.FindStringSubmatch(typ); m != nil {
+	if m := arrayRE().FindStringSubmatch(typ); m != nil {
 		arr, ok := v.([]any)
 		if !ok {
 			return nil, node, typedErr("%s must be an array", Escape(path))
@@ -326,7 +327,7 @@ func primitiveValue(path, typ string, v any) (any, string, error) {
 	switch typ {
 	case "address":
 		s, ok := v.(string)
-		if !ok || !hexAddrRE.MatchString(s) {
+		if !ok || !hexAddrRE().MatchString(s) {
 			return bad("must be a 0x-prefixed 20-byte hex address")
 		}
 		a := common.HexToAddress(s)
@@ -357,7 +358,7 @@ func primitiveValue(path, typ string, v any) (any, string, error) {
 		}
 		return hexutil.Encode(b), hexutil.Encode(b), nil
 	}
-	if m := bytesTypeRE.FindStringSubmatch(typ); m != nil {
+	if m := bytesTypeRE().FindStringSubmatch(typ); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		s, ok := v.(string)
 		b, err := hexutil.Decode(s)
@@ -366,7 +367,7 @@ func primitiveValue(path, typ string, v any) (any, string, error) {
 		}
 		return s, strings.ToLower(s), nil
 	}
-	if m := intTypeRE.FindStringSubmatch(typ); m != nil {
+	if m := intTypeRE().FindStringSubmatch(typ); m != nil {
 		bits, _ := strconv.Atoi(m[2])
 		x, ok := parseTypedInt(v)
 		if !ok {
@@ -397,10 +398,10 @@ func parseTypedInt(v any) (*big.Int, bool) {
 		// 0x/0o/0b prefixes. The empty string (BigInt says 0, ethers
 		// refuses) is refused.
 		x = strings.TrimFunc(x, jsSpace)
-		if decimalRE.MatchString(x) {
+		if decimalRE().MatchString(x) {
 			return new(big.Int).SetString(strings.TrimPrefix(x, "+"), 10)
 		}
-		if m := radixRE.FindStringSubmatch(x); m != nil {
+		if m := radixRE().FindStringSubmatch(x); m != nil {
 			base := map[string]int{"x": 16, "o": 8, "b": 2}[strings.ToLower(m[1])]
 			return new(big.Int).SetString(m[2], base)
 		}
