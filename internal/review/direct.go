@@ -96,6 +96,17 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 			specs.WriteString(p + "\x00")
 		}
 	}
+	forced, ignoredProblems := t.ignoredToStage(since, sv.ignored, big)
+	problems = append(problems, ignoredProblems...)
+	if !sv.full {
+		tree, err := t.stageGo(g.indexFile(), append(append([]string{}, sv.changed...), forced...), big)
+		if err == nil {
+			return &staged{tree: tree, problems: problems, big: big, hidden: sv.hidden}, nil
+		}
+		if !errors.Is(err, errNotForGo) {
+			return nil, fmt.Errorf("stage the workspace: %w", err)
+		}
+	}
 	args := append(t.addFlags(len(sv.changed), sv.full), "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
 	var stderr boundedBuf
 	if specs.Len() == 0 {
@@ -116,7 +127,7 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 		}
 		problems = append(problems, addProblems(lines)...)
 	}
-	ignored, err := t.stageIgnored(ctx, g, since, sv.ignored, big)
+	ignored, err := forceAdd(ctx, g, forced)
 	if err != nil {
 		return nil, err
 	}

@@ -41,10 +41,10 @@ const maxRiskyIgnored = 2000
 // is not missed.
 const ignoredSlack = 20 * time.Millisecond
 
-// stageIgnored force-stages the ignored files review must see and returns
-// what it could not stage as problems (high findings).
-// Files above maxLiveBytes are not staged; they are added to big.
-func (t *Target) stageIgnored(ctx context.Context, g gitCmd, since time.Time, all []string, big map[string]bigStat) ([]Problem, error) {
+// ignoredToStage picks the ignored files review must see: the list to
+// force-stage, and what it cannot stage as problems (high findings).
+// Files above maxLiveBytes are not listed; they are added to big.
+func (t *Target) ignoredToStage(since time.Time, all []string, big map[string]bigStat) ([]string, []Problem) {
 	var risky []string
 	for _, p := range all {
 		if isRiskyIgnored(p) {
@@ -83,8 +83,14 @@ func (t *Target) stageIgnored(ctx context.Context, g gitCmd, since time.Time, al
 		problems = append(problems, Problem{Msg: fmt.Sprintf("%d ignored files changed or sit in risky places; only the first %d were reviewed", len(list), maxRiskyIgnored)})
 		list = list[:maxRiskyIgnored]
 	}
+	return list, problems
+}
+
+// forceAdd stages ignored files with git and returns what git refused.
+func forceAdd(ctx context.Context, g gitCmd, list []string) ([]Problem, error) {
+	var problems []Problem
 	if len(list) == 0 {
-		return problems, nil
+		return nil, nil
 	}
 	var in strings.Builder
 	for _, p := range list {

@@ -20,7 +20,7 @@ import (
 
 // survey is one look at the live folder before staging it, in a single
 // walk: what changed since the private index (so `git add` only visits
-// those paths), the ignored files (for stageIgnored) and the files too
+// those paths), the ignored files (for ignoredToStage) and the files too
 // large to read.
 type survey struct {
 	big     map[string]bigStat
@@ -33,13 +33,7 @@ type survey struct {
 // tracked lists the index's gitlinks and other entries: read from the
 // index file, or from git when it cannot be read that way.
 func (t *Target) tracked(ctx context.Context, g gitCmd) (gitlinks, tracked []string, err error) {
-	file := ""
-	for _, e := range g.env {
-		if v, ok := strings.CutPrefix(e, "GIT_INDEX_FILE="); ok {
-			file = v
-		}
-	}
-	es, err := readIndexAny(file)
+	es, err := readIndexAny(g.indexFile())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}

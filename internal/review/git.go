@@ -22,6 +22,17 @@ type gitCmd struct {
 	stdin io.Reader
 }
 
+// indexFile is the index git is told to use (GIT_INDEX_FILE), or "".
+func (g gitCmd) indexFile() string {
+	file := ""
+	for _, e := range g.env {
+		if v, ok := strings.CutPrefix(e, "GIT_INDEX_FILE="); ok {
+			file = v
+		}
+	}
+	return file
+}
+
 func (g gitCmd) run(ctx context.Context, args ...string) ([]byte, error) {
 	return hostgit.Cmd{Dir: g.dir, Env: g.env, Stdin: g.stdin}.Run(ctx, args...)
 }

@@ -1,0 +1,312 @@
+package review
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// The Go stager does what `git add -A -- <paths>` and `git write-tree` do
+// for the few paths git status reported, without two more git processes
+// that each read and rewrite the whole index (about 18 ms of a 5,000-file
+// folder's review, against 14 ms for `git status` there). It handles the
+// common case only, and says so before it writes anything: any path or
+// file git treats specially (a name git refuses or protects, a nested
+// repository, a gitlink, a file that is not regular or a symlink, a file
+// over maxLiveBytes, a folder with .gitattributes, which can make git
+// convert content) leaves the whole step to git, as before.
+//
+// It reads the live folder as review's git does, but more strictly: every
+// directory on the way is opened with O_NOFOLLOW (a path below a symlink
+// is gone, as git says "beyond a symbolic link"), files with O_NOFOLLOW
+// and O_NONBLOCK (a fifo never blocks it), and a file that changes while
+// it is read is left to git.
+
+// stageGoCalls counts the stagings the Go stager did (tests).
+var stageGoCalls atomic.Int64
+
+// errNotForGo: the stager declines; git stages instead.
+var errNotForGo = errors.New("left to git")
+
+// stageGo stages paths into the private index file and returns the tree.
+// skip lists paths never staged (files over maxLiveBytes).
+func (t *Target) stageGo(indexFile string, paths []string, skip map[string]bigStat) (string, error) {
+	for _, p := range paths {
+		if !plainPath(p) {
+			return "", errNotForGo
+		}
+	}
+	ix, err := readIx(indexFile)
+	if err != nil {
+		return "", errNotForGo
+	}
+	for _, e := range ix.entries {
+		if e.stat[ixMode] == ModeGitlink || path0Base(e.path) == ".gitattributes" {
+			return "", errNotForGo
+		}
+	}
+	root, err := unix.Open(t.Repo, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", errNotForGo
+	}
+	defer unix.Close(root)
+	objects := filepath.Join(t.dir(), "git", "objects")
+	upd := map[string]*ixEntry{} // nil: remove
+	for _, p := range paths {
+		if _, big := skip[p]; big {
+			continue
+		}
+		e, err := readLive(root, p, objects)
+		if err != nil {
+			return "", err
+		}
+		upd[p] = e
+	}
+	ix.entries = mergeEntries(ix.entries, upd)
+	for i := 1; i < len(ix.entries); i++ {
+		if strings.HasPrefix(ix.entries[i].path, ix.entries[i-1].path+"/") {
+			return "", errNotForGo // a file and a directory of one name: git sorts that out
+		}
+	}
+	trees, err := buildTrees(ix.entries, 0, "", func(dir string, body []byte) ([20]byte, error) {
+		if oid := objectName("tree", body); ix.trees[dir] == oid {
+			return oid, nil // git wrote it: the index's cache-tree names it
+		}
+		return writeLoose(objects, "tree", body)
+	})
+	if err != nil {
+		return "", err
+	}
+	if err := ix.write(indexFile, trees, ix.mtime); err != nil {
+		return "", err
+	}
+	stageGoCalls.Add(1)
+	return hex.EncodeToString(trees.oid[:]), nil
+}
+
+// plainPath: a path git stages as it is. Names git refuses or treats
+// specially on some file system (".git" in any case or NTFS spelling,
+// "git~1", trailing dots or spaces, backslashes, colons, control
+// characters), a nested repository ("dir/") and .gitattributes are not.
+func plainPath(p string) bool {
+	if p == "" || strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") {
+		return false
+	}
+	for _, c := range strings.Split(p, "/") {
+		lc := strings.ToLower(c)
+		if c == "" || c == "." || c == ".." || strings.ContainsAny(c, "\\:") || strings.HasSuffix(c, ".") || strings.HasSuffix(c, " ") ||
+			strings.HasPrefix(lc, ".git") && lc != ".gitignore" && lc != ".github" && lc != ".gitlab-ci.yml" && lc != ".gitkeep" ||
+			strings.HasPrefix(lc, "git~") {
+			return false
+		}
+		for _, r := range c {
+			if r < 0x20 || r == 0x7f {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func path0Base(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+
+// readLive reads one path of the folder below root into an index entry
+// (writing its blob), or nil when it is gone. errNotForGo for anything
+// git should handle.
+func readLive(root int, p string, objects string) (*ixEntry, error) {
+	dir, leaf := root, p
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		fd, err := openDirNoFollow(root, p[:i])
+		if isGone(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, errNotForGo
+		}
+		defer unix.Close(fd)
+		dir, leaf = fd, p[i+1:]
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(dir, leaf, &st, unix.AT_SYMLINK_NOFOLLOW); isGone(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, errNotForGo
+	}
+	var body []byte
+	var mode uint32
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return nil, nil // its files are listed on their own
+	case unix.S_IFLNK:
+		buf := make([]byte, 4096)
+		n, err := unix.Readlinkat(dir, leaf, buf)
+		if err != nil || n >= len(buf) {
+			return nil, errNotForGo
+		}
+		body, mode = buf[:n], 0o120000
+		var again unix.Stat_t
+		if unix.Fstatat(dir, leaf, &again, unix.AT_SYMLINK_NOFOLLOW) != nil || again.Ino != st.Ino || again.Ctim != st.Ctim {
+			return nil, errNotForGo
+		}
+	case unix.S_IFREG:
+		var err error
+		if body, st, err = readRegular(dir, leaf); err != nil {
+			return nil, err
+		}
+		mode = 0o100644
+		if st.Mode&0o100 != 0 {
+			mode = 0o100755
+		}
+	default:
+		return nil, errNotForGo
+	}
+	oid, err := writeLoose(objects, "blob", body)
+	if err != nil {
+		return nil, err
+	}
+	e := &ixEntry{oid: oid, path: p}
+	e.stat = [10]uint32{uint32(st.Ctim.Sec), uint32(st.Ctim.Nsec), uint32(st.Mtim.Sec), uint32(st.Mtim.Nsec),
+		uint32(st.Dev), uint32(st.Ino), mode, st.Uid, st.Gid, uint32(st.Size)}
+	return e, nil
+}
+
+// readRegular reads a regular file that must not change while it is read.
+func readRegular(dir int, leaf string) ([]byte, unix.Stat_t, error) {
+	var st, after unix.Stat_t
+	fd, err := unix.Openat(dir, leaf, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, st, errNotForGo
+	}
+	f := os.NewFile(uintptr(fd), leaf)
+	defer f.Close()
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxLiveBytes {
+		return nil, st, errNotForGo
+	}
+	body := make([]byte, 0, st.Size+1)
+	body, err = readAllInto(f, body, maxLiveBytes+1)
+	if err != nil || int64(len(body)) != st.Size || unix.Fstat(fd, &after) != nil ||
+		after.Size != st.Size || after.Mtim != st.Mtim || after.Ctim != st.Ctim {
+		return nil, st, errNotForGo
+	}
+	return body, st, nil
+}
+
+func readAllInto(r io.Reader, b []byte, max int64) ([]byte, error) {
+	buf := bytes.NewBuffer(b)
+	_, err := buf.ReadFrom(io.LimitReader(r, max))
+	return buf.Bytes(), err
+}
+
+// openDirNoFollow opens dir (slash-separated, below root) one component
+// at a time, never through a symlink.
+func openDirNoFollow(root int, dir string) (int, error) {
+	fd := root
+	for _, c := range strings.Split(dir, "/") {
+		next, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if fd != root {
+			unix.Close(fd)
+		}
+		if err != nil {
+			return -1, err
+		}
+		fd = next
+	}
+	return fd, nil
+}
+
+// isGone: the path is not there for git (missing, or below something
+// that is not a directory, or below a symlink).
+func isGone(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)
+}
+
+// mergeEntries applies upd (path → new entry, nil to remove) to sorted
+// entries, keeping them sorted.
+func mergeEntries(es []ixEntry, upd map[string]*ixEntry) []ixEntry {
+	out := make([]ixEntry, 0, len(es)+len(upd))
+	for _, e := range es {
+		if n, ok := upd[e.path]; ok {
+			if n != nil {
+				out = append(out, *n)
+			}
+			delete(upd, e.path)
+			continue
+		}
+		out = append(out, e)
+	}
+	added := len(out)
+	for _, n := range upd {
+		if n != nil {
+			out = append(out, *n)
+		}
+	}
+	if len(out) > added {
+		sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	}
+	return out
+}
+
+// objectName is git's name for an object (SHA-1).
+func objectName(kind string, body []byte) [20]byte {
+	h := sha1.New()
+	h.Write([]byte(kind + " " + strconv.Itoa(len(body)) + "\x00"))
+	h.Write(body)
+	var oid [20]byte
+	h.Sum(oid[:0])
+	return oid
+}
+
+// zlibWriters: a flate writer allocates about a megabyte of tables; one
+// per object cost more than the rest of staging.
+var zlibWriters = sync.Pool{New: func() any {
+	z, _ := zlib.NewWriterLevel(io.Discard, zlib.BestSpeed)
+	return z
+}}
+
+// writeLoose writes a loose object unless it is there, and returns its name.
+func writeLoose(objects, kind string, body []byte) ([20]byte, error) {
+	hdr := kind + " " + strconv.Itoa(len(body)) + "\x00"
+	oid := objectName(kind, body)
+	dst := looseObjectPath(objects, oid)
+	if _, err := os.Lstat(dst); err == nil {
+		return oid, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return oid, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(dst), "tmp_obj_")
+	if err != nil {
+		return oid, err
+	}
+	z := zlibWriters.Get().(*zlib.Writer)
+	z.Reset(f)
+	z.Write([]byte(hdr))
+	z.Write(body)
+	err = z.Close()
+	zlibWriters.Put(z)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o444)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), dst)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return oid, err
+}

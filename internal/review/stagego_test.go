@@ -1,0 +1,141 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gitTreeOf is what git itself stages for the folder: `git add -A` of
+// everything (hide globs and the given skips excluded) into a fresh index,
+// then write-tree.
+func gitTreeOf(t *testing.T, tg *Target, skip ...string) string {
+	t.Helper()
+	g := tg.privGit("index-check")
+	os.Remove(g.indexFile())
+	specs := append([]string{"."}, hidePathspecs(tg.Hide)...)
+	for _, s := range skip {
+		specs = append(specs, ":(exclude,literal)"+s)
+	}
+	if _, err := g.run(context.Background(), append(append(append([]string{}, privFlags...), "add", "-A", "--"), specs...)...); err != nil {
+		t.Fatal(err)
+	}
+	out, err := g.run(context.Background(), append(append([]string{}, privFlags...), "write-tree")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestStageGoMatchesGit: round after round of agent-like changes, the tree
+// direct mode's review records is the tree git stages for the folder, and
+// the Go stager (not git) did the staging; git status then agrees the
+// folder matches the index it wrote (its stat cache is valid).
+func TestStageGoMatchesGit(t *testing.T) {
+	gitEnv(t)
+	ctx := context.Background()
+	repo := t.TempDir()
+	runGit(t, repo, "init", "-q", "-b", "main")
+	for i := 0; i < 60; i++ {
+		writeFile(t, filepath.Join(repo, fmt.Sprintf("d%d/s%d/f%d.txt", i%3, i%5, i)), fmt.Sprintf("file %d\n", i), 0o644)
+	}
+	writeFile(t, repo+"/a-b", "dash\n", 0o644)
+	writeFile(t, repo+"/a.txt", "dot\n", 0o644)
+	writeFile(t, repo+"/a/x", "dir\n", 0o644)
+	writeFile(t, repo+"/run.sh", "#!/bin/sh\n", 0o755)
+	writeFile(t, repo+"/.gitignore", "*.log\nbuild/\n", 0o644)
+	os.Symlink("a.txt", repo+"/link")
+	runGit(t, repo, "add", "-A")
+	runGit(t, repo, "commit", "-q", "-m", "init")
+	tg := &Target{Name: "go", Mode: ModeDirect, Repo: repo, StateDir: t.TempDir(), Hide: []string{".env", "*.pem"}}
+	if err := Baseline(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	rounds := []func(){
+		func() { writeFile(t, repo+"/d0/s0/f0.txt", "changed\n", 0o644) },
+		func() {
+			writeFile(t, repo+"/new/deep/er/file.go", "package x\n", 0o644)
+			os.Remove(repo + "/d1/s1/f1.txt")
+			os.Chmod(repo+"/run.sh", 0o644)
+			writeFile(t, repo+"/a0", "sorts after a/\n", 0o644)
+		},
+		func() {
+			os.Remove(repo + "/link")
+			os.Symlink("/etc/passwd", repo+"/link")
+			writeFile(t, repo+"/empty", "", 0o644)
+			writeFile(t, repo+"/sp ace/ü.txt", "unicode\n", 0o600)
+			writeFile(t, repo+"/.env", "SECRET=1\n", 0o644)
+			writeFile(t, repo+"/x.log", "ignored, changed after the start\n", 0o644)
+		},
+		func() {
+			os.RemoveAll(repo + "/d2")
+			os.Remove(repo + "/a.txt")
+			os.Mkdir(repo+"/a.txt", 0o755)
+			writeFile(t, repo+"/a.txt/inside", "file became a directory\n", 0o644)
+		},
+		func() {
+			os.RemoveAll(repo + "/a")
+			writeFile(t, repo+"/a", "directory became a file\n", 0o755)
+			os.Symlink("/etc", repo+"/d0/s3")
+		},
+		func() {}, // nothing changed
+	}
+	for i, change := range rounds {
+		change()
+		goCalls := stageGoCalls.Load()
+		res, err := Review(ctx, tg)
+		if err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		if got := stageGoCalls.Load() - goCalls; got != 1 {
+			t.Errorf("round %d: the Go stager ran %d times, want 1", i, got)
+		}
+		want := gitTreeOf(t, tg)
+		if i >= 2 {
+			// The ignored x.log changed after the start: review stages it.
+			want = gitTreeWithIgnored(t, tg, "x.log")
+		}
+		if res.Snapshot != want {
+			t.Errorf("round %d: review's tree %s, git stages %s\n%s", i, res.Snapshot, want,
+				runGit(t, repo, "--git-dir="+filepath.Join(tg.dir(), "git"), "diff-tree", "-r", want, res.Snapshot))
+		}
+		// The cache-tree the stager wrote is git's truth too: write-tree
+		// answers from it, and every object it names is there.
+		g := tg.privGit("index-cur")
+		if out, err := g.run(ctx, "write-tree"); err != nil || strings.TrimSpace(string(out)) != res.Snapshot {
+			t.Errorf("round %d: git write-tree of the stager's index: %v %s, want %s", i, err, out, res.Snapshot)
+		}
+		if out, err := g.run(ctx, "fsck", "--no-dangling", "--connectivity-only", res.Snapshot); err != nil {
+			t.Errorf("round %d: git fsck: %v %s", i, err, out)
+		}
+		st := exec.Command("git", "status", "--porcelain", "--untracked-files=no")
+		st.Dir = repo
+		st.Env = append(os.Environ(), tg.privGit("index-cur").env...)
+		out, err := st.CombinedOutput()
+		if err != nil {
+			t.Fatalf("round %d: git status: %v %s", i, err, out)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if len(l) > 1 && l[1] != ' ' {
+				t.Errorf("round %d: the folder differs from the index the stager wrote: %q", i, l)
+			}
+		}
+	}
+}
+
+func gitTreeWithIgnored(t *testing.T, tg *Target, ignored string) string {
+	gitTreeOf(t, tg)
+	g := tg.privGit("index-check")
+	if _, err := g.run(context.Background(), append(append([]string{}, privFlags...), "add", "-f", "--", ignored)...); err != nil {
+		t.Fatal(err)
+	}
+	out, err := g.run(context.Background(), append(append([]string{}, privFlags...), "write-tree")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
