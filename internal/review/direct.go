@@ -71,6 +71,28 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 	if err := dropFromIndex(ctx, g, big); err != nil {
 		return nil, err
 	}
+	forced, ignoredProblems := t.ignoredToStage(since, sv.ignored, big)
+	problems = append(problems, ignoredProblems...)
+	if !sv.full {
+		tree, err := t.stageGo(g.indexFile(), append(append([]string{}, sv.changed...), forced...), big)
+		if err == nil {
+			return &staged{tree: tree, problems: problems, big: big, hidden: sv.hidden}, nil
+		}
+		if !errors.Is(err, errNotForGo) {
+			return nil, fmt.Errorf("stage the workspace: %w", err)
+		}
+	}
+	tree, gitProblems, err := t.gitStage(ctx, g, sv, excl, forced)
+	if err != nil {
+		return nil, err
+	}
+	return &staged{tree: tree, problems: append(problems, gitProblems...), big: big, hidden: sv.hidden}, nil
+}
+
+// gitStage is stage's work done by git: git add of what the survey found
+// (or of everything), of the ignored files to force, then write-tree.
+func (t *Target) gitStage(ctx context.Context, g gitCmd, sv *survey, excl, forced []string) (string, []Problem, error) {
+	var problems []Problem
 	var specs strings.Builder
 	if sv.full {
 		specs.WriteString(".\x00")
@@ -96,17 +118,6 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 			specs.WriteString(p + "\x00")
 		}
 	}
-	forced, ignoredProblems := t.ignoredToStage(since, sv.ignored, big)
-	problems = append(problems, ignoredProblems...)
-	if !sv.full {
-		tree, err := t.stageGo(g.indexFile(), append(append([]string{}, sv.changed...), forced...), big)
-		if err == nil {
-			return &staged{tree: tree, problems: problems, big: big, hidden: sv.hidden}, nil
-		}
-		if !errors.Is(err, errNotForGo) {
-			return nil, fmt.Errorf("stage the workspace: %w", err)
-		}
-	}
 	args := append(t.addFlags(len(sv.changed), sv.full), "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
 	var stderr boundedBuf
 	if specs.Len() == 0 {
@@ -123,20 +134,20 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 		// and exit 1 after staging everything else: not a failure.
 		ignoredOnly := len(lines) == 0 && strings.Contains(stderr.String(), "ignored by one of your .gitignore files")
 		if !errors.As(err, &ee) || ee.ExitCode() != 1 || (len(lines) == 0 && !ignoredOnly) {
-			return nil, fmt.Errorf("stage the workspace: %w: %s", err, clip(lastLines(stderr.String(), 3)))
+			return "", nil, fmt.Errorf("stage the workspace: %w: %s", err, clip(lastLines(stderr.String(), 3)))
 		}
 		problems = append(problems, addProblems(lines)...)
 	}
 	ignored, err := forceAdd(ctx, g, forced)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	problems = append(problems, ignored...)
 	out, err := g.run(ctx, append(append([]string{}, privFlags...), "write-tree")...)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	return &staged{tree: strings.TrimSpace(string(out)), problems: problems, big: big, hidden: sv.hidden}, nil
+	return strings.TrimSpace(string(out)), problems, nil
 }
 
 func directBaseline(ctx context.Context, t *Target, s *state) error {
