@@ -59,7 +59,10 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 		}
 	}()
 	g := t.privGit(index)
-	sv, err := t.survey(ctx, g)
+	sv, ix, err := t.surveyGo(ctx, g)
+	if errors.Is(err, errNotForGo) {
+		sv, err = t.survey(ctx, g)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +77,10 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 	forced, ignoredProblems := t.ignoredToStage(since, sv.ignored, big)
 	problems = append(problems, ignoredProblems...)
 	if !sv.full {
-		tree, err := t.stageGo(g.indexFile(), append(append([]string{}, sv.changed...), forced...), big)
+		if len(big) > 0 {
+			ix = nil // dropFromIndex above rewrote the index
+		}
+		tree, err := t.stageGo(ix, g.indexFile(), append(append([]string{}, sv.changed...), forced...), big)
 		if err == nil {
 			return &staged{tree: tree, problems: problems, big: big, hidden: sv.hidden}, nil
 		}

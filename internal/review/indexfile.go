@@ -27,6 +27,7 @@ type ixEntry struct {
 	stat [10]uint32
 	oid  [20]byte
 	path string
+	off  int // where its flags are in the file read (-1: not from it)
 }
 
 const (
@@ -41,6 +42,7 @@ type ixFile struct {
 	entries []ixEntry
 	mtime   time.Time
 	trees   map[string][20]byte // the cache-tree's valid trees by directory ("", "a/", "a/b/")
+	raw     []byte              // the file as read
 }
 
 // readIx reads an index file the private git wrote. Extensions are
@@ -73,13 +75,13 @@ func readIx(file string) (*ixFile, error) {
 		return nil, errors.New("index: version " + strconv.Itoa(int(version)))
 	}
 	n := int(binary.BigEndian.Uint32(b[8:12]))
-	ix := &ixFile{entries: make([]ixEntry, 0, min(n, len(b)/62)), mtime: fi.ModTime()}
+	ix := &ixFile{entries: make([]ixEntry, 0, min(n, len(b)/62)), mtime: fi.ModTime(), raw: b}
 	off := 12
 	for i := 0; i < n; i++ {
 		if off+62 > len(b)-20 {
 			return nil, errors.New("index truncated")
 		}
-		var e ixEntry
+		e := ixEntry{off: off + 60}
 		for k := range e.stat {
 			e.stat[k] = binary.BigEndian.Uint32(b[off+4*k:])
 		}
@@ -152,6 +154,20 @@ func readCacheTree(b []byte, out map[string][20]byte) {
 		return true
 	}
 	walk("")
+}
+
+// writeAssumeValid writes the index as read with every entry marked
+// assume-valid: git then trusts its entries instead of checking them
+// against the folder (the stager's refresh did that), and only lists
+// what is outside the index.
+func (ix *ixFile) writeAssumeValid(file string) error {
+	b := append([]byte{}, ix.raw...)
+	for _, e := range ix.entries {
+		b[e.off] |= 0x80
+	}
+	sum := sha1.Sum(b[:len(b)-20])
+	copy(b[len(b)-20:], sum[:])
+	return os.WriteFile(file, b, 0o600)
 }
 
 // write writes the index (version 2, with a cache-tree extension when

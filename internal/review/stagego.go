@@ -42,15 +42,18 @@ var errNotForGo = errors.New("left to git")
 
 // stageGo stages paths into the private index file and returns the tree.
 // skip lists paths never staged (files over maxLiveBytes).
-func (t *Target) stageGo(indexFile string, paths []string, skip map[string]bigStat) (string, error) {
+// ix is the index as read by surveyGo, or nil to read it here.
+func (t *Target) stageGo(ix *ixFile, indexFile string, paths []string, skip map[string]bigStat) (string, error) {
 	for _, p := range paths {
 		if !plainPath(p) {
 			return "", errNotForGo
 		}
 	}
-	ix, err := readIx(indexFile)
-	if err != nil {
-		return "", errNotForGo
+	if ix == nil {
+		var err error
+		if ix, err = readIx(indexFile); err != nil {
+			return "", errNotForGo
+		}
 	}
 	for _, e := range ix.entries {
 		if e.stat[ixMode] == ModeGitlink || path0Base(e.path) == ".gitattributes" {
@@ -64,6 +67,9 @@ func (t *Target) stageGo(indexFile string, paths []string, skip map[string]bigSt
 	defer unix.Close(root)
 	objects := filepath.Join(t.dir(), "git", "objects")
 	upd := map[string]*ixEntry{} // nil: remove
+	for p := range skip {
+		upd[p] = nil // a file tracked while small must not keep its old entry
+	}
 	for _, p := range paths {
 		if _, big := skip[p]; big {
 			continue
@@ -176,7 +182,7 @@ func readLive(root int, p string, objects string) (*ixEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &ixEntry{oid: oid, path: p}
+	e := &ixEntry{oid: oid, path: p, off: -1}
 	e.stat = [10]uint32{uint32(st.Ctim.Sec), uint32(st.Ctim.Nsec), uint32(st.Mtim.Sec), uint32(st.Mtim.Nsec),
 		uint32(st.Dev), uint32(st.Ino), mode, st.Uid, st.Gid, uint32(st.Size)}
 	return e, nil

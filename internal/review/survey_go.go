@@ -1,0 +1,180 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// surveyGo is survey without git's refresh of the tracked files: Go
+// compares every index entry with the folder (one fstatat each, the
+// lstat that survey's bigAmong made anyway), while git status, on a copy
+// of the index whose entries are all marked assume-valid, only walks the
+// folder for untracked and ignored files. The two run at once.
+//
+// Its "changed" is a superset of git's: any difference in the stat data
+// git keeps (or an entry git would call racily clean) lists the path, and
+// the stager then hashes it; unchanged content only refreshes the entry.
+// A path below a symlinked or replaced directory counts as gone, as git
+// says. It declines (errNotForGo, nothing written but a scratch index)
+// where survey must decide: an index it does not read, gitlinks,
+// .gitattributes.
+func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, error) {
+	ix, err := readIx(g.indexFile())
+	if err != nil {
+		return nil, nil, errNotForGo
+	}
+	for _, e := range ix.entries {
+		if e.stat[ixMode] == ModeGitlink || path0Base(e.path) == ".gitattributes" {
+			return nil, nil, errNotForGo
+		}
+	}
+	scratch := g.indexFile() + ".survey"
+	if err := ix.writeAssumeValid(scratch); err != nil {
+		return nil, nil, errNotForGo
+	}
+	type listing struct {
+		out []byte
+		err error
+	}
+	statusCh := make(chan listing, 1)
+	go func() {
+		st := g
+		st.env = append(append([]string{}, g.env...), "GIT_INDEX_FILE="+scratch, "GIT_OPTIONAL_LOCKS=0")
+		args := append(append([]string{}, privFlags...), "status", "--porcelain=v2", "-z", "--untracked-files=all",
+			"--ignored=traditional", "--no-renames", "--ignore-submodules=all")
+		out, err := st.run(ctx, args...)
+		statusCh <- listing{out, err}
+	}()
+	hiddenCh := make(chan listing, 1)
+	fromStatus := simpleHides(t.Hide)
+	var hiddenPaths []string
+	if !fromStatus {
+		go func() {
+			p, err := t.listHidden(ctx, g)
+			hiddenPaths = p
+			hiddenCh <- listing{err: err}
+		}()
+	} else {
+		hiddenCh <- listing{}
+	}
+	sv := &survey{big: map[string]bigStat{}}
+	sv.changed = t.refreshGo(ix, sv.big)
+	st, hl := <-statusCh, <-hiddenCh
+	if st.err != nil {
+		return nil, nil, fmt.Errorf("survey the folder: %w", st.err)
+	}
+	if hl.err != nil {
+		return nil, nil, hl.err
+	}
+	sv.hidden = hiddenPaths
+	if fromStatus {
+		sv.hidden = hiddenInStatus(st.out, t.Hide)
+	}
+	t.readStatus(sv, st.out)
+	sv.full = len(sv.changed) > maxPathspecs
+	return sv, ix, nil
+}
+
+// refreshGo lists the index entries the folder may no longer match, and
+// adds the regular files above maxLiveBytes to big. Directories are
+// opened one component at a time without following symlinks, by two
+// workers; each entry costs one fstatat.
+func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat) []string {
+	type group struct {
+		dir     string
+		entries []int
+	}
+	var groups []group
+	for i, e := range ix.entries {
+		d := path.Dir(e.path)
+		if len(groups) == 0 || groups[len(groups)-1].dir != d {
+			groups = append(groups, group{dir: d})
+		}
+		groups[len(groups)-1].entries = append(groups[len(groups)-1].entries, i)
+	}
+	racySec, racyNsec := uint32(ix.mtime.Unix()), uint32(ix.mtime.Nanosecond())
+	const workers = 2
+	changed := make([][]string, workers)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			root, err := unix.Open(t.Repo, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				for i := w; i < len(groups); i += workers {
+					for _, k := range groups[i].entries {
+						changed[w] = append(changed[w], ix.entries[k].path)
+					}
+				}
+				return
+			}
+			defer unix.Close(root)
+			var st unix.Stat_t
+			for i := w; i < len(groups); i += workers {
+				dir := root
+				if groups[i].dir != "." {
+					if dir, err = openDirNoFollow(root, groups[i].dir); err != nil {
+						dir = -1
+					}
+				}
+				for _, k := range groups[i].entries {
+					e := &ix.entries[k]
+					if dir < 0 || unix.Fstatat(dir, path0Base(e.path), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+						changed[w] = append(changed[w], e.path)
+						continue
+					}
+					if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size > maxLiveBytes {
+						if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(e.path))); err == nil && fi.Mode().IsRegular() && fi.Size() > maxLiveBytes {
+							mu.Lock()
+							big[e.path] = statBig(fi)
+							mu.Unlock()
+						} else {
+							changed[w] = append(changed[w], e.path)
+						}
+						continue
+					}
+					if !statMatches(e, &st) || e.stat[ixMtimeSec] > racySec || e.stat[ixMtimeSec] == racySec && e.stat[3] >= racyNsec {
+						changed[w] = append(changed[w], e.path)
+					}
+				}
+				if dir >= 0 && dir != root {
+					unix.Close(dir)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	var out []string
+	for _, c := range changed {
+		out = append(out, c...)
+	}
+	return out
+}
+
+// statMatches: the folder's file has the stat data the entry recorded
+// (all of it: a superset of what git compares), and the same kind.
+func statMatches(e *ixEntry, st *unix.Stat_t) bool {
+	mode := uint32(0)
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		mode = 0o100644
+		if st.Mode&0o100 != 0 {
+			mode = 0o100755
+		}
+	case unix.S_IFLNK:
+		mode = 0o120000
+	default:
+		return false
+	}
+	want := [10]uint32{uint32(st.Ctim.Sec), uint32(st.Ctim.Nsec), uint32(st.Mtim.Sec), uint32(st.Mtim.Nsec),
+		uint32(st.Dev), uint32(st.Ino), mode, st.Uid, st.Gid, uint32(st.Size)}
+	return e.stat == want
+}
