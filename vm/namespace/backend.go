@@ -40,6 +40,7 @@ type Backend struct {
 	spareBusy bool                   // a spare disk image is being made (spare.go)
 	spareWG   sync.WaitGroup         // the goroutine making it
 	held      map[string]func()      // a create's disk mount, by sandbox ID, for its first start (holdDisk)
+	statuses  statusCache            // what each record file said (statuscache.go)
 }
 
 // New returns a namespace backend whose sandboxes live under root (the
@@ -158,8 +159,12 @@ func (b *Backend) save(id string, r *record) error {
 	if err != nil {
 		return err
 	}
-	if err := fsx.WriteFileAtomic(filepath.Join(b.dir(id), recordFile), data, 0o600); err != nil {
+	path := filepath.Join(b.dir(id), recordFile)
+	if err := fsx.WriteFileAtomic(path, data, 0o600); err != nil {
 		return err
+	}
+	if fi, err := os.Stat(path); err == nil {
+		b.rememberStatus(path, fi, r)
 	}
 	if err := os.Remove(filepath.Join(b.dir(id), legacyRecordFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -169,12 +174,12 @@ func (b *Backend) save(id string, r *record) error {
 
 // Status implements vm.Backend.
 func (b *Backend) Status(ctx context.Context, id string) (vm.Status, error) {
-	r, err := b.load(id)
+	started, note, err := b.statusOf(id)
 	if err != nil {
 		return vm.Status{}, err
 	}
-	st := vm.Status{State: vm.StateCreated, Note: r.Note}
-	if r.Started {
+	st := vm.Status{State: vm.StateCreated, Note: note}
+	if started {
 		st.State = vm.StateStopped
 	}
 	if p, ok := readPidFile(b.dir(id)); ok && p.alive() {
@@ -230,7 +235,7 @@ func dialUnix(ctx context.Context, p string) (net.Conn, error) {
 // every process in it. State on disk stays.
 func (b *Backend) Stop(ctx context.Context, id string) error {
 	defer b.lock(id)()
-	if _, err := b.load(id); err != nil {
+	if _, _, err := b.statusOf(id); err != nil {
 		return err
 	}
 	return b.stop(ctx, id)
@@ -270,6 +275,7 @@ func (b *Backend) Remove(ctx context.Context, id string) error {
 		unmount() // created, never started
 	}
 	unix.Unmount(filepath.Join(b.dir(id), dataMount), unix.MNT_DETACH) // left by a crash mid-create
+	b.forgetStatus(id)
 	if err := removeAll(b.dir(id)); err != nil {
 		return fmt.Errorf("remove sandbox %s: %w", id, err)
 	}
