@@ -39,6 +39,7 @@ type staged struct {
 	problems []Problem // paths git refused to stage (a ".Git" path, a nested repository without a commit)
 	big      map[string]bigStat
 	hidden   []string // the files hide globs cover: never staged
+	entries  []ixEntry // the index behind tree, when the Go stager wrote it
 }
 
 // stage stages the live folder (minus hide globs) into index and writes
@@ -80,9 +81,9 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 		if len(big) > 0 {
 			ix = nil // dropFromIndex above rewrote the index
 		}
-		tree, err := t.stageGo(ix, g.indexFile(), append(append([]string{}, sv.changed...), forced...), big)
+		tree, entries, err := t.stageGo(ix, g.indexFile(), append(append([]string{}, sv.changed...), forced...), big)
 		if err == nil {
-			return &staged{tree: tree, problems: problems, big: big, hidden: sv.hidden}, nil
+			return &staged{tree: tree, problems: problems, big: big, hidden: sv.hidden, entries: entries}, nil
 		}
 		if !errors.Is(err, errNotForGo) {
 			return nil, fmt.Errorf("stage the workspace: %w", err)
@@ -219,9 +220,11 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	cur := st.tree
 	at = res.step("stage", at)
 	g := t.treeOnlyGit("index-cur")
-	es, err := diffTrees(ctx, g, s.Base, cur)
-	if err != nil {
-		return nil, err
+	es, ok := t.diffEntries(s.Base, st.entries)
+	if !ok {
+		if es, err = diffTrees(ctx, g, s.Base, cur); err != nil {
+			return nil, err
+		}
 	}
 	// One cat-file serves the diff's contents and the scanner's reads.
 	br, err := newBlobReader(ctx, g)
@@ -267,6 +270,15 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	}
 	// The tree was written from index-cur, which lists its paths.
 	list := func() map[string]bool { return indexNames(filepath.Join(t.dir(), "git", "index-cur"), len(cur)/2) }
+	if st.entries != nil && len(st.entries) <= maxListed {
+		list = func() map[string]bool {
+			names := make(map[string]bool, len(st.entries))
+			for _, e := range st.entries {
+				names[e.path] = true
+			}
+			return names
+		}
+	}
 	tree, done := treeReader(ctx, g, cur, br, list)
 	defer done()
 	res.Snapshot, res.Reports = cur, ScanTreeHost(files, tree, t.hostGit())

@@ -43,26 +43,26 @@ var errNotForGo = errors.New("left to git")
 // stageGo stages paths into the private index file and returns the tree.
 // skip lists paths never staged (files over maxLiveBytes).
 // ix is the index as read by surveyGo, or nil to read it here.
-func (t *Target) stageGo(ix *ixFile, indexFile string, paths []string, skip map[string]bigStat) (string, error) {
+func (t *Target) stageGo(ix *ixFile, indexFile string, paths []string, skip map[string]bigStat) (string, []ixEntry, error) {
 	for _, p := range paths {
 		if !plainPath(p) {
-			return "", errNotForGo
+			return "", nil, errNotForGo
 		}
 	}
 	if ix == nil {
 		var err error
 		if ix, err = readIx(indexFile); err != nil {
-			return "", errNotForGo
+			return "", nil, errNotForGo
 		}
 	}
 	for _, e := range ix.entries {
 		if e.stat[ixMode] == ModeGitlink || path0Base(e.path) == ".gitattributes" {
-			return "", errNotForGo
+			return "", nil, errNotForGo
 		}
 	}
 	root, err := unix.Open(t.Repo, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return "", errNotForGo
+		return "", nil, errNotForGo
 	}
 	defer unix.Close(root)
 	objects := filepath.Join(t.dir(), "git", "objects")
@@ -76,14 +76,14 @@ func (t *Target) stageGo(ix *ixFile, indexFile string, paths []string, skip map[
 		}
 		e, err := readLive(root, p, objects)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		upd[p] = e
 	}
 	ix.entries = mergeEntries(ix.entries, upd)
 	for i := 1; i < len(ix.entries); i++ {
 		if strings.HasPrefix(ix.entries[i].path, ix.entries[i-1].path+"/") {
-			return "", errNotForGo // a file and a directory of one name: git sorts that out
+			return "", nil, errNotForGo // a file and a directory of one name: git sorts that out
 		}
 	}
 	trees, err := buildTrees(ix.entries, 0, "", func(dir string, body []byte) ([20]byte, error) {
@@ -93,13 +93,13 @@ func (t *Target) stageGo(ix *ixFile, indexFile string, paths []string, skip map[
 		return writeLoose(objects, "tree", body)
 	})
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := ix.write(indexFile, trees, ix.mtime); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	stageGoCalls.Add(1)
-	return hex.EncodeToString(trees.oid[:]), nil
+	return hex.EncodeToString(trees.oid[:]), ix.entries, nil
 }
 
 // plainPath: a path git stages as it is. Names git refuses or treats
@@ -315,4 +315,39 @@ func writeLoose(objects, kind string, body []byte) ([20]byte, error) {
 		os.Remove(f.Name())
 	}
 	return oid, err
+}
+
+// diffEntries is diffTrees(base, cur) from index entries: cur's as the
+// stager wrote them, base's from index-base when its cache-tree says it
+// holds exactly the base tree. ok is false when it cannot say.
+func (t *Target) diffEntries(base string, cur []ixEntry) ([]rawEntry, bool) {
+	if cur == nil {
+		return nil, false
+	}
+	bix, err := readIx(filepath.Join(t.dir(), "git", "index-base"))
+	if err != nil {
+		return nil, false
+	}
+	if root, ok := bix.trees[""]; !ok || hex.EncodeToString(root[:]) != base {
+		return nil, false
+	}
+	a, b := bix.entries, cur
+	var out []rawEntry
+	for len(a) > 0 || len(b) > 0 {
+		switch {
+		case len(b) == 0 || len(a) > 0 && a[0].path < b[0].path:
+			out = append(out, rawEntry{oldMode: a[0].stat[ixMode], oldOID: hex.EncodeToString(a[0].oid[:]), newOID: zeroOID, path: a[0].path})
+			a = a[1:]
+		case len(a) == 0 || b[0].path < a[0].path:
+			out = append(out, rawEntry{newMode: b[0].stat[ixMode], oldOID: zeroOID, newOID: hex.EncodeToString(b[0].oid[:]), path: b[0].path})
+			b = b[1:]
+		default:
+			if a[0].stat[ixMode] != b[0].stat[ixMode] || a[0].oid != b[0].oid {
+				out = append(out, rawEntry{oldMode: a[0].stat[ixMode], newMode: b[0].stat[ixMode],
+					oldOID: hex.EncodeToString(a[0].oid[:]), newOID: hex.EncodeToString(b[0].oid[:]), path: a[0].path})
+			}
+			a, b = a[1:], b[1:]
+		}
+	}
+	return out, true
 }

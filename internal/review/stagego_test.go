@@ -105,6 +105,17 @@ func TestStageGoMatchesGit(t *testing.T) {
 			t.Errorf("round %d: review's tree %s, git stages %s\n%s", i, res.Snapshot, want,
 				runGit(t, repo, "--git-dir="+filepath.Join(tg.dir(), "git"), "diff-tree", "-r", want, res.Snapshot))
 		}
+		// The diff from index entries is git's diff-tree.
+		ix, err := readIx(filepath.Join(tg.dir(), "git", "index-cur"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := tg.loadState()
+		fromGo, ok := tg.diffEntries(s.Base, ix.entries)
+		fromGit, err := diffTrees(ctx, tg.treeOnlyGit("index-cur"), s.Base, res.Snapshot)
+		if !ok || err != nil || fmt.Sprint(fromGo) != fmt.Sprint(fromGit) {
+			t.Errorf("round %d: diff from entries (%v) %v, git diff-tree (%v) %v", i, ok, fromGo, err, fromGit)
+		}
 		// The cache-tree the stager wrote is git's truth too: write-tree
 		// answers from it, and every object it names is there.
 		g := tg.privGit("index-cur")
