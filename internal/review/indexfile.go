@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -41,7 +40,7 @@ const (
 type ixFile struct {
 	entries []ixEntry
 	mtime   time.Time
-	trees   map[string][20]byte // the cache-tree's valid trees by directory ("", "a/", "a/b/")
+	trees   map[string]*cacheTree // the cache-tree's valid trees by directory ("", "a/", "a/b/")
 	raw     []byte              // the file as read
 }
 
@@ -107,7 +106,7 @@ func readIx(file string) (*ixFile, error) {
 	for off+8 <= len(b)-20 {
 		n := int(binary.BigEndian.Uint32(b[off+4 : off+8]))
 		if string(b[off:off+4]) == "TREE" && off+8+n <= len(b)-20 {
-			ix.trees = map[string][20]byte{}
+			ix.trees = map[string]*cacheTree{}
 			readCacheTree(b[off+8:off+8+n], ix.trees)
 		}
 		off += 8 + n
@@ -116,42 +115,51 @@ func readIx(file string) (*ixFile, error) {
 }
 
 // readCacheTree reads git's TREE extension into dir ("" or "a/b/") →
-// tree name, for the trees it holds as valid. It stops at anything odd:
-// what it returns only saves the stager a look for an object.
-func readCacheTree(b []byte, out map[string][20]byte) {
-	var walk func(dir string) bool
-	walk = func(dir string) bool {
+// node, for the trees it holds as valid (an invalid node, count -1, is
+// left out, its valid subtrees kept). It stops at anything odd: what it
+// returns only saves the stager work it would otherwise do.
+func readCacheTree(b []byte, out map[string]*cacheTree) {
+	var walk func(dir string) *cacheTree
+	walk = func(dir string) *cacheTree {
 		nul := bytes.IndexByte(b, 0)
 		if nul < 0 {
-			return false
+			return nil
 		}
-		name := string(b[:nul])
+		node := &cacheTree{name: string(b[:nul])}
 		b = b[nul+1:]
 		lf := bytes.IndexByte(b, '\n')
 		if lf < 0 {
-			return false
+			return nil
 		}
-		var count, subs int
-		if _, err := fmt.Sscanf(string(b[:lf]), "%d %d", &count, &subs); err != nil || subs < 0 || subs > len(b) {
-			return false
+		count, subs, ok := strings.Cut(string(b[:lf]), " ")
+		n, err1 := strconv.Atoi(count)
+		k, err2 := strconv.Atoi(subs)
+		if !ok || err1 != nil || err2 != nil || n < -1 || k < 0 || k > len(b) {
+			return nil
 		}
 		b = b[lf+1:]
-		if name != "" {
-			dir += name + "/"
+		if node.name != "" {
+			dir += node.name + "/"
 		}
-		if count >= 0 {
+		node.entries = n
+		if n >= 0 {
 			if len(b) < 20 {
-				return false
+				return nil
 			}
-			out[dir] = [20]byte(b[:20])
+			node.oid = [20]byte(b[:20])
 			b = b[20:]
 		}
-		for i := 0; i < subs; i++ {
-			if !walk(dir) {
-				return false
+		for i := 0; i < k; i++ {
+			sub := walk(dir)
+			if sub == nil {
+				return nil
 			}
+			node.subs = append(node.subs, sub)
 		}
-		return true
+		if n >= 0 {
+			out[dir] = node
+		}
+		return node
 	}
 	walk("")
 }
@@ -185,6 +193,16 @@ func (ix *ixFile) write(file string, trees *cacheTree, since time.Time) error {
 	racy := uint32(since.Unix())
 	var fixed [62]byte
 	for _, e := range ix.entries {
+		if e.off >= 0 && ix.raw != nil {
+			// As read: copied, smudged in place if racy.
+			start := buf.Len()
+			buf.Write(ix.raw[e.off-60 : e.off-60+(62+len(e.path)+8)&^7])
+			b := buf.Bytes()[start:]
+			if binary.BigEndian.Uint32(b[8:]) >= racy && e.stat[ixMode] != ModeGitlink {
+				binary.BigEndian.PutUint32(b[36:], 0)
+			}
+			continue
+		}
 		st := e.stat
 		if st[ixMtimeSec] >= racy && st[ixMode] != ModeGitlink {
 			st[ixSize] = 0
@@ -258,14 +276,37 @@ func (c *cacheTree) encode(w *bytes.Buffer) {
 	}
 }
 
+// treeBuild is what buildTrees needs besides the entries: the trees of
+// the index as read (reused for directories nothing changed in) and where
+// to put a new tree object.
+type treeBuild struct {
+	old   map[string]*cacheTree
+	dirty map[string]bool // directories ("", "a/") with a changed entry below
+	put   func(body []byte) ([20]byte, error)
+}
+
+// dirtyDirs lists the directories of paths and all above them.
+func dirtyDirs(paths []string) map[string]bool {
+	d := map[string]bool{"": true}
+	for _, p := range paths {
+		for i := 0; i < len(p); i++ {
+			if p[i] == '/' {
+				d[p[:i+1]] = true
+			}
+		}
+	}
+	return d
+}
+
 // buildTrees hashes the trees of sorted index entries (index order is
 // tree order: a directory's entries are contiguous and sort as "name/")
-// and calls put for each tree object.
-func buildTrees(es []ixEntry, prefix int, name string, put func(dir string, body []byte) ([20]byte, error)) (*cacheTree, error) {
+// below dir, and puts each new tree object. A directory with no changed
+// entry keeps its tree from the index's cache-tree.
+func (tb *treeBuild) buildTrees(es []ixEntry, dir, name string) (*cacheTree, error) {
 	node := &cacheTree{name: name, entries: len(es)}
 	var body bytes.Buffer
 	for i := 0; i < len(es); {
-		rest := es[i].path[prefix:]
+		rest := es[i].path[len(dir):]
 		slash := strings.IndexByte(rest, '/')
 		if slash < 0 {
 			body.WriteString(strconv.FormatUint(uint64(es[i].stat[ixMode]), 8) + " " + rest + "\x00")
@@ -273,25 +314,26 @@ func buildTrees(es []ixEntry, prefix int, name string, put func(dir string, body
 			i++
 			continue
 		}
-		dir := es[i].path[:prefix+slash+1]
-		j := i + 1
-		for j < len(es) && strings.HasPrefix(es[j].path, dir) {
-			j++
+		sub := es[i].path[:len(dir)+slash+1]
+		var st *cacheTree
+		j := i
+		if old := tb.old[sub]; old != nil && !tb.dirty[sub] && old.entries > 0 && i+old.entries <= len(es) &&
+			strings.HasPrefix(es[i+old.entries-1].path, sub) && (i+old.entries == len(es) || !strings.HasPrefix(es[i+old.entries].path, sub)) {
+			st, j = old, i+old.entries
+		} else {
+			for j = i + 1; j < len(es) && strings.HasPrefix(es[j].path, sub); j++ {
+			}
+			var err error
+			if st, err = tb.buildTrees(es[i:j], sub, rest[:slash]); err != nil {
+				return nil, err
+			}
 		}
-		sub, err := buildTrees(es[i:j], prefix+slash+1, rest[:slash], put)
-		if err != nil {
-			return nil, err
-		}
-		node.subs = append(node.subs, sub)
+		node.subs = append(node.subs, st)
 		body.WriteString("40000 " + rest[:slash] + "\x00")
-		body.Write(sub.oid[:])
+		body.Write(st.oid[:])
 		i = j
 	}
-	dir := ""
-	if len(es) > 0 {
-		dir = es[0].path[:prefix]
-	}
-	oid, err := put(dir, body.Bytes())
+	oid, err := tb.put(body.Bytes())
 	node.oid = oid
 	return node, err
 }

@@ -80,18 +80,20 @@ func (t *Target) stageGo(ix *ixFile, indexFile string, paths []string, skip map[
 		}
 		upd[p] = e
 	}
+	changed := make([]string, 0, len(upd))
+	for p := range upd {
+		changed = append(changed, p)
+	}
 	ix.entries = mergeEntries(ix.entries, upd)
 	for i := 1; i < len(ix.entries); i++ {
 		if strings.HasPrefix(ix.entries[i].path, ix.entries[i-1].path+"/") {
 			return "", nil, errNotForGo // a file and a directory of one name: git sorts that out
 		}
 	}
-	trees, err := buildTrees(ix.entries, 0, "", func(dir string, body []byte) ([20]byte, error) {
-		if oid := objectName("tree", body); ix.trees[dir] == oid {
-			return oid, nil // git wrote it: the index's cache-tree names it
-		}
+	tb := &treeBuild{old: ix.trees, dirty: dirtyDirs(changed), put: func(body []byte) ([20]byte, error) {
 		return writeLoose(objects, "tree", body)
-	})
+	}}
+	trees, err := tb.buildTrees(ix.entries, "", "")
 	if err != nil {
 		return "", nil, err
 	}
@@ -328,7 +330,7 @@ func (t *Target) diffEntries(base string, cur []ixEntry) ([]rawEntry, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if root, ok := bix.trees[""]; !ok || hex.EncodeToString(root[:]) != base {
+	if root := bix.trees[""]; root == nil || hex.EncodeToString(root.oid[:]) != base {
 		return nil, false
 	}
 	a, b := bix.entries, cur

@@ -160,7 +160,8 @@ func FuzzReadIx(f *testing.F) {
 	dir := f.TempDir()
 	ix := &ixFile{entries: []ixEntry{{path: "a"}, {path: "b/c"}, {path: "b/d"}}}
 	ix.entries[0].stat[ixMode] = 0o100644
-	trees, _ := buildTrees(ix.entries, 0, "", func(string, []byte) ([20]byte, error) { return [20]byte{1}, nil })
+	tb := &treeBuild{put: func([]byte) ([20]byte, error) { return [20]byte{1}, nil }}
+	trees, _ := tb.buildTrees(ix.entries, "", "")
 	seed := filepath.Join(dir, "seed")
 	if err := ix.write(seed, trees, time.Time{}); err != nil {
 		f.Fatal(err)
