@@ -154,8 +154,11 @@ func (b *Backend) load(id string) (*record, error) {
 	return &r, nil
 }
 
+// save writes r as backend.json, compact: the spec's files (the guest's CA
+// bundle, ~300 KB) took json.MarshalIndent 3.2 ms, json.Marshal 0.6, and
+// Create and Start each save on the way to a sandbox's SSH.
 func (b *Backend) save(id string, r *record) error {
-	data, err := json.MarshalIndent(r, "", "  ")
+	data, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
