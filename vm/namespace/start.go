@@ -32,7 +32,7 @@ const DefaultStartTimeout = 30 * time.Second
 // namespaces and returns once the guest sshd accepts connections.
 func (b *Backend) Start(ctx context.Context, id string) (err error) {
 	defer b.lock(id)()
-	r, err := b.load(id)
+	r, err := b.loadForStart(id)
 	if err != nil {
 		return err
 	}

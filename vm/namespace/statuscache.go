@@ -21,12 +21,20 @@ import (
 // replaced whole (save renames a new file over it, and remembers what it
 // wrote), so a file with the same inode, size and modification time holds
 // what was read from it before.
+//
+// Start needs the whole record: it takes the one last saved or read (for a
+// new sandbox, what Create saved a moment before) instead of decoding the
+// file again, when the file is still that version. Taking it makes Start
+// its only holder (a failed start leaves the file to be read again), so
+// what launch changes in its spec reaches nobody else. The Backend keeps
+// one record per sandbox it saved or read this way (the size of its spec).
 
 // knownStatus is what a record file said, and which file that was.
 type knownStatus struct {
 	fi      os.FileInfo
 	started bool
 	note    string
+	rec     *record // the whole record, until Start takes it
 }
 
 type statusCache struct {
@@ -66,7 +74,30 @@ func (b *Backend) rememberStatus(path string, fi os.FileInfo, r *record) {
 	if b.statuses.m == nil {
 		b.statuses.m = map[string]knownStatus{}
 	}
-	b.statuses.m[path] = knownStatus{fi: fi, started: r.Started, note: r.Note}
+	rec := *r
+	rec.Spec.Workspace.Copied = nil // not in the file (json:"-"): only Create calls it
+	b.statuses.m[path] = knownStatus{fi: fi, started: r.Started, note: r.Note, rec: &rec}
+}
+
+// loadForStart is load, from the record saved or read last when its file
+// is still that version.
+func (b *Backend) loadForStart(id string) (*record, error) {
+	if config.ValidSandboxName(id) {
+		path := filepath.Join(b.dir(id), recordFile)
+		if fi, err := os.Stat(path); err == nil {
+			b.statuses.mu.Lock()
+			k, ok := b.statuses.m[path]
+			if ok && k.rec != nil && sameVersion(k.fi, fi) {
+				r := k.rec
+				k.rec = nil
+				b.statuses.m[path] = k
+				b.statuses.mu.Unlock()
+				return r, nil
+			}
+			b.statuses.mu.Unlock()
+		}
+	}
+	return b.load(id)
 }
 
 // forgetStatus drops what statusOf knows of id's record.

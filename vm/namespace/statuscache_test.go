@@ -52,3 +52,37 @@ func TestStatusFollowsRecordFile(t *testing.T) {
 		}
 	}
 }
+
+// TestStartTakesSavedRecord: Start gets the record last saved while its
+// file is that version, once (then it reads the file), never the Copied
+// hook (not in the file), and the file's own content once it changed.
+func TestStartTakesSavedRecord(t *testing.T) {
+	b, err := NewBackend(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(b.dir("held"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := &record{Note: "saved"}
+	r.Spec.Workspace.Copied = func(context.Context, vm.WorkspaceCopy) error { return nil }
+	if err := b.save("held", r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.loadForStart("held")
+	if err != nil || got.Note != "saved" || got.Spec.Workspace.Copied != nil {
+		t.Fatalf("first take: %+v %v", got, err)
+	}
+	again, err := b.loadForStart("held")
+	if err != nil || again == got || again.Note != "saved" {
+		t.Fatalf("second take is not read from the file: %p %p %v", again, got, err)
+	}
+	data, _ := json.Marshal(&record{Note: "rewritten"})
+	if err := fsx.WriteFileAtomic(filepath.Join(b.dir("held"), recordFile), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.Status(context.Background(), "held") // remembers the new version
+	if got, err := b.loadForStart("held"); err != nil || got.Note != "rewritten" {
+		t.Fatalf("after another writer: %+v %v", got, err)
+	}
+}
