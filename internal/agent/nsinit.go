@@ -130,6 +130,9 @@ func nsInit(specPath string, ready *int) error {
 	for _, fd := range ns.CloseFDs {
 		unix.Close(fd)
 	}
+	// The files are written (buildRoot); the sshd has no use for them,
+	// ~300 KB of JSON (the CA bundle) it would decode before it is ready.
+	s.Files = nil
 	specJSON, err := json.Marshal(s)
 	if err != nil {
 		return err
