@@ -38,7 +38,7 @@ type staged struct {
 	tree     string
 	problems []Problem // paths git refused to stage (a ".Git" path, a nested repository without a commit)
 	big      map[string]bigStat
-	hidden   []string // the files hide globs cover: never staged
+	hidden   []string  // the files hide globs cover: never staged
 	entries  []ixEntry // the index behind tree, when the Go stager wrote it
 }
 
@@ -81,7 +81,7 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 		if len(big) > 0 {
 			ix = nil // dropFromIndex above rewrote the index
 		}
-		tree, entries, err := t.stageGo(ix, g.indexFile(), append(append([]string{}, sv.changed...), forced...), big)
+		tree, entries, err := t.stageGo(ctx, ix, g.indexFile(), append(append([]string{}, sv.changed...), forced...), big)
 		if err == nil {
 			return &staged{tree: tree, problems: problems, big: big, hidden: sv.hidden, entries: entries}, nil
 		}

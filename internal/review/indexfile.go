@@ -41,7 +41,7 @@ type ixFile struct {
 	entries []ixEntry
 	mtime   time.Time
 	trees   map[string]*cacheTree // the cache-tree's valid trees by directory ("", "a/", "a/b/")
-	raw     []byte              // the file as read
+	raw     []byte                // the file as read
 }
 
 // readIx reads an index file the private git wrote. Extensions are

@@ -3,6 +3,7 @@ package review
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -37,13 +38,18 @@ import (
 // stageGoCalls counts the stagings the Go stager did (tests).
 var stageGoCalls atomic.Int64
 
+// maxStageGoBytes: past this much content in one review the stager
+// leaves the work to git, which streams large files (outside round
+// stagego/03: 10 sparse 67 MB files).
+const maxStageGoBytes = 256 << 20
+
 // errNotForGo: the stager declines; git stages instead.
 var errNotForGo = errors.New("left to git")
 
 // stageGo stages paths into the private index file and returns the tree.
 // skip lists paths never staged (files over maxLiveBytes).
 // ix is the index as read by surveyGo, or nil to read it here.
-func (t *Target) stageGo(ix *ixFile, indexFile string, paths []string, skip map[string]bigStat) (string, []ixEntry, error) {
+func (t *Target) stageGo(ctx context.Context, ix *ixFile, indexFile string, paths []string, skip map[string]bigStat) (string, []ixEntry, error) {
 	for _, p := range paths {
 		if !plainPath(p) {
 			return "", nil, errNotForGo
@@ -66,6 +72,7 @@ func (t *Target) stageGo(ix *ixFile, indexFile string, paths []string, skip map[
 	}
 	defer unix.Close(root)
 	objects := filepath.Join(t.dir(), "git", "objects")
+	budget := int64(maxStageGoBytes)
 	upd := map[string]*ixEntry{} // nil: remove
 	for p := range skip {
 		upd[p] = nil // a file tracked while small must not keep its old entry
@@ -74,7 +81,10 @@ func (t *Target) stageGo(ix *ixFile, indexFile string, paths []string, skip map[
 		if _, big := skip[p]; big {
 			continue
 		}
-		e, err := readLive(root, p, objects)
+		if err := ctx.Err(); err != nil {
+			return "", nil, err // stage's limit on reading the folder (outside round stagego/03)
+		}
+		e, err := readLive(root, p, objects, &budget)
 		if err != nil {
 			return "", nil, err
 		}
@@ -85,10 +95,8 @@ func (t *Target) stageGo(ix *ixFile, indexFile string, paths []string, skip map[
 		changed = append(changed, p)
 	}
 	ix.entries = mergeEntries(ix.entries, upd)
-	for i := 1; i < len(ix.entries); i++ {
-		if strings.HasPrefix(ix.entries[i].path, ix.entries[i-1].path+"/") {
-			return "", nil, errNotForGo // a file and a directory of one name: git sorts that out
-		}
+	if fileAndDir(ix.entries) {
+		return "", nil, errNotForGo // a file and a directory of one name: git sorts that out
 	}
 	tb := &treeBuild{old: ix.trees, dirty: dirtyDirs(changed), put: func(body []byte) ([20]byte, error) {
 		return writeLoose(objects, "tree", body)
@@ -104,9 +112,26 @@ func (t *Target) stageGo(ix *ixFile, indexFile string, paths []string, skip map[
 	return hex.EncodeToString(trees.oid[:]), ix.entries, nil
 }
 
+// fileAndDir reports a path that is both a file and a directory in
+// sorted entries: "a" and "a/x", also with "a-b" or "a.c" between them
+// (bytes below '/' sort first; outside round stagego, by reading).
+func fileAndDir(es []ixEntry) bool {
+	for i, e := range es {
+		j := i + 1
+		for j < len(es) && len(es[j].path) > len(e.path) && strings.HasPrefix(es[j].path, e.path) && es[j].path[len(e.path)] < '/' {
+			j++
+		}
+		if j < len(es) && strings.HasPrefix(es[j].path, e.path+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // plainPath: a path git stages as it is. Names git refuses or treats
 // specially on some file system (".git" in any case or NTFS spelling,
-// "git~1", trailing dots or spaces, backslashes, colons, control
+// any "~" as in the short names "git~1" or "gitmod~1" of .git and
+// .gitmodules, trailing dots or spaces, backslashes, colons, control
 // characters), a nested repository ("dir/") and .gitattributes are not.
 func plainPath(p string) bool {
 	if p == "" || strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") {
@@ -116,7 +141,7 @@ func plainPath(p string) bool {
 		lc := strings.ToLower(c)
 		if c == "" || c == "." || c == ".." || strings.ContainsAny(c, "\\:") || strings.HasSuffix(c, ".") || strings.HasSuffix(c, " ") ||
 			strings.HasPrefix(lc, ".git") && lc != ".gitignore" && lc != ".github" && lc != ".gitlab-ci.yml" && lc != ".gitkeep" ||
-			strings.HasPrefix(lc, "git~") {
+			strings.Contains(c, "~") {
 			return false
 		}
 		for _, r := range c {
@@ -133,7 +158,7 @@ func path0Base(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 // readLive reads one path of the folder below root into an index entry
 // (writing its blob), or nil when it is gone. errNotForGo for anything
 // git should handle.
-func readLive(root int, p string, objects string) (*ixEntry, error) {
+func readLive(root int, p string, objects string, budget *int64) (*ixEntry, error) {
 	dir, leaf := root, p
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		fd, err := openDirNoFollow(root, p[:i])
@@ -158,6 +183,9 @@ func readLive(root int, p string, objects string) (*ixEntry, error) {
 	case unix.S_IFDIR:
 		return nil, nil // its files are listed on their own
 	case unix.S_IFLNK:
+		if lc := strings.ToLower(leaf); strings.HasPrefix(lc, ".git") || lc == ".mailmap" {
+			return nil, errNotForGo // git refuses these as symlinks
+		}
 		buf := make([]byte, 4096)
 		n, err := unix.Readlinkat(dir, leaf, buf)
 		if err != nil || n >= len(buf) {
@@ -170,7 +198,7 @@ func readLive(root int, p string, objects string) (*ixEntry, error) {
 		}
 	case unix.S_IFREG:
 		var err error
-		if body, st, err = readRegular(dir, leaf); err != nil {
+		if body, st, err = readRegular(dir, leaf, budget); err != nil {
 			return nil, err
 		}
 		mode = 0o100644
@@ -191,7 +219,8 @@ func readLive(root int, p string, objects string) (*ixEntry, error) {
 }
 
 // readRegular reads a regular file that must not change while it is read.
-func readRegular(dir int, leaf string) ([]byte, unix.Stat_t, error) {
+// budget is what the stager may still read in this review.
+func readRegular(dir int, leaf string, budget *int64) ([]byte, unix.Stat_t, error) {
 	var st, after unix.Stat_t
 	fd, err := unix.Openat(dir, leaf, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -199,9 +228,10 @@ func readRegular(dir int, leaf string) ([]byte, unix.Stat_t, error) {
 	}
 	f := os.NewFile(uintptr(fd), leaf)
 	defer f.Close()
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxLiveBytes {
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxLiveBytes || st.Size > *budget {
 		return nil, st, errNotForGo
 	}
+	*budget -= st.Size
 	body := make([]byte, 0, st.Size+1)
 	body, err = readAllInto(f, body, maxLiveBytes+1)
 	if err != nil || int64(len(body)) != st.Size || unix.Fstat(fd, &after) != nil ||

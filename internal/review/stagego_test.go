@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"crypto/sha1"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -190,4 +191,54 @@ func FuzzReadIx(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStageGoDeclines: what git refuses or treats specially is left to
+// git (outside round stagego/02: NTFS short names of .gitmodules as
+// symlinks), a file and a directory of one name are caught past entries
+// sorting between them, and a cancelled review stops the stager
+// (stagego/03).
+func TestStageGoDeclines(t *testing.T) {
+	for p, want := range map[string]bool{"a/b.go": true, ".github/x.yml": true, ".gitignore": true, "gitmod~1": false, "sub/gi7eba~1": false,
+		".git/config": false, "a/.GIT/x": false, ".gitmodules": false, "a.": false, "a ": false, `a\b`: false, "a:b": false, "dir/": false, "a\x01": false} {
+		if got := plainPath(p); got != want {
+			t.Errorf("plainPath(%q) = %v, want %v", p, got, want)
+		}
+	}
+	ents := func(ps ...string) []ixEntry {
+		var out []ixEntry
+		for _, p := range ps {
+			out = append(out, ixEntry{path: p})
+		}
+		return out
+	}
+	if !fileAndDir(ents("a", "a-b", "a.c", "a/x")) || !fileAndDir(ents("a", "a/x")) || fileAndDir(ents("a", "a-b", "ab/x", "b")) {
+		t.Error("fileAndDir misjudges")
+	}
+	gitEnv(t)
+	ctx := context.Background()
+	repo := t.TempDir()
+	runGit(t, repo, "init", "-q", "-b", "main")
+	writeFile(t, repo+"/f.txt", "x\n", 0o644)
+	runGit(t, repo, "add", "-A")
+	runGit(t, repo, "commit", "-q", "-m", "init")
+	tg := &Target{Name: "go", Mode: ModeDirect, Repo: repo, StateDir: t.TempDir()}
+	if err := Baseline(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("/etc/passwd", repo+"/.gitignore")
+	before := stageGoCalls.Load()
+	if _, err := Review(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	if stageGoCalls.Load() != before {
+		t.Error("the Go stager staged a symlinked .gitignore (git refuses it)")
+	}
+	os.Remove(repo + "/.gitignore")
+	writeFile(t, repo+"/f.txt", "y\n", 0o644)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := tg.stageGo(cancelled, nil, tg.privGit("index-cur").indexFile(), []string{"f.txt"}, nil); err == nil || errors.Is(err, errNotForGo) {
+		t.Errorf("a cancelled stager: %v, want the context's error", err)
+	}
 }
