@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -179,23 +180,25 @@ func InstalledConfigPath(userHome string) string {
 
 // writeSSHFiles rewrites ssh/known_hosts and ssh/config from entries and
 // refreshes ~/.ssh/config.d/airlock when the user installed it for this home.
+// They are not synced (fsx.ReplaceFile): the bridge rebuilds them from its
+// sandbox records at each start, and every up and rm rewrites them.
 func writeSSHFiles(home, self string, entries []hostEntry) error {
 	p := paths{home}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
 	if err := os.MkdirAll(p.sshDir(), 0o700); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(p.knownHosts(), renderKnownHosts(entries), 0o600); err != nil {
+	if err := fsx.ReplaceFile(p.knownHosts(), renderKnownHosts(entries), 0o600); err != nil {
 		return err
 	}
 	cfg := renderSSHConfig(home, self, entries)
-	if err := writeFileAtomic(p.sshConfig(), cfg, 0o600); err != nil {
+	if err := fsx.ReplaceFile(p.sshConfig(), cfg, 0o600); err != nil {
 		return err
 	}
 	if uh, err := os.UserHomeDir(); err == nil {
 		inst := InstalledConfigPath(uh)
 		if old, err := os.ReadFile(inst); err == nil && bytes.HasPrefix(old, installedHeader(home)) {
-			return writeFileAtomic(inst, append(installedHeader(home), cfg...), 0o600)
+			return fsx.ReplaceFile(inst, append(installedHeader(home), cfg...), 0o600)
 		}
 	}
 	return nil

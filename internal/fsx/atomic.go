@@ -11,6 +11,20 @@ import (
 // and renamed over name, and the directory is synced so the rename itself
 // survives a power cut. A symlink at name is replaced, never followed.
 func WriteFileAtomic(name string, data []byte, perm os.FileMode) error {
+	return replaceFile(name, data, perm, true)
+}
+
+// ReplaceFile is WriteFileAtomic without the two fsyncs (0.3 to several ms
+// each on a busy disk): readers still see the old file or the whole new
+// one, but after a power cut the file may be the old one, empty or gone.
+// Only for files that are rebuilt from others when read back wrong (the
+// bridge's ssh config and known_hosts, from its sandbox records, at each
+// start), or whose loss only asks again (a plan's approval).
+func ReplaceFile(name string, data []byte, perm os.FileMode) error {
+	return replaceFile(name, data, perm, false)
+}
+
+func replaceFile(name string, data []byte, perm os.FileMode, sync bool) error {
 	dir := filepath.Dir(name)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp*")
 	if err != nil {
@@ -30,8 +44,10 @@ func WriteFileAtomic(name string, data []byte, perm os.FileMode) error {
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	if sync {
+		if err := f.Sync(); err != nil {
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return err
@@ -40,6 +56,9 @@ func WriteFileAtomic(name string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	ok = true
+	if !sync {
+		return nil
+	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync() // best effort: some filesystems refuse a directory fsync
 		d.Close()

@@ -7,9 +7,17 @@ import (
 )
 
 func TestWriteFileAtomic(t *testing.T) {
+	for name, write := range map[string]func(string, []byte, os.FileMode) error{"WriteFileAtomic": WriteFileAtomic, "ReplaceFile": ReplaceFile} {
+		t.Run(name, func(t *testing.T) { testReplace(t, write) })
+	}
+}
+
+// testReplace: what WriteFileAtomic and ReplaceFile (the same, unsynced)
+// promise a reader.
+func testReplace(t *testing.T, write func(string, []byte, os.FileMode) error) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "state.json")
-	if err := WriteFileAtomic(p, []byte("one"), 0o600); err != nil {
+	if err := write(p, []byte("one"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// A symlink at the destination is replaced, not written through.
@@ -17,7 +25,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	os.WriteFile(victim, []byte("keep"), 0o644)
 	link := filepath.Join(dir, "link")
 	os.Symlink(victim, link)
-	if err := WriteFileAtomic(link, []byte("two"), 0o640); err != nil {
+	if err := write(link, []byte("two"), 0o640); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep" {
@@ -31,7 +39,7 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Fatalf("got %q", b)
 	}
 	// No temporary files are left behind, also when the write fails.
-	if err := WriteFileAtomic(filepath.Join(dir, "nodir", "x"), nil, 0o600); err == nil {
+	if err := write(filepath.Join(dir, "nodir", "x"), nil, 0o600); err == nil {
 		t.Fatal("write into a missing directory succeeded")
 	}
 	ents, _ := os.ReadDir(dir)
