@@ -56,6 +56,9 @@ func readIx(file string) (*ixFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ix := cachedIx(file, fi); ix != nil {
+		return ix, nil
+	}
 	if fi.Size() > 1<<30 {
 		return nil, errors.New("index: too large")
 	}
@@ -103,6 +106,7 @@ func readIx(file string) (*ixFile, error) {
 	if err := indexTail(b, off, 20); err != nil {
 		return nil, err
 	}
+	defer storeIx(file, fi, ix)
 	for off+8 <= len(b)-20 {
 		n := int(binary.BigEndian.Uint32(b[off+4 : off+8]))
 		if string(b[off:off+4]) == "TREE" && off+8+n <= len(b)-20 {
@@ -192,21 +196,24 @@ func (ix *ixFile) write(file string, trees *cacheTree, since time.Time) error {
 	buf.Write(hdr[:])
 	racy := uint32(since.Unix())
 	var fixed [62]byte
-	for _, e := range ix.entries {
+	written := make([]ixEntry, len(ix.entries))
+	for i, e := range ix.entries {
+		smudge := e.stat[ixMtimeSec] >= racy && e.stat[ixMode] != ModeGitlink
+		written[i] = e
+		written[i].off = buf.Len() + 60
+		if smudge {
+			written[i].stat[ixSize] = 0
+		}
 		if e.off >= 0 && ix.raw != nil {
 			// As read: copied, smudged in place if racy.
 			start := buf.Len()
 			buf.Write(ix.raw[e.off-60 : e.off-60+(62+len(e.path)+8)&^7])
-			b := buf.Bytes()[start:]
-			if binary.BigEndian.Uint32(b[8:]) >= racy && e.stat[ixMode] != ModeGitlink {
-				binary.BigEndian.PutUint32(b[36:], 0)
+			if smudge {
+				binary.BigEndian.PutUint32(buf.Bytes()[start+36:], 0)
 			}
 			continue
 		}
-		st := e.stat
-		if st[ixMtimeSec] >= racy && st[ixMode] != ModeGitlink {
-			st[ixSize] = 0
-		}
+		st := written[i].stat
 		for k, v := range st {
 			binary.BigEndian.PutUint32(fixed[4*k:], v)
 		}
@@ -244,8 +251,26 @@ func (ix *ixFile) write(file string, trees *cacheTree, since time.Time) error {
 	}
 	if err != nil {
 		os.Remove(lock)
+		return err
 	}
-	return err
+	// What was written is what the next review reads.
+	if fi, err := os.Stat(file); err == nil {
+		next := &ixFile{entries: written, mtime: fi.ModTime(), raw: buf.Bytes()}
+		if trees != nil {
+			next.trees = map[string]*cacheTree{}
+			trees.index("", next.trees)
+		}
+		storeIx(file, fi, next)
+	}
+	return nil
+}
+
+// index adds c and its subtrees to m by directory ("", "a/", "a/b/").
+func (c *cacheTree) index(dir string, m map[string]*cacheTree) {
+	m[dir] = c
+	for _, s := range c.subs {
+		s.index(dir+s.name+"/", m)
+	}
 }
 
 // cacheTree is git's cache-tree: for a directory, how many index entries

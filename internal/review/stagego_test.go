@@ -1,6 +1,7 @@
 package review
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha1"
 	"errors"
@@ -178,12 +179,22 @@ func FuzzReadIx(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := ix.write(p, nil, time.Time{}); err != nil {
+		if err := ix.write(p, trees, time.Unix(1, 0)); err != nil {
 			t.Fatal(err)
 		}
-		again, err := readIx(p)
+		cached, err := readIx(p) // what write kept in memory
+		if err != nil {
+			t.Fatal(err)
+		}
+		ixCache.Lock()
+		delete(ixCache.m, p)
+		ixCache.Unlock()
+		again, err := readIx(p) // from the file
 		if err != nil || len(again.entries) != len(ix.entries) {
 			t.Fatalf("read back: %v, %d entries of %d", err, len(again.entries), len(ix.entries))
+		}
+		if fmt.Sprint(cached.entries) != fmt.Sprint(again.entries) || !bytes.Equal(cached.raw, again.raw) || len(cached.trees) != len(again.trees) {
+			t.Fatalf("the cached index differs from the file:\n%v\n%v", cached.entries, again.entries)
 		}
 		for i := range ix.entries {
 			if again.entries[i].path != ix.entries[i].path || again.entries[i].oid != ix.entries[i].oid {
