@@ -16,6 +16,7 @@ import (
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/steptime"
 	"github.com/airlock-sandbox/airlock/vm"
 )
@@ -252,11 +253,13 @@ func (d *Daemon) writeSandboxFiles(sb *sandbox) (hostPEM []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeKeyPair(d.p.hostKey(name), hostPEM, hostPub, SSHHost(name)); err != nil {
+	sb.hostPub = hostPub
+	state, err := stateJSON(sb.st)
+	if err != nil {
 		return nil, err
 	}
-	sb.hostPub = hostPub
-	if err := saveState(d.p.stateFile(name), sb.st); err != nil {
+	files := append(keyPairFiles(d.p.hostKey(name), hostPEM, hostPub, SSHHost(name)), fsx.AtomicFile{Name: d.p.stateFile(name), Data: state, Perm: 0o600})
+	if err := fsx.WriteFilesAtomic(files...); err != nil { // synced together
 		return nil, err
 	}
 	d.refreshSSHFiles()

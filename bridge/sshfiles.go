@@ -43,11 +43,13 @@ func newEd25519PEM(comment string) ([]byte, ssh.PublicKey, error) {
 
 // writeKeyPair writes an OpenSSH private key (0600) and its .pub (0644).
 func writeKeyPair(path string, pemBytes []byte, pub ssh.PublicKey, comment string) error {
-	if err := writeFileAtomic(path, pemBytes, 0o600); err != nil {
-		return err
-	}
+	return fsx.WriteFilesAtomic(keyPairFiles(path, pemBytes, pub, comment)...)
+}
+
+// keyPairFiles are the files writeKeyPair writes: path and path.pub.
+func keyPairFiles(path string, pemBytes []byte, pub ssh.PublicKey, comment string) []fsx.AtomicFile {
 	line := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pub))) + " " + comment + "\n"
-	return writeFileAtomic(path+".pub", []byte(line), 0o644)
+	return []fsx.AtomicFile{{Name: path, Data: pemBytes, Perm: 0o600}, {Name: path + ".pub", Data: []byte(line), Perm: 0o644}}
 }
 
 // ensureUserKey loads $AIRLOCK_HOME/ssh/id_ed25519, creating it if missing.

@@ -154,12 +154,21 @@ func loadState(file string) (*sandboxState, error) {
 }
 
 func saveState(file string, st *sandboxState) error {
-	st.Version = stateVersion
-	b, err := json.MarshalIndent(st, "", "  ")
+	b, err := stateJSON(st)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(file, append(b, '\n'), 0o600)
+	return writeFileAtomic(file, b, 0o600)
+}
+
+// stateJSON is st as saveState writes it.
+func stateJSON(st *sandboxState) ([]byte, error) {
+	st.Version = stateVersion
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }
 
 // fileSHA256 hashes a config file's bytes, the key approvals are pinned to.

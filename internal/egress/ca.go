@@ -77,11 +77,12 @@ func LoadOrCreateCA(dir, name string, now func() time.Time) (*CA, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := fsx.WriteFileAtomic(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		return nil, fmt.Errorf("write CA key: %w", err)
-	}
-	if err := fsx.WriteFileAtomic(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
-		return nil, fmt.Errorf("write CA cert: %w", err)
+	// Synced together, renamed key first.
+	if err := fsx.WriteFilesAtomic(
+		fsx.AtomicFile{Name: keyPath, Data: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), Perm: 0o600},
+		fsx.AtomicFile{Name: certPath, Data: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), Perm: 0o644},
+	); err != nil {
+		return nil, fmt.Errorf("write CA: %w", err)
 	}
 	return loadCA(certPath, keyPath, now)
 }

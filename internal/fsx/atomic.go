@@ -25,43 +25,50 @@ func ReplaceFile(name string, data []byte, perm os.FileMode) error {
 }
 
 func replaceFile(name string, data []byte, perm os.FileMode, sync bool) error {
-	dir := filepath.Dir(name)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp*")
+	tmp, err := writeTemp(name, data, perm, sync)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(perm); err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
+	if err := os.Rename(tmp, name); err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	if sync {
-		if err := f.Sync(); err != nil {
-			return err
-		}
+		syncDir(filepath.Dir(name))
 	}
-	if err := f.Close(); err != nil {
-		return err
+	return nil
+}
+
+// writeTemp writes data to a new temporary file beside name with mode
+// perm, synced when sync is set, and returns its path; on error nothing
+// is left.
+func writeTemp(name string, data []byte, perm os.FileMode, sync bool) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return "", err
 	}
-	if err := os.Rename(tmp, name); err != nil {
-		return err
+	tmp := f.Name()
+	err = f.Chmod(perm)
+	if err == nil {
+		_, err = f.Write(data)
 	}
-	ok = true
-	if !sync {
-		return nil
+	if err == nil && sync {
+		err = f.Sync()
 	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
+}
+
+// syncDir syncs directory dir so renames in it survive a power cut.
+func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		d.Sync() // best effort: some filesystems refuse a directory fsync
 		d.Close()
 	}
-	return nil
 }
