@@ -226,9 +226,13 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 			return nil, err
 		}
 	}
-	// One cat-file serves the diff's contents and the scanner's reads.
-	br, err := newBlobReader(ctx, g)
-	if err != nil {
+	// One cat-file serves the diff's contents and the scanner's reads;
+	// after the Go stager, review's own object store serves them first and
+	// git starts only for what it cannot read.
+	var br *blobReader
+	if st.entries != nil {
+		br = newLazyBlobReader(ctx, g, filepath.Join(t.dir(), "git", "objects"), cur, st.entries)
+	} else if br, err = newBlobReader(ctx, g); err != nil {
 		return nil, err
 	}
 	defer br.close()

@@ -78,11 +78,39 @@ const (
 	maxScanTotal = 256 << 20
 )
 
-// blobReader reads blobs through one `git cat-file --batch` process.
+// blobReader reads blobs through one `git cat-file --batch` process. A
+// lazy one (direct mode) first reads from review's own object store in
+// Go, and starts git only for what that cannot answer.
 type blobReader struct {
 	cmd *exec.Cmd
 	in  io.WriteCloser
 	out *bufio.Reader
+
+	start   func() (*blobReader, error) // starts git; nil once started
+	store   *objStore
+	rev     string            // the tree entries describes ("REV:PATH" reads)
+	entries []ixEntry         // sorted by path
+	byPath  map[string]uint32 // path -> index in entries, built on first use
+}
+
+// newLazyBlobReader reads what it can from the private objects directory
+// and the snapshot's index entries, and starts git on first need.
+func newLazyBlobReader(ctx context.Context, g gitCmd, objects, rev string, entries []ixEntry) *blobReader {
+	return &blobReader{start: func() (*blobReader, error) { return newBlobReader(ctx, g) },
+		store: &objStore{dir: objects}, rev: rev, entries: entries}
+}
+
+// ensure starts git if it is not running yet.
+func (r *blobReader) ensure() error {
+	if r.start == nil {
+		return nil
+	}
+	g, err := r.start()
+	if err != nil {
+		return err
+	}
+	r.cmd, r.in, r.out, r.start = g.cmd, g.in, g.out, nil
+	return nil
 }
 
 func newBlobReader(ctx context.Context, g gitCmd) (*blobReader, error) {
@@ -135,6 +163,12 @@ func (r *blobReader) answer(max int64) ([]byte, int64, error) {
 // readMaybe is read for a name that may not exist ("REV:PATH"): a missing
 // object, or one that is not a blob, is (nil, false).
 func (r *blobReader) readMaybe(name string, max int64) ([]byte, bool, error) {
+	if data, ok, known := r.readMaybeGo(name, max); known {
+		return data, ok, nil
+	}
+	if err := r.ensure(); err != nil {
+		return nil, false, err
+	}
 	if _, err := io.WriteString(r.in, name+"\n"); err != nil {
 		return nil, false, err
 	}
@@ -166,6 +200,9 @@ func (r *blobReader) readMaybe(name string, max int64) ([]byte, bool, error) {
 }
 
 func (r *blobReader) close() {
+	if r.cmd == nil {
+		return
+	}
 	r.in.Close()
 	_ = r.cmd.Wait()
 }
@@ -187,6 +224,12 @@ func filesFromDiff(ctx context.Context, g gitCmd, es []rawEntry) ([]*File, error
 // ahead of reading (a goroutine feeds git while its answers are read), so
 // git streams instead of waiting for one round trip per blob.
 func (r *blobReader) files(es []rawEntry) (_ []*File, err error) {
+	if files, ok := r.filesGo(es); ok {
+		return files, nil
+	}
+	if err := r.ensure(); err != nil {
+		return nil, err
+	}
 	var want []string
 	for _, e := range es {
 		if e.oldMode != 0 && e.oldMode != ModeGitlink && e.oldOID != zeroOID {

@@ -2,6 +2,7 @@ package review
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
 	"crypto/sha1"
 	"errors"
@@ -252,4 +253,79 @@ func TestStageGoDeclines(t *testing.T) {
 	if _, _, err := tg.stageGo(cancelled, nil, tg.privGit("index-cur").indexFile(), []string{"f.txt"}, nil); err == nil || errors.Is(err, errNotForGo) {
 		t.Errorf("a cancelled stager: %v, want the context's error", err)
 	}
+}
+
+// TestObjStoreMatchesGit: every blob the Go store answers for is what git
+// cat-file gives, loose or packed; whole packed blobs are answered, deltas
+// are left to git.
+func TestObjStoreMatchesGit(t *testing.T) {
+	gitEnv(t)
+	repo := t.TempDir()
+	runGit(t, repo, "init", "-q", "-b", "main")
+	big := strings.Repeat("line of text that repeats\n", 4000)
+	for i := 0; i < 20; i++ {
+		writeFile(t, filepath.Join(repo, fmt.Sprintf("f%d.txt", i)), big+fmt.Sprint(i), 0o644)
+	}
+	writeFile(t, repo+"/empty", "", 0o644)
+	runGit(t, repo, "add", "-A")
+	runGit(t, repo, "commit", "-q", "-m", "one")
+	loose := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(runGit(t, repo, "ls-tree", "-r", "HEAD")), "\n") {
+		loose[strings.Fields(l)[2]] = true
+	}
+	check := func(wantWhole bool) {
+		s := &objStore{dir: filepath.Join(repo, ".git", "objects")}
+		answered := 0
+		for oidHex := range loose {
+			oid, _ := mustOID(oidHex)
+			data, size, ok := s.read(oid, 1<<20)
+			if !ok {
+				if wantWhole {
+					t.Errorf("%s: not answered", oidHex)
+				}
+				continue
+			}
+			answered++
+			want := runGit(t, repo, "cat-file", "blob", oidHex)
+			if string(data) != want || size != int64(len(want)) {
+				t.Errorf("%s: %d bytes (size %d), git gives %d", oidHex, len(data), size, len(want))
+			}
+			if small, size, ok := s.read(oid, 3); !ok || (size > 3) != (small == nil) {
+				t.Errorf("%s: with max 3: %d bytes, size %d, %v", oidHex, len(small), size, ok)
+			}
+		}
+		if answered == 0 {
+			t.Error("nothing answered")
+		}
+	}
+	check(true) // loose
+	runGit(t, repo, "-c", "pack.window=0", "repack", "-adq")
+	check(true) // packed whole
+	runGit(t, repo, "repack", "-adfq", "--depth=50", "--window=50")
+	check(false) // deltas: git's job
+}
+
+// FuzzObjStore: any bytes as a loose object (compressed) or as a pack
+// and its index fail cleanly or read within the limit.
+func FuzzObjStore(f *testing.F) {
+	f.Add([]byte("blob 3\x00abc"), []byte{0x33, 'x'}, uint8(0))
+	f.Fuzz(func(t *testing.T, loose, pack []byte, at uint8) {
+		dir := t.TempDir()
+		var z bytes.Buffer
+		w := zlib.NewWriter(&z)
+		w.Write(loose)
+		w.Close()
+		p := filepath.Join(dir, "obj")
+		os.WriteFile(p, z.Bytes(), 0o600)
+		if data, size, err := readLooseBlob(p, 64); err == nil && (size > 64) != (data == nil) {
+			t.Fatalf("loose: %d bytes, size %d", len(data), size)
+		}
+		os.WriteFile(p, pack, 0o600)
+		if data, size, err := readPackedBlob(p, int64(at), 64); err == nil && (size > 64) != (data == nil) {
+			t.Fatalf("packed: %d bytes, size %d", len(data), size)
+		}
+		if idx, err := readPackIdx(p); err == nil {
+			idx.find([20]byte{1})
+		}
+	})
 }
