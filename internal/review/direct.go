@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/hostgit"
 )
 
@@ -59,6 +60,9 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 			err = fmt.Errorf("stage the workspace: no answer in %v (the limit on reading the folder)", directTimeout)
 		}
 	}()
+	if err := t.privAttributes(); err != nil {
+		return nil, err
+	}
 	g := t.privGit(index)
 	sv, ix, err := t.surveyGo(ctx, g)
 	if errors.Is(err, errNotForGo) {
@@ -155,6 +159,26 @@ func (t *Target) gitStage(ctx context.Context, g gitCmd, sv *survey, excl, force
 		return "", nil, err
 	}
 	return strings.TrimSpace(string(out)), problems, nil
+}
+
+// rawAttributes turns off every content conversion of review's git for
+// every path ($GIT_DIR/info/attributes outranks the folder's
+// .gitattributes): review stores, shows and reverts to the bytes in the
+// folder, and an agent's attribute (a working-tree-encoding its files do
+// not match made every git add fail) cannot steer or stop staging.
+const rawAttributes = "* -text -eol -crlf -ident -filter -working-tree-encoding\n"
+
+// privAttributes writes rawAttributes into the private git dir when it
+// is not there (sandboxes started before it lacked it).
+func (t *Target) privAttributes() error {
+	f := filepath.Join(t.dir(), "git", "info", "attributes")
+	if b, err := os.ReadFile(f); err == nil && string(b) == rawAttributes {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+		return err
+	}
+	return fsx.WriteFileAtomic(f, []byte(rawAttributes), 0o600)
 }
 
 func directBaseline(ctx context.Context, t *Target, s *state) error {

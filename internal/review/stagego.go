@@ -26,8 +26,9 @@ import (
 // common case only, and says so before it writes anything: any path or
 // file git treats specially (a name git refuses or protects, a nested
 // repository, a gitlink, a file that is not regular or a symlink, a file
-// over maxLiveBytes, a folder with .gitattributes, which can make git
-// convert content) leaves the whole step to git, as before.
+// over maxLiveBytes) leaves the whole step to git, as before. Both store
+// the bytes in the folder: review's git has every content conversion
+// turned off (privAttributes).
 //
 // It reads the live folder as review's git does, but more strictly: every
 // directory on the way is opened with O_NOFOLLOW (a path below a symlink
@@ -62,7 +63,7 @@ func (t *Target) stageGo(ctx context.Context, ix *ixFile, indexFile string, path
 		}
 	}
 	for _, e := range ix.entries {
-		if e.stat[ixMode] == ModeGitlink || path0Base(e.path) == ".gitattributes" {
+		if e.stat[ixMode] == ModeGitlink {
 			return "", nil, errNotForGo
 		}
 	}

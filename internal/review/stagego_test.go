@@ -329,3 +329,52 @@ func FuzzObjStore(f *testing.F) {
 		}
 	})
 }
+
+// TestStageGoAttributes: the folder's .gitattributes convert nothing in
+// review's store (its info/attributes outranks them): the Go stager
+// stages raw bytes, CRLF, $Id and an encoding that does not match
+// included, and so does git; an attribute cannot make staging fail.
+func TestStageGoAttributes(t *testing.T) {
+	gitEnv(t)
+	ctx := context.Background()
+	repo := t.TempDir()
+	runGit(t, repo, "init", "-q", "-b", "main")
+	writeFile(t, repo+"/.gitattributes", "* text=auto\n*.id ident\n", 0o644)
+	writeFile(t, repo+"/sub/.gitattributes", "*.txt eol=lf\n", 0o644)
+	writeFile(t, repo+"/sub/a.txt", "a\r\n", 0o644)
+	writeFile(t, repo+"/b.id", "b\n", 0o644)
+	runGit(t, repo, "add", "-A")
+	runGit(t, repo, "commit", "-q", "-m", "init")
+	tg := &Target{Name: "attr", Mode: ModeDirect, Repo: repo, StateDir: t.TempDir()}
+	if err := Baseline(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	blob := func(rev, p string) string {
+		return runGit(t, repo, "--git-dir="+filepath.Join(tg.dir(), "git"), "cat-file", "blob", rev+":"+p)
+	}
+	if s, _ := tg.loadState(); blob(s.Base, "sub/a.txt") != "a\r\n" {
+		t.Errorf("baseline stored %q, the folder holds %q", blob(s.Base, "sub/a.txt"), "a\r\n")
+	}
+	for i, c := range []struct {
+		change func()
+		path   string
+		want   string
+	}{
+		{func() { writeFile(t, repo+"/sub/a.txt", "crlf\r\n", 0o644) }, "sub/a.txt", "crlf\r\n"},
+		{func() { writeFile(t, repo+"/b.id", "$Id: x $\n", 0o644) }, "b.id", "$Id: x $\n"},
+		{func() { writeFile(t, repo+"/sub/.gitattributes", "*.txt working-tree-encoding=UTF-16\n", 0o644) }, "sub/.gitattributes", "*.txt working-tree-encoding=UTF-16\n"},
+		{func() { writeFile(t, repo+"/sub/a.txt", "not UTF-16\n", 0o644) }, "sub/a.txt", "not UTF-16\n"},
+	} {
+		c.change()
+		res, err := Review(ctx, tg)
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		if got := blob(res.Snapshot, c.path); got != c.want {
+			t.Errorf("case %d: review stored %q, the folder holds %q", i, got, c.want)
+		}
+		if want := gitTreeOf(t, tg); res.Snapshot != want {
+			t.Errorf("case %d: review's tree %s, git stages %s", i, res.Snapshot, want)
+		}
+	}
+}

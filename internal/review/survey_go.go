@@ -22,15 +22,14 @@ import (
 // the stager then hashes it; unchanged content only refreshes the entry.
 // A path below a symlinked or replaced directory counts as gone, as git
 // says. It declines (errNotForGo, nothing written but a scratch index)
-// where survey must decide: an index it does not read, gitlinks,
-// .gitattributes.
+// where survey must decide: an index it does not read, gitlinks.
 func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, error) {
 	ix, err := readIx(g.indexFile())
 	if err != nil {
 		return nil, nil, errNotForGo
 	}
 	for _, e := range ix.entries {
-		if e.stat[ixMode] == ModeGitlink || path0Base(e.path) == ".gitattributes" {
+		if e.stat[ixMode] == ModeGitlink {
 			return nil, nil, errNotForGo
 		}
 	}
