@@ -50,4 +50,16 @@
 //	              includes as files, writes only in review's private git
 //	              directory and quarantine; `apply` writes one branch ref
 //	              and objects into the host repo, never its work tree
+//	direct mode,  surveyGo/refreshGo: openat(O_DIRECTORY|O_NOFOLLOW) of
+//	in Go         each directory of the index, one component at a time
+//	              from the folder's root, and fstatat(AT_SYMLINK_NOFOLLOW)
+//	              of each entry; stageGo: the same walk for each changed
+//	              path, then openat(O_NOFOLLOW|O_NONBLOCK) + fstat + read
+//	              of a regular file (before and after: unchanged, at most
+//	              64 MiB each and 256 MiB per review) or readlinkat of a
+//	              symlink; writes: loose objects (tmp file, rename) and the
+//	              index (index.lock, rename) in the private git directory
+//	              only. objStore reads only that directory. git status
+//	              then lists the folder (getdents, no file contents) on an
+//	              assume-valid scratch copy of the index.
 package review
