@@ -33,8 +33,13 @@ func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, erro
 			return nil, nil, errNotForGo
 		}
 	}
+	// The refresh starts first: it needs only the index read.
+	sv := &survey{big: map[string]bigStat{}}
+	refreshed := make(chan []string, 1)
+	go func() { refreshed <- t.refreshGo(ix, sv.big) }()
 	scratch := g.indexFile() + ".survey"
 	if err := ix.writeAssumeValid(scratch); err != nil {
+		<-refreshed
 		return nil, nil, errNotForGo
 	}
 	type listing struct {
@@ -62,8 +67,7 @@ func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, erro
 	} else {
 		hiddenCh <- listing{}
 	}
-	sv := &survey{big: map[string]bigStat{}}
-	sv.changed = t.refreshGo(ix, sv.big)
+	sv.changed = <-refreshed
 	st, hl := <-statusCh, <-hiddenCh
 	if st.err != nil {
 		return nil, nil, fmt.Errorf("survey the folder: %w", st.err)
