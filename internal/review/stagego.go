@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -325,27 +326,31 @@ func writeLoose(objects, kind string, body []byte) ([20]byte, error) {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return oid, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(dst), "tmp_obj_")
+	var zb bytes.Buffer
+	z := zlibWriters.Get().(*zlib.Writer)
+	z.Reset(&zb)
+	z.Write([]byte(hdr))
+	z.Write(body)
+	err := z.Close()
+	zlibWriters.Put(z)
 	if err != nil {
 		return oid, err
 	}
-	z := zlibWriters.Get().(*zlib.Writer)
-	z.Reset(f)
-	z.Write([]byte(hdr))
-	z.Write(body)
-	err = z.Close()
-	zlibWriters.Put(z)
+	// Read-only from its creation, as git makes them; one write.
+	tmp := filepath.Join(filepath.Dir(dst), "tmp_obj_"+strconv.FormatUint(rand.Uint64(), 36))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	if err != nil {
+		return oid, err
+	}
+	_, err = f.Write(zb.Bytes())
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(f.Name(), 0o444)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), dst)
+		err = os.Rename(tmp, dst)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		os.Remove(tmp)
 	}
 	return oid, err
 }
