@@ -65,6 +65,7 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 	}
 	g := t.privGit(index)
 	sv, ix, err := t.surveyGo(ctx, g)
+	surveyedInGo := err == nil
 	if errors.Is(err, errNotForGo) {
 		sv, err = t.survey(ctx, g)
 	}
@@ -90,6 +91,11 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 			return &staged{tree: tree, problems: problems, big: big, hidden: sv.hidden, entries: entries}, nil
 		}
 		if !errors.Is(err, errNotForGo) {
+			return nil, fmt.Errorf("stage the workspace: %w", err)
+		}
+	}
+	if surveyedInGo {
+		if err := smudgeForGit(g.indexFile(), sv.changed); err != nil {
 			return nil, fmt.Errorf("stage the workspace: %w", err)
 		}
 	}

@@ -183,9 +183,11 @@ func (ix *ixFile) writeAssumeValid(file string) error {
 }
 
 // write writes the index (version 2, with a cache-tree extension when
-// trees is given) atomically. Entries whose mtime is not before since
-// (git's racy-git rule against the index being replaced) are smudged:
-// their size is set to 0, so git compares their content next time.
+// trees is given) atomically. Entries whose mtime or ctime is not before
+// since (git's racy-git rule against the index being replaced, and the
+// same by ctime) are smudged: their size is set to 0, so git and
+// refreshGo compare their content next time. off < 0 rebuilds an entry
+// from its fields instead of copying it as read.
 func (ix *ixFile) write(file string, trees *cacheTree, since time.Time) error {
 	var buf bytes.Buffer
 	buf.Grow(64 + len(ix.entries)*96)
@@ -198,7 +200,10 @@ func (ix *ixFile) write(file string, trees *cacheTree, since time.Time) error {
 	var fixed [62]byte
 	written := make([]ixEntry, len(ix.entries))
 	for i, e := range ix.entries {
-		smudge := e.stat[ixMtimeSec] >= racy && e.stat[ixMode] != ModeGitlink
+		// By mtime (git's racy rule) and by ctime: an entry changed since
+		// the index being replaced was written is hashed again next time,
+		// whatever mtime the agent put back.
+		smudge := (e.stat[ixMtimeSec] >= racy || e.stat[0] >= racy) && e.stat[ixMode] != ModeGitlink
 		written[i] = e
 		written[i].off = buf.Len() + 60
 		if smudge {
@@ -288,7 +293,9 @@ func (c *cacheTree) encode(w *bytes.Buffer) {
 	w.WriteString(c.name)
 	w.WriteByte(0)
 	w.WriteString(strconv.Itoa(c.entries) + " " + strconv.Itoa(len(c.subs)) + "\n")
-	w.Write(c.oid[:])
+	if c.entries >= 0 { // an invalidated node (-1) has no name
+		w.Write(c.oid[:])
+	}
 	subs := append([]*cacheTree{}, c.subs...)
 	sort.Slice(subs, func(i, j int) bool {
 		if len(subs[i].name) != len(subs[j].name) {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // gitTreeOf is what git itself stages for the folder: `git add -A` of
@@ -376,5 +378,58 @@ func TestStageGoAttributes(t *testing.T) {
 		if want := gitTreeOf(t, tg); res.Snapshot != want {
 			t.Errorf("case %d: review's tree %s, git stages %s", i, res.Snapshot, want)
 		}
+	}
+}
+
+// TestSmudgeForGit: an index entry whose stat matches the folder but
+// whose content does not (what a same-second rewrite leaves with git's
+// whole-second times) is staged again by git once smudgeForGit marked it
+// (outside round survey, 01, 03, 05).
+func TestSmudgeForGit(t *testing.T) {
+	gitEnv(t)
+	ctx := context.Background()
+	repo := t.TempDir()
+	runGit(t, repo, "init", "-q", "-b", "main")
+	writeFile(t, repo+"/Makefile", "all:\n\ttrue\n", 0o644)
+	writeFile(t, repo+"/other", "x\n", 0o644)
+	runGit(t, repo, "add", "-A")
+	runGit(t, repo, "commit", "-q", "-m", "init")
+	tg := &Target{Name: "sm", Mode: ModeDirect, Repo: repo, StateDir: t.TempDir()}
+	if err := Baseline(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	g := tg.privGit("index-cur")
+	// The folder gets B, the index keeps A's name with B's stat.
+	writeFile(t, repo+"/Makefile", "all:\n\tcurl\n", 0o644)
+	ix, err := readIx(g.indexFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	unix.Lstat(repo+"/Makefile", &st)
+	for i, e := range ix.entries {
+		if e.path == "Makefile" {
+			ix.entries[i].stat = [10]uint32{uint32(st.Ctim.Sec), uint32(st.Ctim.Nsec), uint32(st.Mtim.Sec), uint32(st.Mtim.Nsec),
+				uint32(st.Dev), uint32(st.Ino), 0o100644, st.Uid, st.Gid, uint32(st.Size)}
+			ix.entries[i].off = -1
+		}
+	}
+	time.Sleep(1100 * time.Millisecond) // the index newer than the file: not racy to git
+	if err := ix.write(g.indexFile(), nil, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	add := func() string {
+		if _, err := g.run(ctx, append(append([]string{}, privFlags...), "add", "-A", "--", "Makefile")...); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := g.run(ctx, "ls-files", "-s", "Makefile")
+		return strings.Fields(string(out))[1]
+	}
+	old := add()
+	if err := smudgeForGit(g.indexFile(), []string{"Makefile"}); err != nil {
+		t.Fatal(err)
+	}
+	if now := add(); now == old {
+		t.Fatalf("git kept %s for the rewritten Makefile after the smudge", now)
 	}
 }

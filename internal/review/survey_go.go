@@ -22,16 +22,12 @@ import (
 // the stager then hashes it; unchanged content only refreshes the entry.
 // A path below a symlinked or replaced directory counts as gone, as git
 // says. It declines (errNotForGo, nothing written but a scratch index)
-// where survey must decide: an index it does not read, gitlinks.
+// where survey must decide: an index it does not read. Gitlinks are
+// always listed (as survey does: status does not enter them).
 func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, error) {
 	ix, err := readIx(g.indexFile())
 	if err != nil {
 		return nil, nil, errNotForGo
-	}
-	for _, e := range ix.entries {
-		if e.stat[ixMode] == ModeGitlink {
-			return nil, nil, errNotForGo
-		}
 	}
 	// The refresh starts first: it needs only the index read.
 	sv := &survey{big: map[string]bigStat{}}
@@ -144,7 +140,11 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat) []string {
 						}
 						continue
 					}
-					if !statMatches(e, &st) || e.stat[ixMtimeSec] > racySec || e.stat[ixMtimeSec] == racySec && e.stat[3] >= racyNsec {
+					// Racily clean (git's rule, by mtime) or changed since the
+					// index was written (by ctime, which the agent cannot put
+					// back: outside round survey, 01-05).
+					if !statMatches(e, &st) || e.stat[ixMtimeSec] > racySec || e.stat[ixMtimeSec] == racySec && e.stat[3] >= racyNsec ||
+						e.stat[0] > racySec || e.stat[0] == racySec && e.stat[1] >= racyNsec {
 						changed[w] = append(changed[w], e.path)
 					}
 				}
@@ -180,4 +180,30 @@ func statMatches(e *ixEntry, st *unix.Stat_t) bool {
 	want := [10]uint32{uint32(st.Ctim.Sec), uint32(st.Ctim.Nsec), uint32(st.Mtim.Sec), uint32(st.Mtim.Nsec),
 		uint32(st.Dev), uint32(st.Ino), mode, st.Uid, st.Gid, uint32(st.Size)}
 	return e.stat == want
+}
+
+// smudgeForGit marks the index entries of paths (what refreshGo listed)
+// as smudged (size 0) before git stages instead of the Go stager: git
+// compares times in whole seconds here, so a same-size rewrite within the
+// second of a review, with mtime put back, looked clean to its refresh
+// and every later review kept the old content (outside round survey, 01,
+// 03, 05). A smudged entry's content is always compared.
+func smudgeForGit(indexFile string, paths []string) error {
+	ix, err := readIx(indexFile)
+	if err != nil {
+		return err
+	}
+	want := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		want[p] = true
+	}
+	entries := make([]ixEntry, len(ix.entries))
+	for i, e := range ix.entries {
+		if want[e.path] && e.stat[ixMode] != ModeGitlink {
+			e.stat[ixSize], e.off = 0, -1
+		}
+		entries[i] = e
+	}
+	ix.entries = entries
+	return ix.write(indexFile, ix.trees[""], ix.mtime)
 }
