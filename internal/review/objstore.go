@@ -182,7 +182,8 @@ func readPackedBlob(pack string, off, max int64) ([]byte, int64, error) {
 	return readBody(z, size, max)
 }
 
-func mustOID(s string) ([20]byte, bool) {
+// parseOID reads a hex SHA-1 object name.
+func parseOID(s string) ([20]byte, bool) {
 	var oid [20]byte
 	if len(s) != 40 {
 		return oid, false
@@ -235,7 +236,7 @@ func (r *blobReader) filesGo(es []rawEntry) ([]*File, bool) {
 		if mode == 0 || mode == ModeGitlink || hexOID == zeroOID {
 			return nil, -1, false, true
 		}
-		oid, ok := mustOID(hexOID)
+		oid, ok := parseOID(hexOID)
 		if !ok {
 			return nil, 0, false, false
 		}
