@@ -22,21 +22,21 @@ var buildEntries = []string{"meson.build", "SConstruct", "configure.ac", "dune",
 	"webpack.config.js", "pom.xml", "CMakeLists.txt", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}
 
 var (
-	mesonSubdir  = regexp.MustCompile(`\bsubdir\s*\(\s*'([^']+)'`)
-	sconsScript  = regexp.MustCompile(`\bSConscript\s*\(\s*\[?\s*['"]([^'"]+)['"]`)
-	m4Include    = regexp.MustCompile(`\b(?:m4_include|m4_sinclude|sinclude|AC_CONFIG_MACRO_DIR)\s*\(\s*\[?([^\])\s]+)`)
-	duneInclude  = regexp.MustCompile(`\(include\s+([^\s)]+)\)`)
-	justImport   = regexp.MustCompile(`(?m)^\s*import\??\s+['"]([^'"]+)['"]`)
-	justMod      = regexp.MustCompile(`(?m)^\s*mod\??\s+(\w+)(?:\s+['"]([^'"]+)['"])?`)
-	rSource      = regexp.MustCompile(`\b(?:source|sys\.source)\s*\(\s*(?:file\s*=\s*)?["']([^"']+)["']`)
-	exsImport    = regexp.MustCompile(`\bimport_config\s*\(?\s*"([^"]+)"`)
-	cabalCustom  = regexp.MustCompile(`(?im)^\s*build-type\s*:\s*custom\b`)
-	phpBootstrap = regexp.MustCompile(`\bbootstrap\s*=\s*"([^"]+)"`)
-	bazelImport  = regexp.MustCompile(`(?m)^\s*(?:try-)?import\s+(?:%workspace%/)?(\S+)`)
-	bazelStatus  = regexp.MustCompile(`--workspace_status_command[= ](?:%workspace%/)?(\S+)`)
-	gypExpand    = regexp.MustCompile(`<!@?\(([^)]*)\)`)
-	phpCallback  = regexp.MustCompile(`^\\?([A-Z][\w\\]*)::\w+$`)
-	pyJoin       = regexp.MustCompile(`(?:path\.join|joinpath|Path)\s*\(([^)]*)\)|((?:["'][\w.\-]+["']\s*/\s*)+["'][\w.\-]+\.py["'])`)
+	mesonSubdir  = lazyRE(`\bsubdir\s*\(\s*'([^']+)'`)
+	sconsScript  = lazyRE(`\bSConscript\s*\(\s*\[?\s*['"]([^'"]+)['"]`)
+	m4Include    = lazyRE(`\b(?:m4_include|m4_sinclude|sinclude|AC_CONFIG_MACRO_DIR)\s*\(\s*\[?([^\])\s]+)`)
+	duneInclude  = lazyRE(`\(include\s+([^\s)]+)\)`)
+	justImport   = lazyRE(`(?m)^\s*import\??\s+['"]([^'"]+)['"]`)
+	justMod      = lazyRE(`(?m)^\s*mod\??\s+(\w+)(?:\s+['"]([^'"]+)['"])?`)
+	rSource      = lazyRE(`\b(?:source|sys\.source)\s*\(\s*(?:file\s*=\s*)?["']([^"']+)["']`)
+	exsImport    = lazyRE(`\bimport_config\s*\(?\s*"([^"]+)"`)
+	cabalCustom  = lazyRE(`(?im)^\s*build-type\s*:\s*custom\b`)
+	phpBootstrap = lazyRE(`\bbootstrap\s*=\s*"([^"]+)"`)
+	bazelImport  = lazyRE(`(?m)^\s*(?:try-)?import\s+(?:%workspace%/)?(\S+)`)
+	bazelStatus  = lazyRE(`--workspace_status_command[= ](?:%workspace%/)?(\S+)`)
+	gypExpand    = lazyRE(`<!@?\(([^)]*)\)`)
+	phpCallback  = lazyRE(`^\\?([A-Z][\w\\]*)::\w+$`)
+	pyJoin       = lazyRE(`(?:path\.join|joinpath|Path)\s*\(([^)]*)\)|((?:["'][\w.\-]+["']\s*/\s*)+["'][\w.\-]+\.py["'])`)
 )
 
 // buildDirectives follows what a build or tool file pulls in.
@@ -53,17 +53,17 @@ func (g *autorunGraph) buildDirectives(p, src, chain, dir string, depth int) {
 	}
 	switch {
 	case lbase == "meson.build":
-		each(mesonSubdir, func(m []string) { run(path.Join(m[1], "meson.build")) })
+		each(mesonSubdir(), func(m []string) { run(path.Join(m[1], "meson.build")) })
 	case lbase == "sconstruct" || lbase == "sconscript":
-		each(sconsScript, func(m []string) { run(m[1]) })
+		each(sconsScript(), func(m []string) { run(m[1]) })
 		g.followPy(here, src, chain, dir, depth)
 	case lbase == "configure.ac" || lbase == "configure.in" || ext == ".m4":
-		each(m4Include, func(m []string) { g.addRun(path.Join(dir, m[1]), chain, dir, depth) })
+		each(m4Include(), func(m []string) { g.addRun(path.Join(dir, m[1]), chain, dir, depth) })
 	case lbase == "dune" || ext == ".inc":
-		each(duneInclude, func(m []string) { run(m[1]) })
+		each(duneInclude(), func(m []string) { run(m[1]) })
 	case isMakefile(p) && strings.Contains(lbase, "justfile") || ext == ".just":
-		each(justImport, func(m []string) { run(m[1]) })
-		each(justMod, func(m []string) {
+		each(justImport(), func(m []string) { run(m[1]) })
+		each(justMod(), func(m []string) {
 			if m[2] != "" {
 				run(m[2])
 				return
@@ -81,9 +81,9 @@ func (g *autorunGraph) buildDirectives(p, src, chain, dir string, depth int) {
 			run(q)
 		}
 	case lbase == ".rprofile" || ext == ".r":
-		each(rSource, func(m []string) { g.addRun(path.Join(dir, m[1]), chain, dir, depth) })
+		each(rSource(), func(m []string) { g.addRun(path.Join(dir, m[1]), chain, dir, depth) })
 	case ext == ".exs":
-		each(exsImport, func(m []string) {
+		each(exsImport(), func(m []string) {
 			if !strings.Contains(m[1], "#{") {
 				run(m[1])
 				return
@@ -95,21 +95,21 @@ func (g *autorunGraph) buildDirectives(p, src, chain, dir string, depth int) {
 			}
 		})
 	case ext == ".cabal":
-		if cabalCustom.MatchString(src) {
+		if cabalCustom().MatchString(src) {
 			run("Setup.hs")
 			run("Setup.lhs")
 		}
 	case strings.HasPrefix(lbase, "phpunit.xml"):
-		each(phpBootstrap, func(m []string) { run(m[1]) })
+		each(phpBootstrap(), func(m []string) { run(m[1]) })
 	case strings.HasSuffix(lbase, "bazelrc"):
-		each(bazelImport, func(m []string) { g.addRun(path.Join(dir, m[1]), chain, dir, depth) })
-		each(bazelStatus, func(m []string) { g.addRun(path.Join(dir, m[1]), chain, dir, depth) })
+		each(bazelImport(), func(m []string) { g.addRun(path.Join(dir, m[1]), chain, dir, depth) })
+		each(bazelStatus(), func(m []string) { g.addRun(path.Join(dir, m[1]), chain, dir, depth) })
 	case ext == ".gyp" || ext == ".gypi":
-		each(gypExpand, func(m []string) { g.runCmd(cmdRef{cmd: m[1], dir: here, via: chain}, depth) })
+		each(gypExpand(), func(m []string) { g.runCmd(cmdRef{cmd: m[1], dir: here, via: chain}, depth) })
 	case ext == ".py" || lbase == "setup.py":
-		each(pyJoin, func(m []string) {
+		each(pyJoin(), func(m []string) {
 			var parts []string
-			for _, q := range quoted.FindAllStringSubmatch(m[1]+m[2], 20) {
+			for _, q := range quoted().FindAllStringSubmatch(m[1]+m[2], 20) {
 				parts = append(parts, q[1])
 			}
 			if len(parts) > 1 {
@@ -140,7 +140,7 @@ func buildEntry(p string, b []byte, e *entryOut) {
 		psr[ns] = n.Value
 	}
 	for _, n := range strs(nodes, "scripts.*") {
-		m := phpCallback.FindStringSubmatch(strings.TrimSpace(n.Value))
+		m := phpCallback().FindStringSubmatch(strings.TrimSpace(n.Value))
 		if m == nil {
 			continue
 		}

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -21,7 +20,7 @@ import (
 
 // ciSecretRef is any mention of the secrets context (secrets.X,
 // secrets['X'], toJSON(secrets), secrets: inherit is its own key).
-var ciSecretRef = regexp.MustCompile(`(?i)\bsecrets\b`)
+var ciSecretRef = lazyRE(`(?i)\bsecrets\b`)
 
 // ciJobQuiet says job runs with a read-only (or no) token and no secrets.
 func ciJobQuiet(nodes []Node, job string) bool {
@@ -41,7 +40,7 @@ func ciJobQuiet(nodes []Node, job string) bool {
 		if inJob && strings.TrimPrefix(n.Path, own) == "secrets" {
 			return false // a reusable workflow call passing secrets
 		}
-		if ciSecretRef.MatchString(n.Value) || ciSecretRef.MatchString(n.Path) {
+		if ciSecretRef().MatchString(n.Value) || ciSecretRef().MatchString(n.Path) {
 			return false
 		}
 	}
@@ -50,10 +49,10 @@ func ciJobQuiet(nodes []Node, job string) bool {
 
 // ciHostedLabel is a runner GitHub hosts (a fresh VM per job); any other
 // label may be a self-hosted runner on the user's own machine.
-var ciHostedLabel = regexp.MustCompile(`^(ubuntu|windows|macos)-[\w.-]+$`)
+var ciHostedLabel = lazyRE(`^(ubuntu|windows|macos)-[\w.-]+$`)
 
 // ciMatrixRef is a matrix key an expression names.
-var ciMatrixRef = regexp.MustCompile(`\bmatrix\.([\w-]+)`)
+var ciMatrixRef = lazyRE(`\bmatrix\.([\w-]+)`)
 
 // ciHosted says every runner the job may get is GitHub-hosted: literal
 // labels, the quoted labels in an expression and every value of the
@@ -71,17 +70,17 @@ func ciHosted(nodes []Node, own string) bool {
 			labels = append(labels, n.Value)
 			continue
 		}
-		for _, m := range quoted.FindAllStringSubmatch(n.Value, -1) {
+		for _, m := range quoted().FindAllStringSubmatch(n.Value, -1) {
 			labels = append(labels, m[1])
 		}
-		for _, m := range ciMatrixRef.FindAllStringSubmatch(n.Value, -1) {
+		for _, m := range ciMatrixRef().FindAllStringSubmatch(n.Value, -1) {
 			for _, v := range strs(nodes, own+"strategy.matrix."+m[1], own+"strategy.matrix."+m[1]+".*", own+"strategy.matrix.include.*."+m[1]) {
 				labels = append(labels, v.Value)
 			}
 		}
 	}
 	for _, l := range labels {
-		if !ciHostedLabel.MatchString(strings.TrimSpace(l)) {
+		if !ciHostedLabel().MatchString(strings.TrimSpace(l)) {
 			return false
 		}
 	}

@@ -2,7 +2,6 @@ package review
 
 import (
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -55,12 +54,12 @@ func (g *autorunGraph) seedHost() {
 }
 
 var (
-	luaLoad    = regexp.MustCompile(`\b(?:dofile|loadfile|vim\.cmd\.source|vim\.cmd\.luafile)\s*\(?\s*((?:[\w.:]+\([^()]*\)\s*\.\.\s*)?)["']([^"'\n]+)["']`)
-	luaRequire = regexp.MustCompile(`\brequire\s*\(?\s*["']([\w.\-]+)["']`)
-	vimSource  = regexp.MustCompile(`(?m)(?:^|["'\[|]\s*)(?:silent!?\s+)?(?:source|so|luafile)\s+([^\s"'\]|]+)`)
-	elLoad     = regexp.MustCompile(`\((?:load-file|load)\s+(?:\(\s*expand-file-name\s+)?"([^"]+)"`)
-	cssLoad    = regexp.MustCompile(`(?m)^\s*@(plugin|config|import|reference)\s+(?:url\()?["']([^"']+)["']`)
-	jestKeys   = regexp.MustCompile(`\b(setupFiles(?:AfterEnv)?|globalSetup|globalTeardown|testEnvironment|snapshotResolver|testSequencer|testResultsProcessor|dependencyExtractor|watchPlugins|reporters|runner|testRunner|resolver|environment)\s*:\s*(\[[^\]]*\]|\{[^}]*\}|['"][^'"\n]*['"])`)
+	luaLoad    = lazyRE(`\b(?:dofile|loadfile|vim\.cmd\.source|vim\.cmd\.luafile)\s*\(?\s*((?:[\w.:]+\([^()]*\)\s*\.\.\s*)?)["']([^"'\n]+)["']`)
+	luaRequire = lazyRE(`\brequire\s*\(?\s*["']([\w.\-]+)["']`)
+	vimSource  = lazyRE(`(?m)(?:^|["'\[|]\s*)(?:silent!?\s+)?(?:source|so|luafile)\s+([^\s"'\]|]+)`)
+	elLoad     = lazyRE(`\((?:load-file|load)\s+(?:\(\s*expand-file-name\s+)?"([^"]+)"`)
+	cssLoad    = lazyRE(`(?m)^\s*@(plugin|config|import|reference)\s+(?:url\()?["']([^"']+)["']`)
+	jestKeys   = lazyRE(`\b(setupFiles(?:AfterEnv)?|globalSetup|globalTeardown|testEnvironment|snapshotResolver|testSequencer|testResultsProcessor|dependencyExtractor|watchPlugins|reporters|runner|testRunner|resolver|environment)\s*:\s*(\[[^\]]*\]|\{[^}]*\}|['"][^'"\n]*['"])`)
 )
 
 // editorEntry adds what the files of this file's kinds run; done says
@@ -89,8 +88,8 @@ func editorEntry(p string, b []byte, e *entryOut) bool {
 		return true
 	case strings.HasPrefix(lbase, "jest.config.") || strings.HasPrefix(lbase, "vitest.config.") || strings.HasPrefix(lbase, "vite.config.") ||
 		strings.HasPrefix(lbase, "vitest.workspace."):
-		for _, m := range jestKeys.FindAllStringSubmatch(src, 50) {
-			for _, q := range quoted.FindAllStringSubmatch(m[2], 50) {
+		for _, m := range jestKeys().FindAllStringSubmatch(src, 50) {
+			for _, q := range quoted().FindAllStringSubmatch(m[2], 50) {
 				if v, ok := pathValue(q[1]); ok {
 					e.files = append(e.files, cmdRef{cmd: path.Join(dir, v), dir: dir, soft: true, shallow: true,
 						via: p + " " + m[1] + " (the test runner loads it at every run, as pytest does conftest.py; the editor's Jest/Vitest extension runs it on open)"})
@@ -106,13 +105,13 @@ func editorEntry(p string, b []byte, e *entryOut) bool {
 // modules by require (package.path starts with ./?.lua).
 func vimLoads(src, here, root string) []string {
 	var out []string
-	for _, m := range luaLoad.FindAllStringSubmatch(src, 50) {
+	for _, m := range luaLoad().FindAllStringSubmatch(src, 50) {
 		out = append(out, path.Join(root, strings.TrimPrefix(m[2], "/")))
 		if m[1] == "" && strings.HasPrefix(m[2], "/") {
 			out = out[:len(out)-1] // an absolute path: outside the folder
 		}
 	}
-	for _, m := range vimSource.FindAllStringSubmatch(src, 50) {
+	for _, m := range vimSource().FindAllStringSubmatch(src, 50) {
 		v := m[1]
 		for _, pre := range []string{"<sfile>:p:h/", "<sfile>:h/", "%:p:h/", "%:h/"} {
 			if rest, ok := strings.CutPrefix(v, pre); ok {
@@ -123,7 +122,7 @@ func vimLoads(src, here, root string) []string {
 			out = append(out, path.Join(root, v))
 		}
 	}
-	for _, m := range luaRequire.FindAllStringSubmatch(src, 50) {
+	for _, m := range luaRequire().FindAllStringSubmatch(src, 50) {
 		rel := strings.ReplaceAll(m[1], ".", "/")
 		for _, c := range []string{rel + ".lua", rel + "/init.lua", "lua/" + rel + ".lua", "lua/" + rel + "/init.lua"} {
 			out = append(out, path.Join(root, c))
@@ -136,7 +135,7 @@ func vimLoads(src, here, root string) []string {
 // relative to root.
 func elLoads(src, root string) []string {
 	var out []string
-	for _, m := range elLoad.FindAllStringSubmatch(src, 50) {
+	for _, m := range elLoad().FindAllStringSubmatch(src, 50) {
 		v := m[1]
 		if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") {
 			continue
@@ -154,7 +153,7 @@ func elLoads(src, root string) []string {
 // folder opens), through the stylesheets it @imports.
 func cssEntry(p, src string, e *entryOut) {
 	dir := path.Dir(p)
-	for _, m := range cssLoad.FindAllStringSubmatch(src, 200) {
+	for _, m := range cssLoad().FindAllStringSubmatch(src, 200) {
 		v := m[2]
 		if !strings.HasPrefix(v, ".") || strings.Contains(v, "://") {
 			continue // a package (tailwindcss, @tailwindcss/forms): installed code
@@ -233,7 +232,7 @@ func (g *autorunGraph) followEditor(p, src, chain, dir string, depth int) {
 	case ".el":
 		next = elLoads(src, dir)
 	case ".bzl":
-		for _, m := range bazelLoad.FindAllStringSubmatch(src, 100) {
+		for _, m := range bazelLoad().FindAllStringSubmatch(src, 100) {
 			next = append(next, path.Join(m[1], m[2]))
 		}
 	case ".css", ".pcss":
@@ -258,7 +257,7 @@ const maxCSSSeeds = 300
 
 // tailwindCSS marks a stylesheet Tailwind reads as its entry (it imports
 // tailwindcss) or that names code for it.
-var tailwindCSS = regexp.MustCompile(`@plugin|@config|@tailwind|@import\s+["']tailwindcss`)
+var tailwindCSS = lazyRE(`@plugin|@config|@tailwind|@import\s+["']tailwindcss`)
 
 // seedCSS seeds the stylesheets that may carry @plugin/@config, and
 // through their @imports the stylesheets they pull in.
@@ -269,11 +268,11 @@ func (g *autorunGraph) seedCSS() {
 	}
 	n := 0
 	for _, p := range g.s.allPaths() {
-		if !strings.HasSuffix(p, ".css") || skipDirs.MatchString(p) || !proj[path.Dir(p)] && !cssNames[path.Base(p)] || n >= maxCSSSeeds {
+		if !strings.HasSuffix(p, ".css") || skipDirs().MatchString(p) || !proj[path.Dir(p)] && !cssNames[path.Base(p)] || n >= maxCSSSeeds {
 			continue
 		}
 		n++
-		if b, ok := g.read(p); ok && len(b) <= maxScanBytes && tailwindCSS.Match(b) {
+		if b, ok := g.read(p); ok && len(b) <= maxScanBytes && tailwindCSS().Match(b) {
 			g.seed(p, entryOf(p, b), 0)
 		}
 	}
@@ -320,7 +319,7 @@ func workspaceWidened() Matcher {
 		root := path.Dir(f.Path)
 		var hits []Hit
 		for _, q := range s.allPaths() {
-			if path.Base(q) != "package.json" || skipDirs.MatchString(q) || len(hits) >= maxHitsPerRule {
+			if path.Base(q) != "package.json" || skipDirs().MatchString(q) || len(hits) >= maxHitsPerRule {
 				continue
 			}
 			d := path.Dir(q)

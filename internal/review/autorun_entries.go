@@ -2,7 +2,6 @@ package review
 
 import (
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -111,14 +110,14 @@ func strs(nodes []Node, pats ...string) []Node {
 }
 
 var (
-	direnvLine = regexp.MustCompile(`^\s*(source_env|source_env_if_exists|source_up|source|\.|dotenv|dotenv_if_exists|use|PATH_add|path_add|MANPATH_add|load_prefix|watch_file|env_vars_required|layout)\s+(.*)$`)
-	exportPath = regexp.MustCompile(`\bPATH=([^\s;]*)`)
-	cmakeCall  = regexp.MustCompile(`(?i)\b(include|add_subdirectory)\s*\(\s*"?([^\s")]+)`)
-	gradleIncl = regexp.MustCompile(`\b(?:include|includeFlat)\s*\(?\s*((?:["'][^"']+["']\s*,?\s*)+)`)
-	gradleApp  = regexp.MustCompile(`\bapply\s*\(?\s*from\s*[:=]\s*["']([^"']+)["']|\bincludeBuild\s*\(?\s*["']([^"']+)["']`)
-	bazelLoad  = regexp.MustCompile(`\b(?:load|use_extension|use_repo_rule)\s*\(\s*"(?:@@?\w*)?//([^:"]*):([^"]+)"`)
-	quoted     = regexp.MustCompile(`["']([^"']+)["']`)
-	npmrcExec  = regexp.MustCompile(`(?m)^\s*(node-options|script-shell|onload-script|init-module|shell|editor|git)\s*=\s*(.*)$`)
+	direnvLine = lazyRE(`^\s*(source_env|source_env_if_exists|source_up|source|\.|dotenv|dotenv_if_exists|use|PATH_add|path_add|MANPATH_add|load_prefix|watch_file|env_vars_required|layout)\s+(.*)$`)
+	exportPath = lazyRE(`\bPATH=([^\s;]*)`)
+	cmakeCall  = lazyRE(`(?i)\b(include|add_subdirectory)\s*\(\s*"?([^\s")]+)`)
+	gradleIncl = lazyRE(`\b(?:include|includeFlat)\s*\(?\s*((?:["'][^"']+["']\s*,?\s*)+)`)
+	gradleApp  = lazyRE(`\bapply\s*\(?\s*from\s*[:=]\s*["']([^"']+)["']|\bincludeBuild\s*\(?\s*["']([^"']+)["']`)
+	bazelLoad  = lazyRE(`\b(?:load|use_extension|use_repo_rule)\s*\(\s*"(?:@@?\w*)?//([^:"]*):([^"]+)"`)
+	quoted     = lazyRE(`["']([^"']+)["']`)
+	npmrcExec  = lazyRE(`(?m)^\s*(node-options|script-shell|onload-script|init-module|shell|editor|git)\s*=\s*(.*)$`)
 )
 
 // entryOf returns what the file at p (with content b) runs by itself.
@@ -203,9 +202,9 @@ func entryOf(p string, b []byte) entryOut {
 		}
 	case lbase == ".envrc":
 		for _, l := range lines(b) {
-			m := direnvLine.FindStringSubmatch(l)
+			m := direnvLine().FindStringSubmatch(l)
 			if m == nil {
-				if pm := exportPath.FindStringSubmatch(l); pm != nil {
+				if pm := exportPath().FindStringSubmatch(l); pm != nil {
 					for _, d := range strings.Split(pm[1], ":") {
 						d = strings.TrimPrefix(strings.TrimPrefix(strings.Trim(d, `"'`), "$PWD/"), "${PWD}/")
 						if d != "" && !strings.Contains(d, "$") && !strings.HasPrefix(d, "/") {
@@ -248,7 +247,7 @@ func entryOf(p string, b []byte) entryOut {
 			}
 		}
 	case lbase == ".npmrc":
-		for _, m := range npmrcExec.FindAllStringSubmatch(src, 20) {
+		for _, m := range npmrcExec().FindAllStringSubmatch(src, 20) {
 			cmd(p+" "+m[1], strings.ReplaceAll(m[2], "--require", " "))
 		}
 	case strings.HasPrefix(p, ".claude/") || strings.Contains(p, "/.claude/") || lbase == "hooks.json" && strings.Contains(p, ".cursor") ||
@@ -282,13 +281,13 @@ func entryOf(p string, b []byte) entryOut {
 		if kts {
 			buildName = "build.gradle.kts"
 		}
-		for _, m := range gradleIncl.FindAllStringSubmatch(src, 200) {
-			for _, q := range quoted.FindAllStringSubmatch(m[1], 50) {
+		for _, m := range gradleIncl().FindAllStringSubmatch(src, 200) {
+			for _, q := range quoted().FindAllStringSubmatch(m[1], 50) {
 				sub := strings.ReplaceAll(strings.TrimPrefix(q[1], ":"), ":", "/")
 				e.alias = append(e.alias, [2]string{path.Join(dir, sub, "build.gradle"), "build.gradle"}, [2]string{path.Join(dir, sub, "build.gradle.kts"), "build.gradle.kts"})
 			}
 		}
-		for _, m := range gradleApp.FindAllStringSubmatch(src, 100) {
+		for _, m := range gradleApp().FindAllStringSubmatch(src, 100) {
 			if m[1] != "" {
 				e.alias = append(e.alias, [2]string{path.Join(dir, m[1]), buildName})
 			} else {
@@ -299,7 +298,7 @@ func entryOf(p string, b []byte) entryOut {
 			e.dirs = append(e.dirs, cmdRef{cmd: path.Join(dir, "buildSrc"), via: p + " (Gradle compiles and applies buildSrc at every import)"})
 		}
 	case lbase == "cmakelists.txt" || strings.HasSuffix(lbase, ".cmake"):
-		for _, m := range cmakeCall.FindAllStringSubmatch(src, 200) {
+		for _, m := range cmakeCall().FindAllStringSubmatch(src, 200) {
 			arg := strings.ReplaceAll(strings.ReplaceAll(m[2], "${CMAKE_CURRENT_SOURCE_DIR}/", ""), "${CMAKE_CURRENT_LIST_DIR}/", "")
 			if strings.Contains(arg, "$") {
 				continue
@@ -340,21 +339,21 @@ func entryOf(p string, b []byte) entryOut {
 			e.alias = append(e.alias, [2]string{strings.TrimPrefix(n.Value, "/"), ".gitlab-ci.yml"})
 		}
 	case lbase == "module.bazel" || strings.HasPrefix(lbase, "workspace") || lbase == "build.bazel" || lbase == "build":
-		for _, m := range bazelLoad.FindAllStringSubmatch(src, 200) {
+		for _, m := range bazelLoad().FindAllStringSubmatch(src, 200) {
 			e.files = append(e.files, cmdRef{cmd: path.Join(m[1], m[2]), dir: ".", via: p + " load/use_extension (Bazel runs extensions and repository rules at fetch and IDE sync)"})
 		}
 	case strings.Contains(lbase, ".config.") || strings.HasPrefix(lbase, ".eslintrc") || strings.HasPrefix(lbase, ".prettierrc"):
 		// Editor-loaded configs: their relative imports and ./paths load.
-		for _, m := range jsImport.FindAllStringSubmatch(src, 100) {
+		for _, m := range jsImport().FindAllStringSubmatch(src, 100) {
 			e.files = append(e.files, cmdRef{cmd: path.Join(dir, m[1]+m[2]), dir: dir, via: p + " (loaded by the editor on open)"})
 		}
 		// ./paths the tool requires (plugins, parsers, setup files...);
 		// not the entries, aliases and globs a bundler only reads.
 		for _, l := range lines(b) {
-			if !loadKey.MatchString(l) {
+			if !loadKey().MatchString(l) {
 				continue
 			}
-			for _, m := range relLiteral.FindAllStringSubmatch(l, 20) {
+			for _, m := range relLiteral().FindAllStringSubmatch(l, 20) {
 				e.files = append(e.files, cmdRef{cmd: path.Join(dir, m[1]), dir: dir, via: p + " (loaded by the editor on open)"})
 			}
 		}
@@ -445,10 +444,10 @@ func folderOpenTasks(nodes []Node) [][2]string {
 	return out
 }
 
-var taskPath = regexp.MustCompile(`^((?:tasks\.)?tasks\.\d+)\.(.+)$`)
+var taskPath = lazyRE(`^((?:tasks\.)?tasks\.\d+)\.(.+)$`)
 
 func taskPrefix(p string) (string, string, bool) {
-	m := taskPath.FindStringSubmatch(p)
+	m := taskPath().FindStringSubmatch(p)
 	if m == nil {
 		return "", "", false
 	}

@@ -207,7 +207,7 @@ func (g *autorunGraph) runCmd(c cmdRef, depth int) {
 	if depth > maxChain || !g.budget() || strings.TrimSpace(c.cmd) == "" {
 		return
 	}
-	c.cmd = ciVars.ReplaceAllString(c.cmd, ".")
+	c.cmd = ciVars().ReplaceAllString(c.cmd, ".")
 	files, scripts := scriptTargets(c.dir, c.cmd)
 	for _, f := range files {
 		// A nested project's config may name a path from the opened
@@ -217,7 +217,7 @@ func (g *autorunGraph) runCmd(c cmdRef, depth int) {
 		}
 		g.addRun(f, c.via, c.dir, depth+1)
 	}
-	for _, m := range npmBare.FindAllStringSubmatch(c.cmd, -1) {
+	for _, m := range npmBare().FindAllStringSubmatch(c.cmd, -1) {
 		scripts = append(scripts, m[1])
 	}
 	for _, name := range scripts {
@@ -228,7 +228,7 @@ func (g *autorunGraph) runCmd(c cmdRef, depth int) {
 	}
 }
 
-var npmBare = regexp.MustCompile(`\bnpm\s+(test|start|stop|restart|t)\b`)
+var npmBare = lazyRE(`\bnpm\s+(test|start|stop|restart|t)\b`)
 
 // cmdSegments splits a command line at ; & | and newlines into fields.
 func cmdSegments(cmd string) [][]string {
@@ -327,11 +327,11 @@ func (g *autorunGraph) addRun(p, via, dir string, depth int) {
 }
 
 var (
-	rsMod       = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*;|include(?:_str|_bytes)?!\s*\(\s*(?:concat!\s*\(\s*env!\s*\(\s*"CARGO_MANIFEST_DIR"\s*\)\s*,\s*)?"([^"]+)"|#\[path\s*=\s*"([^"]+)"\]`)
-	nixPath     = regexp.MustCompile(`(?:^|[\s(\[=])(\.{1,2}/[\w.\-/]+)`)
-	gemspecLine = regexp.MustCompile(`(?m)^\s*gemspec\b`)
-	rbRequire   = regexp.MustCompile(`(?m)^\s*(require_relative|require|load|eval_gemfile)\s*\(?\s*['"]((?:\.{1,2}/)?[^'"\s]+)['"]`)
-	relLiteral  = regexp.MustCompile(`['"](\.{1,2}/[^'"\s]+)['"]`)
+	rsMod       = lazyRE(`(?m)^\s*(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*;|include(?:_str|_bytes)?!\s*\(\s*(?:concat!\s*\(\s*env!\s*\(\s*"CARGO_MANIFEST_DIR"\s*\)\s*,\s*)?"([^"]+)"|#\[path\s*=\s*"([^"]+)"\]`)
+	nixPath     = lazyRE(`(?:^|[\s(\[=])(\.{1,2}/[\w.\-/]+)`)
+	gemspecLine = lazyRE(`(?m)^\s*gemspec\b`)
+	rbRequire   = lazyRE(`(?m)^\s*(require_relative|require|load|eval_gemfile)\s*\(?\s*['"]((?:\.{1,2}/)?[^'"\s]+)['"]`)
+	relLiteral  = lazyRE(`['"](\.{1,2}/[^'"\s]+)['"]`)
 )
 
 // follow reads a file that runs and follows what it runs or loads.
@@ -344,13 +344,13 @@ func (g *autorunGraph) follow(p string, b []byte, chain, dir string, depth int) 
 	g.followEditor(p, src, chain, dir, depth)
 	switch {
 	case ext == ".js" || ext == ".cjs" || ext == ".mjs" || ext == ".ts" || ext == ".cts" || ext == ".mts" || ext == ".jsx" || ext == ".tsx":
-		for _, m := range jsImport.FindAllStringSubmatch(src, 100) {
+		for _, m := range jsImport().FindAllStringSubmatch(src, 100) {
 			g.addRun(path.Join(here, m[1]+m[2]), chain, dir, depth)
 		}
 	case ext == ".py":
 		g.followPy(here, src, chain, dir, depth)
 	case ext == ".rs":
-		for _, m := range rsMod.FindAllStringSubmatch(src, 100) {
+		for _, m := range rsMod().FindAllStringSubmatch(src, 100) {
 			switch {
 			case m[1] != "":
 				base := here
@@ -366,14 +366,14 @@ func (g *autorunGraph) follow(p string, b []byte, chain, dir string, depth int) 
 			}
 		}
 	case ext == ".rb" || ext == ".rake" || ext == ".gemspec" || path.Base(p) == "Gemfile" || strings.EqualFold(path.Base(p), "rakefile"):
-		if path.Base(p) == "Gemfile" && gemspecLine.MatchString(src) {
+		if path.Base(p) == "Gemfile" && gemspecLine().MatchString(src) {
 			for _, q := range g.s.allPaths() {
 				if path.Dir(q) == here && strings.HasSuffix(q, ".gemspec") {
 					g.addRun(q, chain+" gemspec", dir, depth)
 				}
 			}
 		}
-		for _, m := range rbRequire.FindAllStringSubmatch(src, 100) {
+		for _, m := range rbRequire().FindAllStringSubmatch(src, 100) {
 			base := here
 			if m[1] == "require" || m[1] == "load" {
 				base = dir
@@ -385,7 +385,7 @@ func (g *autorunGraph) follow(p string, b []byte, chain, dir string, depth int) 
 			g.addRun(f, chain, dir, depth)
 		}
 	case ext == ".nix":
-		for _, m := range nixPath.FindAllStringSubmatch(src, 100) {
+		for _, m := range nixPath().FindAllStringSubmatch(src, 100) {
 			g.addRun(path.Join(here, m[1]), chain, dir, depth)
 		}
 	case isMakefile(p):

@@ -2,7 +2,6 @@ package review
 
 import (
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -96,10 +95,10 @@ func (g *autorunGraph) pkgScript(dir, file string, names []string, via string, d
 }
 
 var (
-	makeRule    = regexp.MustCompile(`^([^\s:#=$][^:=]*?)\s*::?(?:\s+|$)([^=].*|)$`)
-	justRule    = regexp.MustCompile(`^@?([A-Za-z_][\w-]*)(?:\s+[^:]*)?:(?:\s+|$)([^=].*|)$`)
-	makeInclude = regexp.MustCompile(`^\s*-?s?include\s+(.+)$`)
-	makeVar     = regexp.MustCompile(`\$[({]MAKE[)}]`)
+	makeRule    = lazyRE(`^([^\s:#=$][^:=]*?)\s*::?(?:\s+|$)([^=].*|)$`)
+	justRule    = lazyRE(`^@?([A-Za-z_][\w-]*)(?:\s+[^:]*)?:(?:\s+|$)([^=].*|)$`)
+	makeInclude = lazyRE(`^\s*-?s?include\s+(.+)$`)
+	makeVar     = lazyRE(`\$[({]MAKE[)}]`)
 )
 
 // makefile is a parsed Makefile or justfile.
@@ -112,7 +111,7 @@ type makefile struct {
 	lineOf   []string // line index → target whose recipe it is ("" = top level)
 }
 
-var makeShell = regexp.MustCompile(`\$[({]shell\s+([^)}]*)`)
+var makeShell = lazyRE(`\$[({]shell\s+([^)}]*)`)
 
 func parseMakefile(b []byte, just bool) *makefile {
 	mf := &makefile{deps: map[string][]string{}, recipes: map[string][]string{}}
@@ -125,13 +124,13 @@ func parseMakefile(b []byte, just bool) *makefile {
 				mf.recipes[t] = append(mf.recipes[t], strings.TrimLeft(strings.TrimSpace(l), "@-+"))
 			}
 			owner = cur[0]
-		case makeInclude.MatchString(l) && !just:
-			mf.includes = append(mf.includes, strings.Fields(makeInclude.FindStringSubmatch(l)[1])...)
+		case makeInclude().MatchString(l) && !just:
+			mf.includes = append(mf.includes, strings.Fields(makeInclude().FindStringSubmatch(l)[1])...)
 			cur = nil
 		default:
-			rx := makeRule
+			rx := makeRule()
 			if just {
-				rx = justRule
+				rx = justRule()
 			}
 			if m := rx.FindStringSubmatch(l); m != nil && !strings.HasPrefix(l, " ") {
 				cur = strings.Fields(m[1])
@@ -154,7 +153,7 @@ func parseMakefile(b []byte, just bool) *makefile {
 			}
 		}
 		if owner == "" {
-			for _, m := range makeShell.FindAllStringSubmatch(l, 5) {
+			for _, m := range makeShell().FindAllStringSubmatch(l, 5) {
 				mf.shells = append(mf.shells, m[1])
 			}
 		}
@@ -250,7 +249,7 @@ func (g *autorunGraph) makeRun(tool, dir, file string, targets []string, via str
 				tc := via + " → " + files[i] + " target " + t
 				g.names.add(files[i], t, tc)
 				for _, r := range m.recipes[t] {
-					g.runCmd(cmdRef{cmd: makeVar.ReplaceAllString(r, "make"), dir: dir, via: tc}, depth+1)
+					g.runCmd(cmdRef{cmd: makeVar().ReplaceAllString(r, "make"), dir: dir, via: tc}, depth+1)
 				}
 				for _, dep := range m.deps[t] {
 					visit(dep, d+1)
@@ -302,7 +301,7 @@ func (g *autorunGraph) nameHits(f *File) []Hit {
 		}
 		if c, ok := reached[t]; ok && t != "" {
 			hits = append(hits, Hit{Line: n, Detail: clip("run by " + c + ": " + l)})
-		} else if t == "" && (strings.Contains(l, "$(shell") || strings.Contains(l, "${shell") || strings.Contains(l, "!=") || makeInclude.MatchString(l) || strings.HasPrefix(l, "export")) {
+		} else if t == "" && (strings.Contains(l, "$(shell") || strings.Contains(l, "${shell") || strings.Contains(l, "!=") || makeInclude().MatchString(l) || strings.HasPrefix(l, "export")) {
 			hits = append(hits, Hit{Line: n, Detail: clip("runs whenever make reads this file (" + reached[""] + "): " + l)})
 		}
 	}

@@ -2,7 +2,6 @@ package review
 
 import (
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -37,13 +36,13 @@ var ciWorkflowDirs = []string{".github/workflows/", ".gitea/workflows/", ".forge
 
 // skipDirs are never walked for conftest.py (pytest's norecursedirs and
 // installed code).
-var skipDirs = regexp.MustCompile(`(^|/)(node_modules|\.venv|venv|\.tox|\.nox|site-packages|\.git|build|dist|__pycache__|\.eggs)/`)
+var skipDirs = lazyRE(`(^|/)(node_modules|\.venv|venv|\.tox|\.nox|site-packages|\.git|build|dist|__pycache__|\.eggs)/`)
 
 // pytestAddoptsP finds -p NAME in addopts (not -p no:NAME, which disables).
-var pytestAddoptsP = regexp.MustCompile(`(?:^|\s)-p\s*=?\s*([\w.]+)`)
+var pytestAddoptsP = lazyRE(`(?:^|\s)-p\s*=?\s*([\w.]+)`)
 
 // pytestPlugins is a conftest.py's pytest_plugins = "x" / ["x", "y"].
-var pytestPlugins = regexp.MustCompile(`(?m)^pytest_plugins\s*=\s*[\[(]?([^\])\n]*(?:\n[^\])\n]*){0,20})`)
+var pytestPlugins = lazyRE(`(?m)^pytest_plugins\s*=\s*[\[(]?([^\])\n]*(?:\n[^\])\n]*){0,20})`)
 
 // reachEntry adds what p runs for the kinds this file knows; done says
 // entryOf has nothing to add.
@@ -79,13 +78,13 @@ func reachEntry(p string, b []byte, e *entryOut) (done bool) {
 		for _, n := range strs(nodesOf(p, b), "tool.uv.sources.*.path", "tool.uv.workspace.members.*") {
 			localProject(path.Join(dir, n.Value), p+" "+n.Path+" (uv sync builds it)", e)
 		}
-		for _, m := range pytestAddoptsP.FindAllStringSubmatch(strings.Join(opts, " "), 50) {
+		for _, m := range pytestAddoptsP().FindAllStringSubmatch(strings.Join(opts, " "), 50) {
 			e.cmds = append(e.cmds, cmdRef{cmd: "python -m " + m[1], dir: dir, via: p + " addopts -p (pytest loads the plugin at every run and at test discovery)", soft: true, shallow: true})
 		}
 		return lbase == "pytest.ini" || lbase == "tox.ini"
 	case lbase == "conftest.py":
-		for _, m := range pytestPlugins.FindAllStringSubmatch(string(b), 5) {
-			for _, q := range quoted.FindAllStringSubmatch(m[1], 50) {
+		for _, m := range pytestPlugins().FindAllStringSubmatch(string(b), 5) {
+			for _, q := range quoted().FindAllStringSubmatch(m[1], 50) {
 				e.cmds = append(e.cmds, cmdRef{cmd: "python -m " + q[1], dir: ".", via: p + " pytest_plugins", soft: true, shallow: true})
 			}
 		}
@@ -230,7 +229,7 @@ func workflowEntry(p string, nodes []Node, e *entryOut) {
 		dir := "."
 		for _, k := range []string{step, step[:max(strings.Index(step, ".steps."), 0)], "defaults.run"} {
 			if w, ok := wd[k]; ok && k != "" {
-				dir = path.Join(".", ciVars.ReplaceAllString(w, "."))
+				dir = path.Join(".", ciVars().ReplaceAllString(w, "."))
 				break
 			}
 		}
@@ -276,7 +275,7 @@ func actionEntry(p string, nodes []Node, e *entryOut) {
 
 // ciVars are the spellings of "the checkout / the opened folder" that
 // start a path in a command line or a config value.
-var ciVars = regexp.MustCompile(`\$\{\{\s*github\.workspace\s*\}\}|\$\{?(?:GITHUB_WORKSPACE|CI_PROJECT_DIR|CLAUDE_PROJECT_DIR|PWD)\}?|\$\{(?:workspaceFolder|workspaceRoot)(?::[^}]*)?\}`)
+var ciVars = lazyRE(`\$\{\{\s*github\.workspace\s*\}\}|\$\{?(?:GITHUB_WORKSPACE|CI_PROJECT_DIR|CLAUDE_PROJECT_DIR|PWD)\}?|\$\{(?:workspaceFolder|workspaceRoot)(?::[^}]*)?\}`)
 
 // seedListed seeds the entries that are found by listing the tree, not
 // by a fixed name: every workflow file, every conftest.py.
@@ -287,15 +286,15 @@ func (g *autorunGraph) seedListed() {
 			if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
 				g.seed(p, entryOf(p, b), 0)
 			}
-		case strings.HasSuffix(p, ".cabal") && !skipDirs.MatchString(p):
+		case strings.HasSuffix(p, ".cabal") && !skipDirs().MatchString(p):
 			if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
 				g.seed(p, entryOf(p, b), 0)
 			}
-		case isMiseConfig(p) && !skipDirs.MatchString(p):
+		case isMiseConfig(p) && !skipDirs().MatchString(p):
 			if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
 				g.seed(p, entryOf(p, b), 0)
 			}
-		case path.Base(p) == "conftest.py" && !skipDirs.MatchString(p):
+		case path.Base(p) == "conftest.py" && !skipDirs().MatchString(p):
 			// pytest imports it at every run and at the editor's test
 			// discovery; its own imports are followed one step only
 			// (test discovery imports the whole project, which is not
@@ -315,7 +314,7 @@ func (g *autorunGraph) pkgByName(name string) string {
 		g.pkgs = map[string]string{}
 		n := 0
 		for _, p := range g.s.allPaths() {
-			if path.Base(p) != "package.json" || skipDirs.MatchString(p) || n > 500 {
+			if path.Base(p) != "package.json" || skipDirs().MatchString(p) || n > 500 {
 				continue
 			}
 			n++
@@ -361,13 +360,13 @@ func (s *scanCtx) allPaths() []string {
 }
 
 // pyImport is one import statement: from MOD import NAMES, or import MODS.
-var pyImport = regexp.MustCompile(`(?m)^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|([\w \t,]*(?:\\\n[\w \t,]*)*))|import[ \t]+([\w., \t]+))`)
+var pyImport = lazyRE(`(?m)^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|([\w \t,]*(?:\\\n[\w \t,]*)*))|import[ \t]+([\w., \t]+))`)
 
 // followPy follows a Python file's imports: absolute modules from dir or
 // the root, relative ones (from . import x, from .m import y) from here,
 // and names that are submodules (from pkg import mod).
 func (g *autorunGraph) followPy(here, src, chain, dir string, depth int) {
-	for _, m := range pyImport.FindAllStringSubmatch(src, 100) {
+	for _, m := range pyImport().FindAllStringSubmatch(src, 100) {
 		if m[4] != "" {
 			for _, mod := range strings.Split(m[4], ",") {
 				if f := strings.Fields(mod); len(f) > 0 {

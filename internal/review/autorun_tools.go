@@ -99,7 +99,7 @@ func toolEntry(p string, b []byte, e *entryOut) bool {
 				file(via, v)
 			}
 		}
-		for _, m := range relLiteral.FindAllStringSubmatch(string(b), 50) { // object keys too ("./plugin.cjs": {})
+		for _, m := range relLiteral().FindAllStringSubmatch(string(b), 50) { // object keys too ("./plugin.cjs": {})
 			file(via, m[1])
 		}
 		switch tool {
@@ -241,17 +241,17 @@ func pantsEntry(nodes []Node, dir, via string, e *entryOut) {
 // shellDirVars are spellings of "the directory of this script" and of
 // "the repository's top level" in a shell script.
 var (
-	shellHere = regexp.MustCompile(`\$\(\s*dirname\s+"?\$(?:0|\{?BASH_SOURCE(?:\[0\])?\}?)"?\s*\)|\$\{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}|\$\(\s*cd\s+"?\$\(\s*dirname\s+"?\$(?:0|\{?BASH_SOURCE(?:\[0\])?\}?)"?\s*\)"?\s*(?:&&|;)\s*pwd\s*\)`)
-	gitTop    = regexp.MustCompile("\\$\\(\\s*git\\s+rev-parse\\s+--show-toplevel\\s*\\)|`\\s*git\\s+rev-parse\\s+--show-toplevel\\s*`")
+	shellHere = lazyRE(`\$\(\s*dirname\s+"?\$(?:0|\{?BASH_SOURCE(?:\[0\])?\}?)"?\s*\)|\$\{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}|\$\(\s*cd\s+"?\$\(\s*dirname\s+"?\$(?:0|\{?BASH_SOURCE(?:\[0\])?\}?)"?\s*\)"?\s*(?:&&|;)\s*pwd\s*\)`)
+	gitTop    = lazyRE("\\$\\(\\s*git\\s+rev-parse\\s+--show-toplevel\\s*\\)|`\\s*git\\s+rev-parse\\s+--show-toplevel\\s*`")
 )
 
 // shellPaths rewrites a script's own-directory and top-level spellings
 // to paths the graph follows, also through a variable set to one
 // (HERE="$(cd "$(dirname "$0")" && pwd)"; . "$HERE/lib.sh").
 func shellPaths(src, here string) string {
-	src = shellHere.ReplaceAllString(src, "./"+here)
-	src = gitTop.ReplaceAllString(src, ".")
-	for _, m := range shellDirVar.FindAllStringSubmatch(src, 20) {
+	src = shellHere().ReplaceAllString(src, "./"+here)
+	src = gitTop().ReplaceAllString(src, ".")
+	for _, m := range shellDirVar().FindAllStringSubmatch(src, 20) {
 		name, val := m[1], m[2]
 		src = regexp.MustCompile(`\$(?:`+name+`\b|\{`+name+`\})`).ReplaceAllLiteralString(src, val)
 	}
@@ -260,23 +260,23 @@ func shellPaths(src, here string) string {
 
 // shellDirVar is NAME=DIR where DIR is a directory shellPaths spelled
 // out ("./tools", "."), optionally exported, local or readonly.
-var shellDirVar = regexp.MustCompile(`(?m)^\s*(?:export\s+|local\s+|readonly\s+)?([A-Za-z_]\w*)=["']?(\.(?:/[\w.\-]+)*)["']?\s*(?:;|$)`)
+var shellDirVar = lazyRE(`(?m)^\s*(?:export\s+|local\s+|readonly\s+)?([A-Za-z_]\w*)=["']?(\.(?:/[\w.\-]+)*)["']?\s*(?:;|$)`)
 
 // loadKey marks a config line whose ./path the tool requires as code.
-var loadKey = regexp.MustCompile(`(?i)plugin|parser|preset|setup|teardown|loader|transform|reporter|rule|processor|resolver|extends|require|environment|runner|serializer|custom|import`)
+var loadKey = lazyRE(`(?i)plugin|parser|preset|setup|teardown|loader|transform|reporter|rule|processor|resolver|extends|require|environment|runner|serializer|custom|import`)
 
 // buildDirVars are a build file's spellings of its own or the project's
 // directory (CMake, Gradle, Maven, Meson).
-var buildDirVars = regexp.MustCompile(`\$\{(?:CMAKE_CURRENT_SOURCE_DIR|CMAKE_SOURCE_DIR|PROJECT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|projectDir|rootDir|basedir|project\.basedir|MESON_SOURCE_ROOT)\}/|\$(?:projectDir|rootDir)/`)
+var buildDirVars = lazyRE(`\$\{(?:CMAKE_CURRENT_SOURCE_DIR|CMAKE_SOURCE_DIR|PROJECT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|projectDir|rootDir|basedir|project\.basedir|MESON_SOURCE_ROOT)\}/|\$(?:projectDir|rootDir)/`)
 
 // bareCodePath is an unquoted ./path with a code extension (after
 // buildDirVars), as in execute_process(COMMAND python ./tools/x.py) or
 // <executable>./tools/x.sh</executable>.
-var bareCodePath = regexp.MustCompile(`(?:^|[\s(=>,])(\./[\w.\-]+(?:/[\w.\-]+)*\.(?:py|sh|bash|js|mjs|cjs|ts|rb|pl|php|lua))\b`)
+var bareCodePath = lazyRE(`(?:^|[\s(=>,])(\./[\w.\-]+(?:/[\w.\-]+)*\.(?:py|sh|bash|js|mjs|cjs|ts|rb|pl|php|lua))\b`)
 
 // codeLit is a quoted path with a code extension in a program or build
 // file ("scripts/gen.py", './tools/x.sh').
-var codeLit = regexp.MustCompile(`["'](\.{0,2}/?[\w.\-]+(?:/[\w.\-]+)*\.(?:py|sh|bash|js|mjs|cjs|ts|rb|pl|php|lua))["']`)
+var codeLit = lazyRE(`["'](\.{0,2}/?[\w.\-]+(?:/[\w.\-]+)*\.(?:py|sh|bash|js|mjs|cjs|ts|rb|pl|php|lua))["']`)
 
 // codeLiterals follows quoted code paths a running file names (a build
 // script that runs python3 "scripts/gen.py", a setup.py that runs a helper):
@@ -287,8 +287,8 @@ func (g *autorunGraph) codeLiterals(p, src, chain, dir string, depth int) {
 	case ".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx":
 		return // JavaScript loads by require/import; other paths are data to it (a bundler's entries)
 	}
-	src = buildDirVars.ReplaceAllString(src, "./")
-	for _, m := range append(codeLit.FindAllStringSubmatch(src, 50), bareCodePath.FindAllStringSubmatch(src, 50)...) {
+	src = buildDirVars().ReplaceAllString(src, "./")
+	for _, m := range append(codeLit().FindAllStringSubmatch(src, 50), bareCodePath().FindAllStringSubmatch(src, 50)...) {
 		for _, base := range []string{here, dir, "."} {
 			if q := path.Join(base, m[1]); inRepo(q) && g.exists(q) {
 				g.addRun(q, chain, dir, depth)

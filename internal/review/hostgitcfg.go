@@ -276,7 +276,7 @@ func (w *hostGitWalk) mark(it hostCfgItem, e ConfigEntry) (hostCfgItem, bool) {
 			m.hooks[rp] = "core.hooksPath = " + v + " in " + it.name
 		}
 	case isCmdKey(k, e.Value):
-		for _, tok := range pathToken.FindAllString(v, 20) {
+		for _, tok := range pathToken().FindAllString(v, 20) {
 			abs := w.expand(strings.TrimPrefix(tok, "./"), h.Repo)
 			if rp, ok := w.inRepo(abs); ok {
 				if _, dup := m.runs[rp]; !dup {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -141,7 +140,7 @@ func npmLockCheck(kind string) Matcher {
 	}
 }
 
-var lockURL = regexp.MustCompile(`(?:resolved|tarball|source|resolution)\s*[:=]?\s*"?([a-z][a-z0-9+.\-]*:[^"\s#]*)`)
+var lockURL = lazyRE(`(?:resolved|tarball|source|resolution)\s*[:=]?\s*"?([a-z][a-z0-9+.\-]*:[^"\s#]*)`)
 
 // Cargo/yarn/pnpm sources that need no flag.
 func defaultSource(u string) bool {
@@ -162,7 +161,7 @@ func lockSource(git bool) Matcher {
 			return nil
 		}
 		known := map[string]bool{}
-		for _, m := range lockURL.FindAllSubmatch(f.Old, -1) {
+		for _, m := range lockURL().FindAllSubmatch(f.Old, -1) {
 			if p, err := url.Parse(string(m[1])); err == nil && p.Scheme == "https" {
 				known[strings.ToLower(p.Hostname())] = true
 			}
@@ -170,7 +169,7 @@ func lockSource(git bool) Matcher {
 		ls := lines(f.New)
 		var hits []Hit
 		for _, n := range addedLines(f.Old, f.New) {
-			m := lockURL.FindStringSubmatch(ls[n-1])
+			m := lockURL().FindStringSubmatch(ls[n-1])
 			if m == nil {
 				continue
 			}

@@ -391,7 +391,7 @@ func jsonEnv(blocks ...string) Matcher {
 	}
 }
 
-var envAssign = regexp.MustCompile(`(?:^|[\s;{,])(?:export\s+|set\s+|setenv\s+)?["']?([A-Za-z_][A-Za-z0-9_]*)["']?\s*[=:]`)
+var envAssign = lazyRE(`(?:^|[\s;{,])(?:export\s+|set\s+|setenv\s+)?["']?([A-Za-z_][A-Za-z0-9_]*)["']?\s*[=:]`)
 
 // textEnv fires on added lines assigning a risky variable (shell, dotenv,
 // TOML, HCL and YAML env blocks).
@@ -403,7 +403,7 @@ func textEnv() Matcher {
 		ls := lines(f.New)
 		var hits []Hit
 		for _, n := range addedLines(f.Old, f.New) {
-			for _, m := range envAssign.FindAllStringSubmatch(ls[n-1], -1) {
+			for _, m := range envAssign().FindAllStringSubmatch(ls[n-1], -1) {
 				if IsRiskyEnv(m[1]) && m[1] == strings.ToUpper(m[1]) {
 					hits = append(hits, Hit{Line: n, Detail: m[1]})
 					break
@@ -414,8 +414,8 @@ func textEnv() Matcher {
 	}
 }
 
-var usesRe = regexp.MustCompile(`uses:\s*["']?([^\s@#"']+)@([^\s#"']+)`)
-var sha40 = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var usesRe = lazyRE(`uses:\s*["']?([^\s@#"']+)@([^\s#"']+)`)
+var sha40 = lazyRE(`^[0-9a-f]{40}$`)
 
 // unpinnedAction fires on added `uses: owner/repo@ref` lines whose ref is
 // not a full commit SHA.
@@ -424,8 +424,8 @@ func unpinnedAction() Matcher {
 		ls := lines(f.New)
 		var hits []Hit
 		for _, n := range addedLines(f.Old, f.New) {
-			m := usesRe.FindStringSubmatch(ls[n-1])
-			if m != nil && !strings.HasPrefix(m[1], "./") && !strings.HasPrefix(m[1], "docker://") && !sha40.MatchString(m[2]) {
+			m := usesRe().FindStringSubmatch(ls[n-1])
+			if m != nil && !strings.HasPrefix(m[1], "./") && !strings.HasPrefix(m[1], "docker://") && !sha40().MatchString(m[2]) {
 				hits = append(hits, Hit{Line: n, Detail: clip(m[1] + "@" + m[2])})
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -34,10 +33,10 @@ func parseFail() Matcher {
 
 // rubyRisky are Ruby constructs that run commands or load other code;
 // a Gemfile or gemspec line with one is code, not a dependency list.
-var rubyRisky = regexp.MustCompile("`|%x|\\b(system|exec|spawn|fork|eval|instance_eval|class_eval|module_eval|eval_gemfile|send|public_send|open|syscall|binding)\\b|\\b(require_relative|require|load)\\s*[(\\s'\"]|IO\\.|Kernel|Open3|File\\.|Dir\\.|Process|Net::|URI|ObjectSpace|Marshal|__dir__|\\$\\(")
+var rubyRisky = lazyRE("`|%x|\\b(system|exec|spawn|fork|eval|instance_eval|class_eval|module_eval|eval_gemfile|send|public_send|open|syscall|binding)\\b|\\b(require_relative|require|load)\\s*[(\\s'\"]|IO\\.|Kernel|Open3|File\\.|Dir\\.|Process|Net::|URI|ObjectSpace|Marshal|__dir__|\\$\\(")
 
 // rubyDSL are the lines a plain Gemfile is made of.
-var rubyDSL = regexp.MustCompile(`^\s*(#.*)?$|^\s*(source|gem|gemspec|ruby|group|platforms?|path|git|github|git_source|plugin|install_if|end|\})\b`)
+var rubyDSL = lazyRE(`^\s*(#.*)?$|^\s*(source|gem|gemspec|ruby|group|platforms?|path|git|github|git_source|plugin|install_if|end|\})\b`)
 
 // rubyCode fires on added lines of a Ruby file bundler evaluates that are
 // not plain dependency declarations, or that call out to the system.
@@ -50,7 +49,7 @@ func rubyCode() Matcher {
 		var hits []Hit
 		for _, n := range addedLines(f.Old, f.New) {
 			l := ls[n-1]
-			if m := rubyRisky.FindString(l); m != "" || !rubyDSL.MatchString(l) {
+			if m := rubyRisky().FindString(l); m != "" || !rubyDSL().MatchString(l) {
 				hits = append(hits, Hit{Line: n, Detail: clip(strings.TrimSpace(l))})
 			}
 		}
@@ -151,7 +150,7 @@ func newXML(f *File) ([]xmlElem, error) {
 }
 
 // Maven plugins that exist to run commands or scripts.
-var mavenExecPlugins = regexp.MustCompile(`(?i)^(exec-maven-plugin|maven-antrun-plugin|gmaven.*|groovy-maven-plugin|gmavenplus-plugin|maven-scripting-plugin|beanshell-maven-plugin|jruby-maven-plugin|frontend-maven-plugin|maven-invoker-plugin|properties-maven-plugin|build-helper-maven-plugin|.*-exec-.*|.*script.*)$`)
+var mavenExecPlugins = lazyRE(`(?i)^(exec-maven-plugin|maven-antrun-plugin|gmaven.*|groovy-maven-plugin|gmavenplus-plugin|maven-scripting-plugin|beanshell-maven-plugin|jruby-maven-plugin|frontend-maven-plugin|maven-invoker-plugin|properties-maven-plugin|build-helper-maven-plugin|.*-exec-.*|.*script.*)$`)
 
 // Phases that run before or during compilation, so on nearly any build.
 var mavenEarlyPhases = map[string]bool{"validate": true, "initialize": true, "generate-sources": true, "process-sources": true,
@@ -174,7 +173,7 @@ func mavenPlugin() Matcher {
 		for _, e := range es {
 			inPlugin := strings.Contains(e.path, "/plugin/") || strings.Contains(e.path, "/extension/")
 			switch {
-			case e.name == "artifactid" && inPlugin && (mavenExecPlugins.MatchString(e.text) || strings.Contains(e.text, "${")):
+			case e.name == "artifactid" && inPlugin && (mavenExecPlugins().MatchString(e.text) || strings.Contains(e.text, "${")):
 				hits = append(hits, Hit{Line: e.line, Detail: "plugin " + clip(e.text)})
 			case e.name == "phase" && inPlugin && (mavenEarlyPhases[strings.ToLower(e.text)] || strings.Contains(e.text, "${")):
 				hits = append(hits, Hit{Line: e.line, Detail: "execution bound to " + clip(e.text)})
@@ -212,8 +211,8 @@ func msbuildExec() Matcher {
 
 // The node-addon-api include idiom: the one command expansion nearly every
 // binding.gyp has.
-var gypIdiom = regexp.MustCompile(`<!@?\(node -p \\?"require\(\\?['"][@\w./-]+\\?['"]\)\.(include|include_dir|gyp|targets)\\?"\)`)
-var gypRisky = regexp.MustCompile(`<!|<\|\(|['"]\s*\+|\+\s*['"]|%\s*\(|\b(actions|rules|postbuilds|action|__import__|__builtins__|lambda|exec|eval|open)\b`)
+var gypIdiom = lazyRE(`<!@?\(node -p \\?"require\(\\?['"][@\w./-]+\\?['"]\)\.(include|include_dir|gyp|targets)\\?"\)`)
+var gypRisky = lazyRE(`<!|<\|\(|['"]\s*\+|\+\s*['"]|%\s*\(|\b(actions|rules|postbuilds|action|__import__|__builtins__|lambda|exec|eval|open)\b`)
 
 // gypCommand fires on added binding.gyp lines with command expansions
 // (<!(...), <!@(...)), actions, rules or postbuilds, or Python expression
@@ -226,8 +225,8 @@ func gypCommand() Matcher {
 		ls := lines(f.New)
 		var hits []Hit
 		for _, n := range addedLines(f.Old, f.New) {
-			l := gypIdiom.ReplaceAllString(ls[n-1], "")
-			if m := gypRisky.FindString(l); m != "" {
+			l := gypIdiom().ReplaceAllString(ls[n-1], "")
+			if m := gypRisky().FindString(l); m != "" {
 				hits = append(hits, Hit{Line: n, Detail: clip(strings.TrimSpace(ls[n-1]))})
 			}
 		}

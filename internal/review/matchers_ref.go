@@ -2,7 +2,6 @@ package review
 
 import (
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -14,13 +13,13 @@ import (
 var scriptExt = map[string]bool{".js": true, ".cjs": true, ".mjs": true, ".ts": true, ".cts": true, ".mts": true, ".sh": true,
 	".bash": true, ".py": true, ".rb": true, ".pl": true, ".ps1": true, ".bat": true, ".cmd": true, ".php": true}
 
-var shellSplit = regexp.MustCompile(`[\s;&|()<>'"=` + "`" + `]+`)
+var shellSplit = lazyRE(`[\s;&|()<>'"=` + "`" + `]+`)
 
 // scriptTargets returns the repo paths a command line refers to, relative
 // to dir (tokens with a '/' or a script extension), plus the names of
 // package scripts it runs ("npm run x", "yarn x", "pnpm x").
 func scriptTargets(dir, cmd string) (files, scripts []string) {
-	toks := shellSplit.Split(cmd, -1)
+	toks := shellSplit().Split(cmd, -1)
 	for i, t := range toks {
 		if t == "" {
 			continue
@@ -41,7 +40,7 @@ func scriptTargets(dir, cmd string) (files, scripts []string) {
 	return files, scripts
 }
 
-var jsImport = regexp.MustCompile(`(?:require|import)\s*\(?\s*['"](\.{1,2}/[^'"]+)['"]|from\s+['"](\.{1,2}/[^'"]+)['"]`)
+var jsImport = lazyRE(`(?:require|import)\s*\(?\s*['"](\.{1,2}/[^'"]+)['"]|from\s+['"](\.{1,2}/[^'"]+)['"]`)
 
 // lifecycleTargets returns the files the lifecycle scripts of the
 // package.json in dir run: the scripts' own file arguments (following
@@ -88,7 +87,7 @@ func lifecycleTargetsUncached(s *scanCtx, dir string) map[string]string {
 				}
 			}
 			if src, ok := s.read(f); ok && len(src) < maxScanBytes {
-				for _, m := range jsImport.FindAllStringSubmatch(string(src), 50) {
+				for _, m := range jsImport().FindAllStringSubmatch(string(src), 50) {
 					rel := m[1] + m[2]
 					q := path.Clean(path.Join(path.Dir(f), rel))
 					for _, c := range []string{q, q + ".js", q + ".cjs", q + ".mjs", q + "/index.js"} {
@@ -132,7 +131,7 @@ func lifecycleTarget() Matcher {
 // directory (see instructionFiles for the full globs).
 var instructionNames = []string{"AGENTS.md", "AGENT.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "codex.md", "QWEN.md", "CRUSH.md", "WARP.md", "AGENTS.override.md"}
 
-var atInclude = regexp.MustCompile(`(?:^|[\s(\[])@((?:\.{0,2}/|~/)?[\w.\-/]+)`)
+var atInclude = lazyRE(`(?:^|[\s(\[])@((?:\.{0,2}/|~/)?[\w.\-/]+)`)
 
 // markAgentIncludes marks the changed files that an instruction file (in
 // the same or a parent directory, changed or not) pulls in with @path.
@@ -178,7 +177,7 @@ func markAgentIncludes(s *scanCtx) {
 		if !ok || len(b) > maxScanBytes {
 			continue
 		}
-		for _, m := range atInclude.FindAllStringSubmatch(string(b), 200) {
+		for _, m := range atInclude().FindAllStringSubmatch(string(b), 200) {
 			t := strings.TrimRight(m[1], ".,;:")
 			if strings.HasPrefix(t, "~") {
 				continue

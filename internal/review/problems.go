@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,7 +76,7 @@ func rejected() Matcher {
 	}
 }
 
-var quotedPath = regexp.MustCompile(`'([^']*)'`)
+var quotedPath = lazyRE(`'([^']*)'`)
 
 // addProblems reads `git add --ignore-errors` error lines ("error: invalid
 // path 'X'", "error: 'X/' does not have a commit checked out").
@@ -85,7 +84,7 @@ func addProblems(lines []string) []Problem {
 	seen := map[string]bool{}
 	var out []Problem
 	for _, l := range lines {
-		m := quotedPath.FindStringSubmatch(l)
+		m := quotedPath().FindStringSubmatch(l)
 		p := ""
 		if m != nil {
 			p = strings.TrimSuffix(m[1], "/")
@@ -111,7 +110,7 @@ var fsckIDs = []string{"hasDotgit", "hasDotdot", "hasDot", "fullPathname", "empt
 	"missingCommitter", "missingTree", "badTagName", "missingTaggerEntry",
 	"largePathname", "extraHeaderEntry", "badType", "missingTypeEntry", "missingObject", "missingTag", "missingTagEntry", "missingType"}
 
-var fsckWarning = regexp.MustCompile(`(?m)^warning: object ([0-9a-f]{40,64}): (\w+): (.*)$`)
+var fsckWarning = lazyRE(`(?m)^warning: object ([0-9a-f]{40,64}): (\w+): (.*)$`)
 
 // fetchChecked runs a fetch into the quarantine with fsck on but its
 // path and submodule checks reported instead of fatal; if git still refuses
@@ -135,7 +134,7 @@ func (t *Target) fetchChecked(ctx context.Context, args []string) ([]Problem, er
 		return nil, fmt.Errorf("the sandbox sent more than %d bytes (its disk size), or git was killed writing them: %w", maxFetch, err)
 	}
 	var ps []Problem
-	for _, m := range fsckWarning.FindAllStringSubmatch(stderr.String(), 200) {
+	for _, m := range fsckWarning().FindAllStringSubmatch(stderr.String(), 200) {
 		ps = append(ps, Problem{Msg: fmt.Sprintf("git fsck: %s: %s (object %s)", m[2], m[3], m[1][:12]), Path: "oid:" + m[1]})
 	}
 	if err == nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -163,7 +162,7 @@ func (t *Target) saveState(s *state) error {
 }
 
 func (t *Target) validate() error {
-	if !validName.MatchString(t.Name) {
+	if !validName().MatchString(t.Name) {
 		return fmt.Errorf("invalid sandbox name %q", t.Name)
 	}
 	if t.StateDir == "" || t.Repo == "" {
@@ -181,7 +180,7 @@ func (t *Target) validate() error {
 	return nil
 }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`)
+var validName = lazyRE(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`)
 
 // Baseline records what review compares with, once per sandbox: direct
 // mode a tree of the live folder plus the code-bearing .git files; clone

@@ -2,7 +2,6 @@ package review
 
 import (
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -91,4 +90,4 @@ func execContentChanged() Matcher {
 
 // pathToken is a word that may name a repository file in a command line or
 // a config value.
-var pathToken = regexp.MustCompile(`(?:\$\{workspaceFolder\}/|\$\{workspaceRoot\}/|\$CLAUDE_PROJECT_DIR/|\./)?[\w.\-]+(?:/[\w.\-]+)+|[\w.\-]+\.(?:js|cjs|mjs|ts|cts|mts|sh|bash|py|rb|pl|ps1|php|lua)\b`)
+var pathToken = lazyRE(`(?:\$\{workspaceFolder\}/|\$\{workspaceRoot\}/|\$CLAUDE_PROJECT_DIR/|\./)?[\w.\-]+(?:/[\w.\-]+)+|[\w.\-]+\.(?:js|cjs|mjs|ts|cts|mts|sh|bash|py|rb|pl|ps1|php|lua)\b`)

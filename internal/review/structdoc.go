@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -118,7 +117,7 @@ func parseDoc(f format, src []byte) *doc {
 // a key ("---yarnPath: x" is yarnPath to js-yaml), an anchor or alias name
 // with a colon, and a flow-context key whose ':' touches a flow indicator.
 // We cannot read them the way every consumer does, so they fail closed.
-var yamlAmbiguous = regexp.MustCompile(`(?m)^(---|\.\.\.)[^\s]|(^|[\s\[{,])[&*][^\s,\[\]{}]*:|[^\s:]:[,\]}]`)
+var yamlAmbiguous = lazyRE(`(?m)^(---|\.\.\.)[^\s]|(^|[\s\[{,])[&*][^\s,\[\]{}]*:|[^\s:]:[,\]}]`)
 
 // maxYAMLNodes bounds alias expansion (a "billion laughs" document).
 const maxYAMLNodes = 200000
@@ -128,7 +127,7 @@ const maxYAMLNodes = 200000
 // anchors, aliases and "<<" merge keys all resolved) and flattens it to
 // nodes. Keys keep their decoded text.
 func ParseYAML(src []byte) ([]Node, error) {
-	if m := yamlAmbiguous.Find(src); m != nil {
+	if m := yamlAmbiguous().Find(src); m != nil {
 		return nil, fmt.Errorf("yaml: %q is read differently by YAML parsers (js-yaml, which Yarn and pnpm use, and others)", clip(string(m)))
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))

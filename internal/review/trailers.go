@@ -3,7 +3,6 @@ package review
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -14,14 +13,14 @@ type Trailer struct {
 	Value string
 }
 
-var trailerKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]{0,62}$`)
+var trailerKeyRE = lazyRE(`^[A-Za-z][A-Za-z0-9-]{0,62}$`)
 
 // trailerLines validates trailers and renders them; a value is one line
 // of printable text (control characters become spaces).
 func trailerLines(trs []Trailer) (string, error) {
 	var b strings.Builder
 	for _, tr := range trs {
-		if !trailerKeyRE.MatchString(tr.Key) {
+		if !trailerKeyRE().MatchString(tr.Key) {
 			return "", fmt.Errorf("invalid trailer key %q", tr.Key)
 		}
 		v := strings.TrimSpace(strings.Map(func(r rune) rune {
