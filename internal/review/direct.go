@@ -98,6 +98,7 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 		if err := smudgeForGit(g.indexFile(), sv.changed); err != nil {
 			return nil, fmt.Errorf("stage the workspace: %w", err)
 		}
+		sv.full = len(sv.changed) > maxPathspecs
 	}
 	tree, gitProblems, err := t.gitStage(ctx, g, sv, excl, forced)
 	if err != nil {

@@ -200,6 +200,9 @@ func (r *blobReader) readMaybe(name string, max int64) ([]byte, bool, error) {
 }
 
 func (r *blobReader) close() {
+	if r.store != nil {
+		r.store.close()
+	}
 	if r.cmd == nil {
 		return
 	}

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync"
 )
 
 // objStore reads blobs from review's private object store (direct mode)
@@ -30,9 +32,20 @@ type packIdx struct {
 	pack  string
 	idx   []byte
 	n     int
-	names []byte // n object names of 20 bytes, sorted
-	offs  []byte // n 32-bit offsets
-	large []byte // 64-bit offsets
+	names []byte   // n object names of 20 bytes, sorted
+	offs  []byte   // n 32-bit offsets
+	large []byte   // 64-bit offsets
+	f     *os.File // the pack, opened on first read
+}
+
+// close closes the packs the store opened.
+func (s *objStore) close() {
+	for _, p := range s.packs {
+		if p.f != nil {
+			p.f.Close()
+			p.f = nil
+		}
+	}
 }
 
 // read returns a blob's content when it is at most max bytes (nil
@@ -47,7 +60,14 @@ func (s *objStore) read(oid [20]byte, max int64) ([]byte, int64, bool) {
 	}
 	for _, p := range s.packs {
 		if off, ok := p.find(oid); ok {
-			data, size, err := readPackedBlob(p.pack, off, max)
+			if p.f == nil {
+				f, err := os.Open(p.pack)
+				if err != nil {
+					return nil, 0, false
+				}
+				p.f = f
+			}
+			data, size, err := readPackedBlob(p.f, off, max)
 			return data, size, err == nil
 		}
 	}
@@ -60,11 +80,11 @@ func readLooseBlob(file string, max int64) ([]byte, int64, error) {
 		return nil, 0, err
 	}
 	defer f.Close()
-	z, err := zlib.NewReader(f)
+	z, err := openZlib(bufio.NewReaderSize(f, 4096))
 	if err != nil {
 		return nil, 0, err
 	}
-	defer z.Close()
+	defer closeZlib(z)
 	hdr := make([]byte, 0, 32)
 	var c [1]byte
 	for {
@@ -149,12 +169,7 @@ func (p *packIdx) find(oid [20]byte) (int64, bool) {
 
 // readPackedBlob reads a whole blob object at off in a pack; a delta or
 // any other kind is an error.
-func readPackedBlob(pack string, off, max int64) ([]byte, int64, error) {
-	f, err := os.Open(pack)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
+func readPackedBlob(f *os.File, off, max int64) ([]byte, int64, error) {
 	var hdr [16]byte
 	n, _ := f.ReadAt(hdr[:], off)
 	if n == 0 {
@@ -174,12 +189,31 @@ func readPackedBlob(pack string, off, max int64) ([]byte, int64, error) {
 	if kind != 3 {
 		return nil, 0, errors.New("not a whole blob")
 	}
-	z, err := zlib.NewReader(io.NewSectionReader(f, off+int64(i), 1<<62))
+	z, err := openZlib(bufio.NewReaderSize(io.NewSectionReader(f, off+int64(i), 1<<62), 4096))
 	if err != nil {
 		return nil, 0, err
 	}
-	defer z.Close()
+	defer closeZlib(z)
 	return readBody(z, size, max)
+}
+
+// zlibReaders: a zlib reader allocates its 32 KiB window and tables;
+// one per blob cost more than the reads (5,000 changed files).
+var zlibReaders sync.Pool
+
+func openZlib(r io.Reader) (io.ReadCloser, error) {
+	if z, ok := zlibReaders.Get().(io.ReadCloser); ok {
+		if err := z.(zlib.Resetter).Reset(r, nil); err != nil {
+			return nil, err
+		}
+		return z, nil
+	}
+	return zlib.NewReader(r)
+}
+
+func closeZlib(z io.ReadCloser) {
+	z.Close()
+	zlibReaders.Put(z)
 }
 
 // parseOID reads a hex SHA-1 object name.

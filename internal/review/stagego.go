@@ -73,24 +73,11 @@ func (t *Target) stageGo(ctx context.Context, ix *ixFile, indexFile string, path
 		return "", nil, errNotForGo
 	}
 	defer unix.Close(root)
-	objects := filepath.Join(t.dir(), "git", "objects")
-	budget := int64(maxStageGoBytes)
-	upd := map[string]*ixEntry{} // nil: remove
-	for p := range skip {
-		upd[p] = nil // a file tracked while small must not keep its old entry
-	}
-	for _, p := range paths {
-		if _, big := skip[p]; big {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return "", nil, err // stage's limit on reading the folder (outside round stagego/03)
-		}
-		e, err := readLive(root, p, objects, &budget)
-		if err != nil {
-			return "", nil, err
-		}
-		upd[p] = e
+	sink := t.sinkFor(filepath.Join(t.dir(), "git", "objects"), len(paths))
+	upd, err := readAllLive(ctx, root, paths, skip, sink)
+	if err != nil {
+		sink.abort()
+		return "", nil, err
 	}
 	changed := make([]string, 0, len(upd))
 	for p := range upd {
@@ -98,13 +85,18 @@ func (t *Target) stageGo(ctx context.Context, ix *ixFile, indexFile string, path
 	}
 	ix.entries = mergeEntries(ix.entries, upd)
 	if fileAndDir(ix.entries) {
+		sink.abort()
 		return "", nil, errNotForGo // a file and a directory of one name: git sorts that out
 	}
 	tb := &treeBuild{old: ix.trees, dirty: dirtyDirs(changed), put: func(body []byte) ([20]byte, error) {
-		return writeLoose(objects, "tree", body)
+		return sink.put("tree", body)
 	}}
 	trees, err := tb.buildTrees(ix.entries, "", "")
+	if err == nil {
+		err = sink.finish()
+	}
 	if err != nil {
+		sink.abort()
 		return "", nil, err
 	}
 	if err := ix.write(indexFile, trees, ix.mtime); err != nil {
@@ -157,10 +149,67 @@ func plainPath(p string) bool {
 
 func path0Base(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
+// readAllLive reads paths (but those in skip) into entries: nil for a
+// path that is gone or is to be dropped. Two readers share the work when
+// there is much of it; the first error stops both.
+func readAllLive(ctx context.Context, root int, paths []string, skip map[string]bigStat, sink objSink) (map[string]*ixEntry, error) {
+	var budget atomic.Int64
+	budget.Store(maxStageGoBytes)
+	upd := make(map[string]*ixEntry, len(paths)+len(skip))
+	for p := range skip {
+		upd[p] = nil // a file tracked while small must not keep its old entry
+	}
+	workers := 1
+	if len(paths) > 64 {
+		workers = 2
+	}
+	var (
+		mu    sync.Mutex
+		next  atomic.Int64
+		first error
+		wg    sync.WaitGroup
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(paths) {
+					return
+				}
+				p := paths[i]
+				if _, big := skip[p]; big {
+					continue
+				}
+				err := ctx.Err() // stage's limit on reading the folder (outside round stagego/03)
+				var e *ixEntry
+				if err == nil {
+					e, err = readLive(root, p, sink, &budget)
+				}
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+					next.Store(int64(len(paths))) // the other reader stops too
+				}
+				if err == nil {
+					upd[p] = e
+				}
+				mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return upd, first
+}
+
 // readLive reads one path of the folder below root into an index entry
 // (writing its blob), or nil when it is gone. errNotForGo for anything
 // git should handle.
-func readLive(root int, p string, objects string, budget *int64) (*ixEntry, error) {
+func readLive(root int, p string, sink objSink, budget *atomic.Int64) (*ixEntry, error) {
 	dir, leaf := root, p
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		fd, err := openDirNoFollow(root, p[:i])
@@ -210,7 +259,7 @@ func readLive(root int, p string, objects string, budget *int64) (*ixEntry, erro
 	default:
 		return nil, errNotForGo
 	}
-	oid, err := writeLoose(objects, "blob", body)
+	oid, err := sink.put("blob", body)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +271,7 @@ func readLive(root int, p string, objects string, budget *int64) (*ixEntry, erro
 
 // readRegular reads a regular file that must not change while it is read.
 // budget is what the stager may still read in this review.
-func readRegular(dir int, leaf string, budget *int64) ([]byte, unix.Stat_t, error) {
+func readRegular(dir int, leaf string, budget *atomic.Int64) ([]byte, unix.Stat_t, error) {
 	var st, after unix.Stat_t
 	// O_NOATIME: the agent must not learn when review reads a file (outside
 	// round survey/04: its atime, seen through the gate, timed a swap).
@@ -236,10 +285,9 @@ func readRegular(dir int, leaf string, budget *int64) ([]byte, unix.Stat_t, erro
 	}
 	f := os.NewFile(uintptr(fd), leaf)
 	defer f.Close()
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxLiveBytes || st.Size > *budget {
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxLiveBytes || budget.Add(-st.Size) < 0 {
 		return nil, st, errNotForGo
 	}
-	*budget -= st.Size
 	body := make([]byte, 0, st.Size+1)
 	body, err = readAllInto(f, body, maxLiveBytes+1)
 	if err != nil || int64(len(body)) != st.Size || unix.Fstat(fd, &after) != nil ||

@@ -265,6 +265,7 @@ func TestObjStoreMatchesGit(t *testing.T) {
 	}
 	check := func(wantWhole bool) {
 		s := &objStore{dir: filepath.Join(repo, ".git", "objects")}
+		defer s.close()
 		answered := 0
 		for oidHex := range loose {
 			oid, _ := parseOID(oidHex)
@@ -311,7 +312,12 @@ func FuzzObjStore(f *testing.F) {
 			t.Fatalf("loose: %d bytes, size %d", len(data), size)
 		}
 		os.WriteFile(p, pack, 0o600)
-		if data, size, err := readPackedBlob(p, int64(at), 64); err == nil && (size > 64) != (data == nil) {
+		pf, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pf.Close()
+		if data, size, err := readPackedBlob(pf, int64(at), 64); err == nil && (size > 64) != (data == nil) {
 			t.Fatalf("packed: %d bytes, size %d", len(data), size)
 		}
 		if idx, err := readPackIdx(p); err == nil {

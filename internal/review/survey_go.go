@@ -76,7 +76,8 @@ func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, erro
 		sv.hidden = hiddenInStatus(st.out, t.Hide)
 	}
 	t.readStatus(sv, st.out)
-	sv.full = len(sv.changed) > maxPathspecs
+	// full is left to stage: the Go stager takes any number of paths;
+	// only git, if it stages instead, walks the folder past maxPathspecs.
 	return sv, ix, nil
 }
 
