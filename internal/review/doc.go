@@ -57,9 +57,10 @@
 //	              path, then openat(O_NOFOLLOW|O_NONBLOCK) + fstat + read
 //	              of a regular file (before and after: unchanged, at most
 //	              64 MiB each and 256 MiB per review) or readlinkat of a
-//	              symlink; writes: loose objects (tmp file, rename) and the
-//	              index (index.lock, rename) in the private git directory
-//	              only. objStore reads only that directory. git status
+//	              symlink (two threads past 64 paths); writes: loose
+//	              objects (tmp file, rename), or past 200 paths one pack
+//	              and its .idx (tmp_pack_/tmp_idx_, rename), and the index
+//	              (index.lock, rename) in the private git directory only. objStore reads only that directory. git status
 //	              then lists the folder (getdents, no file contents) on an
 //	              assume-valid scratch copy of the index.
 package review

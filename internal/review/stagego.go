@@ -21,15 +21,16 @@ import (
 )
 
 // The Go stager does what `git add -A -- <paths>` and `git write-tree` do
-// for the few paths git status reported, without two more git processes
+// for the paths the survey reported, without two more git processes
 // that each read and rewrite the whole index (about 18 ms of a 5,000-file
 // folder's review, against 14 ms for `git status` there). It handles the
 // common case only, and says so before it writes anything: any path or
 // file git treats specially (a name git refuses or protects, a nested
 // repository, a gitlink, a file that is not regular or a symlink, a file
-// over maxLiveBytes) leaves the whole step to git, as before. Both store
-// the bytes in the folder: review's git has every content conversion
-// turned off (privAttributes).
+// over maxLiveBytes, more than maxStageGoPaths paths) leaves the whole
+// step to git, as before. Both store the bytes in the folder: review's
+// git has every content conversion turned off (privAttributes). Past
+// packAbove paths the objects go into one pack (packwrite.go).
 //
 // It reads the live folder as review's git does, but more strictly: every
 // directory on the way is opened with O_NOFOLLOW (a path below a symlink
@@ -45,6 +46,11 @@ var stageGoCalls atomic.Int64
 // stagego/03: 10 sparse 67 MB files).
 const maxStageGoBytes = 256 << 20
 
+// maxStageGoPaths: past this many changed paths git stages (its index
+// is the one data structure that grows with them; the stager's map of
+// new entries would be a second).
+const maxStageGoPaths = 20000
+
 // errNotForGo: the stager declines; git stages instead.
 var errNotForGo = errors.New("left to git")
 
@@ -52,6 +58,9 @@ var errNotForGo = errors.New("left to git")
 // skip lists paths never staged (files over maxLiveBytes).
 // ix is the index as read by surveyGo, or nil to read it here.
 func (t *Target) stageGo(ctx context.Context, ix *ixFile, indexFile string, paths []string, skip map[string]bigStat) (string, []ixEntry, error) {
+	if len(paths) > maxStageGoPaths {
+		return "", nil, errNotForGo
+	}
 	for _, p := range paths {
 		if !plainPath(p) {
 			return "", nil, errNotForGo
