@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/term"
@@ -20,7 +21,7 @@ func init() {
 		Summary: "run a command in a sandbox's workspace (its exit code passes through)", Run: runExec})
 }
 
-var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // execOpts are exec's flags.
 type execOpts struct {
@@ -40,7 +41,7 @@ func parseExec(e *Env, args []string) (*execOpts, string, []string, error) {
 	fs.StringVar(&o.dir, "w", "", "working `directory` inside (default: the workspace, /workspace)")
 	fs.Func("e", "set an environment variable for the command: `KEY=VALUE` (repeatable)", func(s string) error {
 		k, _, ok := strings.Cut(s, "=")
-		if !ok || !envKeyRE.MatchString(k) {
+		if !ok || !envKeyRE().MatchString(k) {
 			return fmt.Errorf("want KEY=VALUE with KEY a variable name, got %q", s)
 		}
 		o.env = append(o.env, s)

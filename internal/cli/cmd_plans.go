@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -27,7 +28,7 @@ var planSubcommands = map[string]func(*Env, []string) error{
 	"ls": runPlanLs, "show": runPlanShow, "revoke": runPlanRevoke, "prune": runPlanPrune,
 }
 
-var approvalSHA = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var approvalSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 
 // approval is one approvals/SHA256 record (bridge/state.go writes it).
 type approval struct {
@@ -52,7 +53,7 @@ func loadApprovals(e *Env) ([]approval, error) {
 	}
 	var out []approval
 	for _, en := range ents {
-		if !approvalSHA.MatchString(en.Name()) {
+		if !approvalSHA().MatchString(en.Name()) {
 			continue
 		}
 		a := approval{SHA256: en.Name()}

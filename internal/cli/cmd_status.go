@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/config"
@@ -174,7 +175,7 @@ func splitNotes(note string) []string {
 	return out
 }
 
-var noLimitRE = regexp.MustCompile(`^no (cpu|memory|pids) limit \((.*)\)$`)
+var noLimitRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^no (cpu|memory|pids) limit \((.*)\)$`) })
 
 // unverifiedMark opens limitNotes' reason for a limit only the sandbox
 // itself reports on ("disk limit unverified (...)", the kubernetes probe):
@@ -188,8 +189,8 @@ func limitNotes(notes []string) (map[string]string, []string) {
 	var other []string
 	for _, n := range notes {
 		switch {
-		case noLimitRE.MatchString(n):
-			m := noLimitRE.FindStringSubmatch(n)
+		case noLimitRE().MatchString(n):
+			m := noLimitRE().FindStringSubmatch(n)
 			un[m[1]] = m[2]
 		case strings.HasPrefix(n, "disk limit not enforced"):
 			un["disk"] = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(n, "disk limit not enforced"), " ("), ")")

@@ -212,12 +212,12 @@ type state struct {
 
 // idRE: a sandbox name is a DNS-1123 label, so airlock-ID (at most 71
 // characters) is an object name and ID a label value and hostname.
-var idRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+var idRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`) })
 
 func (b *Backend) dir(id string) string { return filepath.Join(b.root, id) }
 
 func (b *Backend) load(id string) (*state, error) {
-	if !idRE.MatchString(id) {
+	if !idRE().MatchString(id) {
 		return nil, fmt.Errorf("sandbox %q: %w", id, vm.ErrNotFound)
 	}
 	data, err := os.ReadFile(filepath.Join(b.dir(id), "state.json"))
@@ -314,7 +314,7 @@ func (b *Backend) checkSpec(spec vm.Spec) error {
 	if err := spec.CheckComplete(); err != nil {
 		return err
 	}
-	if !idRE.MatchString(spec.ID) {
+	if !idRE().MatchString(spec.ID) {
 		return fmt.Errorf("sandbox id %q: %w", spec.ID, vm.ErrInvalidSpec)
 	}
 	if spec.StateDir != "" && filepath.Clean(spec.StateDir) != b.dir(spec.ID) {

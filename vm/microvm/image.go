@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
@@ -101,12 +102,12 @@ func (b *Backend) ensureImage(ctx context.Context, spec vm.Spec) (string, error)
 // boundary; the workspace gate, egress, signer and review are host-side).
 var DefaultPackages = []string{"bash", "git", "curl", "ca-certificates", "python3", "procps", "less", "sudo"}
 
-var imageNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+var imageNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`) })
 
 // validImageName: image names come from sandbox.hcl (untrusted) and become
 // a file name under home/images.
 func validImageName(name string) bool {
-	return imageNameRE.MatchString(name) && !strings.Contains(name, "..")
+	return imageNameRE().MatchString(name) && !strings.Contains(name, "..")
 }
 
 // ImagePath is where the named image lives under home.
