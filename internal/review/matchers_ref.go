@@ -197,8 +197,9 @@ func markAgentIncludes(s *scanCtx) {
 }
 
 func isInstructionFile(p string) bool {
+	segs := strings.Split(strings.ToLower(p), "/") // once, not per glob
 	for _, g := range instructionFiles {
-		if pathMatch(g, p) {
+		if segMatch(patternSegs(g), segs) {
 			return true
 		}
 	}

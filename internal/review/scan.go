@@ -194,11 +194,15 @@ func scanWith(rules []*Rule, files []*File, tree Tree, host *HostGit) []*Report 
 	s.normalized = true
 	markAgentIncludes(s)
 	out := make([]*Report, 0, len(files))
+	rf := newRuleFilter(rules)
+	mask := make([]bool, len(rules))
 	for _, f := range files {
 		rep := &Report{File: f}
 		segs := strings.Split(strings.ToLower(f.Path), "/")
-		for _, r := range rules {
-			if !r.applies(f, segs, s) {
+		rf.candidates(f, segs, s, mask)
+		for i, r := range rules {
+			// A rule the name rules out can still apply through an alias.
+			if !mask[i] && s.graph().alias[f.Path] == "" || !r.applies(f, segs, s) {
 				continue
 			}
 			seen := map[int]bool{}
