@@ -49,26 +49,63 @@ type Copy struct {
 // Make makes the private copy of src at dst (which must not exist, or be
 // an empty directory). hide is sandbox.hcl's hide globs (config.MatchGlob).
 func Make(ctx context.Context, src, dst string, hide []string) (Copy, error) {
-	if !isRepoTop(ctx, src) {
+	return Inspect(ctx, src).Make(ctx, dst, hide)
+}
+
+// Source is a host folder about to be copied: what Make must know of it
+// before it clones, found in the background (Inspect) while a caller
+// readies the copy's destination (the namespace backend mounts the
+// sandbox's disk meanwhile).
+type Source struct {
+	dir string
+	top chan bool   // whether dir is the top of a git work tree
+	st  chan status // its `git status` paths; sent only when top
+}
+
+type status struct {
+	paths []string
+	err   error
+}
+
+// Inspect starts reading src with host git: first whether it is a
+// repository's top (git rev-parse), then, only when it is, its uncommitted
+// work (git status). Both only read; Make uses what they found. The
+// goroutine ends on its own (ctx bounds both git processes) whether or not
+// Make is called.
+func Inspect(ctx context.Context, src string) *Source {
+	s := &Source{dir: src, top: make(chan bool, 1), st: make(chan status, 1)}
+	go func() {
+		top := isRepoTop(ctx, src)
+		s.top <- top
+		if !top {
+			return
+		}
+		// Uncommitted work: every path that differs from HEAD (staged or
+		// not) plus untracked files that are not ignored. `git status`
+		// with optional locks off refreshes the index in memory only
+		// (`git diff` would write it back: the host's .git must stay
+		// byte-identical). It reads the host's repository while the clone
+		// does (both read only).
+		p, err := statusPaths(ctx, src)
+		s.st <- status{p, err}
+	}()
+	return s
+}
+
+// Make makes the private copy of the source at dst (which must not exist,
+// or be an empty directory). hide is sandbox.hcl's hide globs
+// (config.MatchGlob). Call it once.
+func (s *Source) Make(ctx context.Context, dst string, hide []string) (Copy, error) {
+	src := s.dir
+	if !<-s.top {
+		if err := ctx.Err(); err != nil {
+			return Copy{}, err
+		}
 		if err := os.MkdirAll(dst, 0o755); err != nil {
 			return Copy{}, err
 		}
 		return Copy{}, copyTree(src, dst, hide)
 	}
-	// Uncommitted work: every path that differs from HEAD (staged or not)
-	// plus untracked files that are not ignored. `git status` with optional
-	// locks off refreshes the index in memory only (`git diff` would write
-	// it back: the host's .git must stay byte-identical). It reads the
-	// host's repository while the clone does (both read only).
-	type status struct {
-		paths []string
-		err   error
-	}
-	st := make(chan status, 1)
-	go func() {
-		p, err := statusPaths(ctx, src)
-		st <- status{p, err}
-	}()
 	_, err := git(ctx, "", "clone", "--quiet", "--no-hardlinks", "--template=", src, dst)
 	if err != nil && ctx.Err() == nil {
 		// A local clone copies the object files one by one; git's
@@ -79,7 +116,7 @@ func Make(ctx context.Context, src, dst string, hide []string) (Copy, error) {
 		os.RemoveAll(dst)
 		_, err = git(ctx, "", "clone", "--quiet", "--no-local", "--template=", src, dst)
 	}
-	r := <-st
+	r := <-s.st
 	if err != nil {
 		return Copy{}, fmt.Errorf("clone workspace: %w", err)
 	}

@@ -163,6 +163,12 @@ func (b *Backend) Create(ctx context.Context, spec vm.Spec) (err error) {
 // As host root the sandbox's own directories go on its disk image (the
 // spare one, or made now while the state dir's own steps run: spare.go).
 func (b *Backend) prepare(ctx context.Context, tm *steptime.Timer, dir string, spec *vm.Spec, ids idMap) (err error) {
+	// The host folder is read (git rev-parse, git status) while the disk
+	// is readied; the clone into it waits for the mount.
+	var src *wsclone.Source
+	if spec.Workspace.Mode == vm.ModeClone {
+		src = wsclone.Inspect(ctx, spec.Workspace.HostPath)
+	}
 	disk := make(chan error, 1)
 	if ids.single {
 		disk <- nil
@@ -196,7 +202,7 @@ func (b *Backend) prepare(ctx context.Context, tm *steptime.Timer, dir string, s
 			b.holdDisk(spec.ID, unmount)
 		}()
 	}
-	return runSteps(ctx, tm, dataSteps(ctx, dir, spec, ids))
+	return runSteps(ctx, tm, dataSteps(ctx, dir, spec, ids, src))
 }
 
 // step is one named part of Create.
@@ -238,8 +244,9 @@ func stateSteps(dir string, spec *vm.Spec) []step {
 }
 
 // dataSteps write the sandbox's own directories (on its disk image when
-// there is one: dataDir) and give everything its owner.
-func dataSteps(ctx context.Context, dir string, spec *vm.Spec, ids idMap) []step {
+// there is one: dataDir) and give everything its owner; src is the host
+// folder a clone-mode workspace copies (wsclone.Inspect).
+func dataSteps(ctx context.Context, dir string, spec *vm.Spec, ids idMap, src *wsclone.Source) []step {
 	rootUID, rootGID := ids.hostUID(0), ids.hostGID(0)
 	agUID, agGID := ids.hostUID(agentUID), ids.hostGID(agentGID)
 	data := dataDir(dir)
@@ -255,7 +262,7 @@ func dataSteps(ctx context.Context, dir string, spec *vm.Spec, ids idMap) []step
 			return os.Chmod(filepath.Join(data, "var/tmp"), 0o1777)
 		}},
 		{"workspace", func() (err error) {
-			copied, err = prepareWorkspace(ctx, filepath.Join(data, "workspace"), spec.Workspace)
+			copied, err = prepareWorkspace(ctx, filepath.Join(data, "workspace"), spec.Workspace, src)
 			return err
 		}},
 		{"private git directory", func() error {

@@ -15,8 +15,9 @@ import (
 // modes, and returns what the clone made (for Restat once its files have
 // their owner). In clone mode the host repository is read by host-side git
 // only; nothing of it but the copied files reaches the guest (package
-// wsclone, the same private clone for every backend).
-func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace) (wsclone.Copy, error) {
+// wsclone, the same private clone for every backend); src is w.HostPath
+// as wsclone.Inspect began reading it (nil: read now).
+func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace, src *wsclone.Source) (wsclone.Copy, error) {
 	switch w.Mode {
 	case vm.ModeDirect:
 		return wsclone.Copy{}, nil
@@ -26,7 +27,10 @@ func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace) (wsclone.
 	tm := steptime.Of(ctx).Sub("workspace")
 	var c wsclone.Copy
 	err := tm.Run("copy", func() (err error) {
-		c, err = wsclone.Make(ctx, w.HostPath, dst, w.Hide)
+		if src == nil {
+			src = wsclone.Inspect(ctx, w.HostPath)
+		}
+		c, err = src.Make(ctx, dst, w.Hide)
 		return err
 	})
 	if err != nil || w.Copied == nil {
