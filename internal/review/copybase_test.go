@@ -89,6 +89,10 @@ func TestCopyBaselineIsTheGuestSnapshot(t *testing.T) {
 			t.Errorf("dirty=%v: host baseline tree %s, guest snapshot tree %s\nhost: %s\nguest: %s", dirty, gotTree, wantTree,
 				runGit(t, dst, "ls-tree", "-r", s.Base), runGit(t, ref, "ls-tree", "-r", so.id))
 		}
+		if dirty && s.Base != so.id {
+			// The commit written in Go is git's own, byte for byte.
+			t.Errorf("host baseline commit %s, the guest's script made %s", s.Base, so.id)
+		}
 		if got, want := runGit(t, dst, "rev-parse", s.Base+"^"), runGit(t, ref, "rev-parse", so.id+"^"); got != want {
 			t.Errorf("dirty=%v: parent %s, want %s", dirty, got, want)
 		}
