@@ -1,0 +1,5 @@
+sandbox "s3695" {
+  backend = "namespace"
+  workspace { mode = "direct" }
+  network { preset = "locked-down" }
+}
