@@ -2,6 +2,7 @@ package review
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -339,20 +340,35 @@ func (s *scanCtx) allPaths() []string {
 		return s.paths
 	}
 	s.listed = true
-	seen := map[string]bool{}
 	if s.tree != nil {
 		if b, ok := s.tree("/"); ok {
-			for _, p := range strings.Split(string(b), "\x00") {
-				if p != "" && !seen[p] {
-					seen[p] = true
-					s.paths = append(s.paths, p)
-				}
-			}
+			s.paths = strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 		}
 	}
+	// A tree lists its paths sorted and once each (then the changed files
+	// are found by binary search, not through a set of every path).
+	sorted := true
+	for i := 1; i < len(s.paths) && sorted; i++ {
+		sorted = s.paths[i-1] < s.paths[i]
+	}
+	if len(s.paths) == 1 && s.paths[0] == "" {
+		s.paths = nil
+	}
+	if !sorted {
+		seen := make(map[string]bool, len(s.paths))
+		out := s.paths[:0]
+		for _, p := range s.paths {
+			if p != "" && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+		s.paths = out
+		slices.Sort(s.paths)
+	}
+	listed := len(s.paths)
 	for p, f := range s.files {
-		if f.NewMode != 0 && !seen[p] {
-			seen[p] = true
+		if _, in := slices.BinarySearch(s.paths[:listed], p); f.NewMode != 0 && !in {
 			s.paths = append(s.paths, p)
 		}
 	}
