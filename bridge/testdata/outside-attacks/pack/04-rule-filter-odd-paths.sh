@@ -6,9 +6,10 @@
 # core.hooksPath (tools/hooks/pre-commit: Hooks) and include.path
 # (tools/gitcfg: GitConfig), an instruction file's @include (docs/x.md:
 # AgentText), a GitLab `include: local` (ci/extra.yml read as
-# .gitlab-ci.yml: alias), a devcontainer, .git/hooks in the folder,
+# .gitlab-ci.yml: alias), a devcontainer (and .git/hooks/post-checkout: the sandbox's private
+# .git on its own disk, never run on the host: not listed, not checked),
 # plus 250 filler files (pack path). Each must get its rule (high ones
-# high). Run with AIRLOCK_BIN at a build whose scan has no filter to
+# high; ci/extra.yml gets CI-FILE medium, as .gitlab-ci.yml would). Run with AIRLOCK_BIN at a build whose scan has no filter to
 # diff the whole finding list (FINDINGS is printed).
 . "$(dirname "$0")/../lib.sh"; . "$(dirname "$0")/common.sh"
 mkproj
@@ -37,7 +38,8 @@ for f in d.get("files") or []:
 P
 echo "FINDINGS:"; grep -v '^filler/' "$T/findings" | sort -u
 H=" $(highs) "
-for p in .VSCode/Tasks.json web/.vscode/tasks.json .GitHub/Workflows/CI.YML pkg/a/package.json tools/hooks/pre-commit tools/gitcfg docs/x.md ci/extra.yml .devcontainer/devcontainer.json .git/hooks/post-checkout; do
+for p in .VSCode/Tasks.json web/.vscode/tasks.json .GitHub/Workflows/CI.YML pkg/a/package.json tools/hooks/pre-commit tools/gitcfg docs/x.md .devcontainer/devcontainer.json; do
 	case "$H" in *" $p "*) ;; *) echo "NOT HIGH: $p"; R=1;; esac
 done
+rule_for ci/extra.yml CI-FILE || { echo "ci/extra.yml not read as .gitlab-ci.yml"; R=1; }
 finish
