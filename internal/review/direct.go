@@ -152,6 +152,11 @@ func (t *Target) gitStage(ctx context.Context, g gitCmd, sv *survey, excl, force
 		// and exit 1 after staging everything else: not a failure.
 		ignoredOnly := len(lines) == 0 && strings.Contains(stderr.String(), "ignored by one of your .gitignore files")
 		if !errors.As(err, &ee) || ee.ExitCode() != 1 || (len(lines) == 0 && !ignoredOnly) {
+			if strings.Contains(stderr.String(), "failed to read") {
+				// A file shrank while git read it (outside round pack/06):
+				// nothing was recorded; say why in the user's words.
+				return "", nil, fmt.Errorf("stage the workspace: files changed while review read them (is the agent still writing?); nothing was recorded, run review again: %s", clip(lastLines(stderr.String(), 1)))
+			}
 			return "", nil, fmt.Errorf("stage the workspace: %w: %s", err, clip(lastLines(stderr.String(), 3)))
 		}
 		problems = append(problems, addProblems(lines)...)

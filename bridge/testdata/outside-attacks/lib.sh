@@ -23,8 +23,11 @@ ${2:-}}
 H
 }
 
-# up_sandbox: commit what is here and bring the sandbox up (exit 2 if it cannot).
+# up_sandbox: commit what is here and bring the sandbox up (exit 2 if it
+# cannot). Only below this script's own $T: a setup that failed to cd there
+# must not commit (git add -A) whatever folder it was started from.
 up_sandbox() {
+	case "$PWD" in "$T"/*) ;; *) echo "up_sandbox outside \$T: $PWD"; exit 2;; esac
 	git add -A && git commit -qm init
 	for i in 1 2 3; do airlock up --yes >"$T/up.log" 2>&1 && return; sleep 1; done
 	cat "$T/up.log"; exit 2

@@ -3,9 +3,11 @@
 # review runs the agent keeps truncating and rewriting them (O_TRUNC then
 # write). The Go stager sees a file change while read and leaves the
 # staging to git, and git add dies on a file that shrinks under it
-# ("fatal: failed to read ... bytes"): the whole review fails. Got through
-# (low: fail-closed, nothing wrong shown) = 2 of 3 reviews under the race
-# end in an error. Then: with the agent stopped, review must work again.
+# ("fatal: failed to read ... bytes"): the whole review fails (low,
+# fail-closed, nothing wrong shown; 1 of 3 in each of three runs; kept as a
+# known limit: an agent that keeps rewriting its files can make review say
+# "run it again"). Printed, not judged. Got through = with the agent
+# stopped, review does not work again or its snapshot is not git's tree.
 . "$(dirname "$0")/../lib.sh"; . "$(dirname "$0")/common.sh"
 mkproj; write_sandbox direct; up_sandbox
 rv >/dev/null
@@ -24,8 +26,7 @@ for k in 1 2 3; do
 	sleep 1.5; rv; wait $AP
 	grep -q '"snapshot"' "$T/review.json" 2>/dev/null || fails=$((fails+1))
 done
-echo "reviews that failed under the race: $fails of 3"
-[ "$fails" -ge 2 ] && R=1
+echo "reviews that failed under the race: $fails of 3 (fail-closed; not judged)"
 rv >/dev/null; S=$(snap); G=$(gittree); echo "quiet: snapshot $S / git $G"
 [ -n "$S" ] && [ "$S" = "$G" ] || { echo "quiet review wrong or failed"; R=1; }
 finish

@@ -3,9 +3,6 @@
 # the private store's packs (npacks), the snapshot's blob for a path
 # (snapblob) and highs (the paths review flags high).
 . "$(dirname "${BASH_SOURCE[0]}")/../stagego/common.sh" || exit 2
-# up_sandbox commits with git add -A: never outside this script's own $T
-eval "$(declare -f up_sandbox | sed '1s/up_sandbox/up_sandbox_lib/')"
-up_sandbox() { case "$PWD" in "$T"/*) up_sandbox_lib;; *) echo "not in \$T: $PWD"; exit 2;; esac; }
 PK() { echo "$AIRLOCK_HOME/sandboxes/$N/review/git/objects/pack"; }
 npacks() { ls "$(PK)" 2>/dev/null | grep -c '\.pack$'; }
 snapblob() { git --git-dir="$AIRLOCK_HOME/sandboxes/$N/review/git" show "$(snap):$1" 2>/dev/null; }

@@ -13,7 +13,7 @@ K=${K:-10}
 mkproj; write_sandbox direct; up_sandbox
 rv >/dev/null
 airlock exec $N -- sh -c "cd /workspace && mkdir big && i=0; while [ \$i -lt $K ]; do printf \"f\$i\" > big/f\$i && truncate -s 67000000 big/f\$i; i=\$((i+1)); done; du -sh big" || exit 2
-t0=$(date +%s.%N); rvgo 200; t1=$(date +%s.%N)
+t0=$(date +%s.%N); rvgo x 200; t1=$(date +%s.%N)
 n=$(listed | tr ' ' '\n' | grep -c '^big/')
 du -sh "$AIRLOCK_HOME" | sed 's/^/state dir: /'
 python3 - "$t0" "$t1" "$K" "$n" "$STAGER" "$T/review.json" "${STAGE_S:-0}" <<'P' || R=1
