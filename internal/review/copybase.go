@@ -160,7 +160,9 @@ func nestedGit(changed []string) bool {
 // and tree is a name; ok is false when git must do it (one process less
 // on every clone-mode up).
 func commitInGo(gitDir, tree string) (string, bool) {
-	if !isOID(tree) {
+	// SHA-1 names only: a SHA-256 repository's objects are named otherwise
+	// (outside round clonebase2/06 caught the first version writing one).
+	if len(tree) != 40 || !isOID(tree) {
 		return "", false
 	}
 	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
@@ -178,7 +180,7 @@ func commitInGo(gitDir, tree string) (string, bool) {
 		}
 		h = strings.TrimSpace(string(b))
 	}
-	if !isOID(h) {
+	if len(h) != 40 || !isOID(h) {
 		return "", false
 	}
 	const who = "airlock <airlock@localhost> 946684800 +0000" // 2000-01-01T00:00:00Z

@@ -227,3 +227,34 @@ func TestGitlinkDirectoryFilesReported(t *testing.T) {
 		t.Fatalf("vendor/lib/run.sh inside the submodule's directory is not reported high; reports: %v", ps)
 	}
 }
+
+// TestCopyBaselineSHA256: in a SHA-256 repository the baseline commit is
+// git's (the Go commit writer names SHA-1 objects only) and the copy's
+// refs/airlock/base names a commit git can read (outside round
+// clonebase2/06 failed review's fetch when it did not).
+func TestCopyBaselineSHA256(t *testing.T) {
+	gitEnv(t)
+	host := t.TempDir()
+	runGit(t, host, "init", "-q", "--object-format=sha256", "-b", "main")
+	writeFile(t, host+"/a.txt", "one\n", 0o644)
+	runGit(t, host, "add", "-A")
+	runGit(t, host, "commit", "-q", "-m", "init")
+	writeFile(t, host+"/a.txt", "uncommitted\n", 0o644)
+	dst := filepath.Join(t.TempDir(), "ws")
+	c, err := wsclone.Make(context.Background(), host, dst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := &Target{Name: "sha", Mode: ModeClone, Repo: host, StateDir: t.TempDir(), Guest: localGuest{dst}, FetchURL: dst}
+	if err := CopyBaseline(context.Background(), tg, vm.WorkspaceCopy{Dir: dst, Repo: c.Repo, Changed: c.Changed}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := tg.loadState()
+	if err != nil || len(s.Base) != 64 {
+		t.Fatalf("base %q (%v), want a SHA-256 commit", s.Base, err)
+	}
+	if got := runGit(t, dst, "cat-file", "-p", "refs/airlock/base:a.txt"); got != "uncommitted\n" {
+		t.Errorf("base's a.txt %q", got)
+	}
+	runGit(t, dst, "fsck", "--no-dangling")
+}
