@@ -195,8 +195,17 @@ func (t *Target) addFlags(n int, full bool) []string {
 	if !full && n <= packAbove {
 		return flags
 	}
-	if ents, err := os.ReadDir(filepath.Join(t.dir(), "git", "objects", "pack")); err == nil && len(ents) > 2*maxPacks {
-		return flags // a .pack and an .idx each
+	if !packRoom(filepath.Join(t.dir(), "git", "objects")) {
+		return flags
 	}
 	return append(flags, "-c", "core.bigFileThreshold=1")
+}
+
+// packRoom reports whether the private store may take another pack: at
+// most maxPacks (a .pack and an .idx each), git looking in each for every
+// object. The one rule for git's staging (addFlags) and the Go stager's
+// (sinkFor).
+func packRoom(objects string) bool {
+	ents, err := os.ReadDir(filepath.Join(objects, "pack"))
+	return err == nil && len(ents) <= 2*maxPacks
 }

@@ -60,7 +60,14 @@
 //	              symlink (two threads past 64 paths); writes: loose
 //	              objects (tmp file, rename), or past 200 paths one pack
 //	              and its .idx (tmp_pack_/tmp_idx_, rename), and the index
-//	              (index.lock, rename) in the private git directory only. objStore reads only that directory. git status
-//	              then lists the folder (getdents, no file contents) on an
+//	              (index.lock, rename) in the private git directory only.
+//	              objStore reads only that directory. git status then
+//	              lists the folder (getdents, no file contents) on an
 //	              assume-valid scratch copy of the index.
+//	clone mode,   CopyBaseline, before the sandbox starts: git add and
+//	baseline      write-tree on a temporary index of the bridge's fresh
+//	              clone, the commit as a loose object written in Go (SHA-1
+//	              clones whose HEAD is a loose branch ref; git commit-tree
+//	              otherwise) and refs/airlock/base, all inside that
+//	              clone's .git, before anything of the sandbox's is there.
 package review

@@ -36,13 +36,9 @@ func (looseSink) finish() error { return nil }
 func (looseSink) abort()        {}
 
 // sinkFor picks the sink for staging n paths: a pack past packAbove
-// while the store holds at most maxPacks packs (git looks in each for
-// every object), loose objects otherwise.
-func (t *Target) sinkFor(objects string, n int) objSink {
-	if n <= packAbove {
-		return looseSink{objects}
-	}
-	if ents, err := os.ReadDir(filepath.Join(objects, "pack")); err != nil || len(ents) > 2*maxPacks {
+// while the store has room for one (packRoom), loose objects otherwise.
+func sinkFor(objects string, n int) objSink {
+	if n <= packAbove || !packRoom(objects) {
 		return looseSink{objects}
 	}
 	return &packSink{dir: filepath.Join(objects, "pack")}

@@ -72,8 +72,15 @@ func TestStageGoPack(t *testing.T) {
 			big = big || r.File.Path == fmt.Sprintf("new%d/big.bin", round) && len(r.File.New) == 70001
 		}
 		if !big {
-			t.Errorf("round %d: the new file was not read back from the pack", round)
+			t.Errorf("round %d: the new file was not read back", round)
 		}
+		// Read back by review's own pack reader, not by git's cat-file.
+		oid, _ := parseOID(strings.Fields(runGit(t, repo, "--git-dir="+filepath.Join(tg.dir(), "git"), "ls-tree", res.Snapshot, fmt.Sprintf("new%d/big.bin", round)))[2])
+		store := &objStore{dir: filepath.Join(tg.dir(), "git", "objects")}
+		if data, _, ok := store.read(oid, 1<<20); !ok || len(data) != 70001 {
+			t.Errorf("round %d: review's pack reader: %d bytes, answered %v", round, len(data), ok)
+		}
+		store.close()
 		if changed < n/round {
 			t.Errorf("round %d: review read %d changed files back, want at least %d", round, changed, n/round)
 		}

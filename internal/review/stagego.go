@@ -82,7 +82,7 @@ func (t *Target) stageGo(ctx context.Context, ix *ixFile, indexFile string, path
 		return "", nil, errNotForGo
 	}
 	defer unix.Close(root)
-	sink := t.sinkFor(filepath.Join(t.dir(), "git", "objects"), len(paths))
+	sink := sinkFor(filepath.Join(t.dir(), "git", "objects"), len(paths))
 	upd, err := readAllLive(ctx, root, paths, skip, sink)
 	if err != nil {
 		sink.abort()
