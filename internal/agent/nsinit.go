@@ -92,17 +92,22 @@ func nsInit(specPath string, ready *int) error {
 	if ns.ReadyFD > 0 {
 		*ready = ns.ReadyFD
 	}
-	if ns.SyncFD > 0 {
-		// The host closes its end once the process sits in its cgroup.
-		f := os.NewFile(uintptr(ns.SyncFD), "sync")
-		io.Copy(io.Discard, f)
-		f.Close()
-	}
 	// The sshd's socket in the state dir: the host's only way in.
 	lf, err := listenState(ns.State + "/ssh.sock")
 	if err != nil {
 		return fmt.Errorf("open sshd socket: %w", err)
 	}
+	traceMark("spec read")
+	if ns.SyncFD > 0 {
+		// The host closes its end once this process sits in the sandbox's
+		// cgroups (up to ~10 ms on a cgroup v1 host, see cgroups.Warm;
+		// the spec is read meanwhile): every process of the sandbox, the
+		// serve process first, is forked after it.
+		f := os.NewFile(uintptr(ns.SyncFD), "sync")
+		io.Copy(io.Discard, f)
+		f.Close()
+	}
+	traceMark("in cgroup")
 
 	// From here on nothing gains privileges by exec (setuid binaries,
 	// file capabilities), and no capability is handed down.

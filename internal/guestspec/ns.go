@@ -39,6 +39,8 @@ type File struct {
 	Path string `json:"path"`
 	Mode uint32 `json:"mode"` // permission bits, e.g. 0o644
 	Data []byte `json:"data"`
+	// Size is len(Data) when the data travels in NSSpec.FileData instead.
+	Size int `json:"size,omitempty"`
 }
 
 // NSSpec is the namespace-backend part of InitSpec.
@@ -71,6 +73,10 @@ type NSSpec struct {
 	// CloseFDs are host descriptors (state dir, binary) the init closes
 	// once the root is built.
 	CloseFDs []int `json:"close_fds,omitempty"`
+	// FileData names a file in State holding the Files' contents back to
+	// back, in order, Size bytes each (their Data empty): the ~300 KB CA
+	// bundle costs the init 3-5 ms to decode from JSON, ~0.1 ms to read.
+	FileData string `json:"file_data,omitempty"`
 }
 
 // NSMount kinds.
@@ -106,7 +112,32 @@ func ReadInitSpec(file string) (*InitSpec, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if ns := s.Namespace; ns != nil && ns.FileData != "" {
+		data, err := os.ReadFile(ns.State + "/" + ns.FileData)
+		if err != nil {
+			return nil, fmt.Errorf("read init spec: %w", err)
+		}
+		if err := s.splitFileData(data); err != nil {
+			return nil, err
+		}
+	}
 	return &s, nil
+}
+
+// splitFileData gives each File its Size bytes of data, in order; data
+// must hold exactly that many.
+func (s *InitSpec) splitFileData(data []byte) error {
+	for i := range s.Files {
+		f := &s.Files[i]
+		if f.Size < 0 || f.Size > len(data) || len(f.Data) != 0 {
+			return fmt.Errorf("init spec: file data of %s does not fit %s", f.Path, s.Namespace.FileData)
+		}
+		f.Data, data = data[:f.Size:f.Size], data[f.Size:]
+	}
+	if len(data) != 0 {
+		return fmt.Errorf("init spec: %d bytes left over in %s", len(data), s.Namespace.FileData)
+	}
+	return nil
 }
 
 // Validate checks the fields the init relies on.
@@ -133,6 +164,9 @@ func (s *InitSpec) Validate() error {
 	if ns := s.Namespace; ns != nil {
 		if ns.State == "" {
 			bad("namespace.state is required")
+		}
+		if ns.FileData != "" && (strings.Contains(ns.FileData, "/") || ns.FileData == "." || ns.FileData == "..") {
+			bad("namespace.file_data %q is not a file name", ns.FileData)
 		}
 		for _, m := range ns.Mounts {
 			if !guestAbs(m.Target) || m.Target == "/" {
