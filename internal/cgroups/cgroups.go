@@ -199,26 +199,45 @@ func (cg *Group) Place(pid int) error {
 	return nil
 }
 
-// Warm makes the Place that follows shortly after cheap. Moving a process
+// Warm makes a Place that follows 5–30 ms later cheap. Moving a process
 // between cgroups takes the kernel's cgroup_threadgroup_rwsem for writing,
 // and the first writer after a quiet spell waits out an RCU grace period
-// (7–15 ms on this machine, most of a namespace sandbox's start); a writer
+// (4–20 ms on this machine, most of a namespace sandbox's start); a writer
 // within about a grace period of the last one does not wait. Warm is that
 // first writer, off the caller's path: from a goroutine it writes this
-// process's pid into the group of cg's first hierarchy that it already
-// belongs to (nothing moves), so the grace period passes while the caller
-// forks the process Place will move. A failed write (no permission, a v2
-// group with controllers of its children) waits all the same and changes
-// nothing.
-func (cg *Group) Warm() {
-	if len(cg.Dirs) == 0 {
-		return
+// process's pid into its own group of a hierarchy Setup uses (the rwsem is
+// one for all; nothing moves), so the grace period passes while the caller
+// works. Called too late, Place waits for the rest of Warm's grace period;
+// too early, the window has closed again. The namespace backend calls it
+// twice, ~20 and ~8 ms before its Place (a later Warm inside the window
+// keeps it open). Writing every few milliseconds instead kept Place at
+// 0.2 ms but slowed every fork on the host (create 41 → 60 ms). A failed
+// write (no permission, a v2 group with controllers of its children)
+// waits all the same and changes nothing.
+func Warm() {
+	if procs := anyOwnProcsFile(); procs != "" {
+		go os.WriteFile(procs, []byte(strconv.Itoa(os.Getpid())), 0)
 	}
-	procs := ownProcsFile(cg.Dirs[0])
-	if procs == "" {
-		return
+}
+
+// anyOwnProcsFile is the cgroup.procs file of this process's own group in
+// a hierarchy Setup uses, or "".
+func anyOwnProcsFile() string {
+	var dirs []string
+	if _, err := v2Mount(); err == nil {
+		dirs = append(dirs, cgroupRoot+"/airlock/x")
 	}
-	go os.WriteFile(procs, []byte(strconv.Itoa(os.Getpid())), 0)
+	for _, c := range []string{"pids", "cpu", "memory"} {
+		dirs = append(dirs, filepath.Join(cgroupRoot, c, "x"))
+	}
+	for _, d := range dirs {
+		if f := ownProcsFile(d); f != "" {
+			if _, err := os.Stat(f); err == nil {
+				return f
+			}
+		}
+	}
+	return ""
 }
 
 // ownProcsFile is the cgroup.procs file of this process's own group in

@@ -4,8 +4,10 @@ package namespace
 
 import (
 	"context"
+	"errors"
 	"os"
 
+	"github.com/airlock-sandbox/airlock/internal/cgroups"
 	"github.com/airlock-sandbox/airlock/internal/steptime"
 	"github.com/airlock-sandbox/airlock/internal/wsclone"
 	"github.com/airlock-sandbox/airlock/vm"
@@ -30,16 +32,28 @@ func prepareWorkspace(ctx context.Context, dst string, w vm.Workspace, src *wscl
 		if src == nil {
 			src = wsclone.Inspect(ctx, w.HostPath)
 		}
-		c, err = src.Make(ctx, dst, w.Hide)
+		c, err = src.MakeUnsettled(ctx, dst, w.Hide)
 		return err
 	})
-	if err != nil || w.Copied == nil {
+	if err != nil {
 		return c, err
 	}
-	// Before ownership and start: nothing of the sandbox runs yet.
-	return c, tm.Run("baseline", func() error {
-		return w.Copied(ctx, vm.WorkspaceCopy{Dir: dst, Repo: c.Repo, Changed: c.Changed})
-	})
+	settle := c.Settle
+	c.Settle = nil
+	if settle == nil {
+		settle = func() error { return nil }
+	}
+	if w.Copied != nil {
+		// The first start's cgroup placement is ~20 ms from here (the
+		// baseline, then start's first steps): cgroups.Warm.
+		cgroups.Warm()
+		// Before ownership and start: nothing of the sandbox runs yet.
+		// The baseline's git runs beside the copy's last one (Settle).
+		err = tm.Run("baseline", func() error {
+			return w.Copied(ctx, vm.WorkspaceCopy{Dir: dst, Repo: c.Repo, Changed: c.Changed, Settle: settle})
+		})
+	}
+	return c, errors.Join(err, settle())
 }
 
 // matchHidden walks dir and returns the paths (relative, slash-separated)
