@@ -64,6 +64,9 @@ type WorkspaceCopy struct {
 	Dir     string   // host path
 	Repo    bool     // a git clone; false: a plain copy of a folder
 	Changed []string // paths taken from the working tree, not HEAD (wsclone.Copy)
+	// Settle, when set, waits until the copy's .git is final
+	// (wsclone.Copy.Settle): call it before reading its metadata.
+	Settle func() error
 }
 
 // Mount is an extra host path shared into the guest.

@@ -58,6 +58,13 @@ func CopyBaseline(ctx context.Context, t *Target, c vm.WorkspaceCopy) error {
 		// not: the guest takes the baseline at start, as before.
 		return nil
 	}
+	// The metadata as the guest will find it: after the clone's origin
+	// is gone (its git ran beside copyCommit's).
+	if c.Settle != nil {
+		if err := c.Settle(); err != nil {
+			return err
+		}
+	}
 	meta, err := ReadMeta(OSMetaFS{Dir: filepath.Join(c.Dir, ".git")})
 	if err != nil {
 		return fmt.Errorf("baseline of the workspace copy's .git: %w", err)

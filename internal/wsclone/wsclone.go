@@ -27,6 +27,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/airlock-sandbox/airlock/internal/config"
@@ -44,6 +45,12 @@ type Copy struct {
 	// removed): everywhere else but at hidden paths (removed, still in the
 	// index) the copy's index matches its files.
 	Changed []string
+	// Settle waits for Make's last step, the clone's origin (a host path)
+	// leaving its .git/config and refs, and returns its error; nil when
+	// there is nothing to wait for. Only Source.MakeUnsettled leaves it to
+	// the caller, who must call it before the copy's .git is read as
+	// metadata or handed to the sandbox (files and objects are final).
+	Settle func() error
 }
 
 // Make makes the private copy of src at dst (which must not exist, or be
@@ -96,6 +103,18 @@ func Inspect(ctx context.Context, src string) *Source {
 // or be an empty directory). hide is sandbox.hcl's hide globs
 // (config.MatchGlob). Call it once.
 func (s *Source) Make(ctx context.Context, dst string, hide []string) (Copy, error) {
+	c, err := s.MakeUnsettled(ctx, dst, hide)
+	if err == nil && c.Settle != nil {
+		err = c.Settle()
+		c.Settle = nil
+	}
+	return c, err
+}
+
+// MakeUnsettled is Make returning before the clone's origin is removed
+// (a git process, ~6 ms): the caller's own git work in the copy (review's
+// host-side baseline) runs meanwhile, and c.Settle waits for it.
+func (s *Source) MakeUnsettled(ctx context.Context, dst string, hide []string) (Copy, error) {
 	src := s.dir
 	if !<-s.top {
 		if err := ctx.Err(); err != nil {
@@ -142,11 +161,16 @@ func (s *Source) Make(ctx context.Context, dst string, hide []string) (Copy, err
 			return Copy{}, err
 		}
 	}
-	// The clone's origin names a host path the guest cannot see.
-	if _, err := git(ctx, dst, "remote", "remove", "origin"); err != nil {
-		return Copy{}, err
-	}
-	return Copy{Repo: true, Changed: changed}, nil
+	// The clone's origin names a host path the guest cannot see. Removing
+	// it rewrites .git/config, packed-refs and refs/remotes only (lock
+	// files renamed in): git reading the copy meanwhile sees the old
+	// files or the new, the same [core] and objects either way.
+	done := make(chan error, 1)
+	go func() {
+		_, err := git(ctx, dst, "remote", "remove", "origin")
+		done <- err
+	}()
+	return Copy{Repo: true, Changed: changed, Settle: sync.OnceValue(func() error { return <-done })}, nil
 }
 
 // copyChanged copies the working tree's version of each changed path into
