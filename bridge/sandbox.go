@@ -15,6 +15,7 @@ import (
 
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
 	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/steptime"
 	"github.com/airlock-sandbox/airlock/vm"
 )
 
@@ -171,23 +172,29 @@ func (sb *sandbox) attach(ctx context.Context) (err error) {
 			sb.detach()
 		}
 	}()
+	tm := steptime.Of(ctx).Sub("attach")
 	var c *ssh.Client
 	// Start returns once the sshd accepts; allow a short grace for a just-restored guest.
-	for i := 0; ; i++ {
-		c, err = sb.ssh(ctx)
-		if err == nil {
-			break
+	err = tm.Run("handshake", func() (err error) {
+		for i := 0; ; i++ {
+			c, err = sb.ssh(ctx)
+			if err == nil {
+				return nil
+			}
+			if i >= 20 || ctx.Err() != nil {
+				return failf(protocol.CodeFailed, err, "could not connect to sandbox %s over SSH", sb.name)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		if i >= 20 || ctx.Err() != nil {
-			return failf(protocol.CodeFailed, err, "could not connect to sandbox %s over SSH", sb.name)
-		}
-		time.Sleep(50 * time.Millisecond)
+	})
+	if err != nil {
+		return err
 	}
-	s.warns = sb.openGuestServices(s, c)
-	if err := sb.openProxy(s); err != nil {
+	tm.Run("guest services", func() error { s.warns = sb.openGuestServices(s, c); return nil })
+	if err := tm.Run("proxy", func() error { return sb.openProxy(s) }); err != nil {
 		return failf(protocol.CodeFailed, err, "could not open the SSH endpoint of sandbox %s", sb.name)
 	}
-	if err := sb.openPorts(s); err != nil {
+	if err := tm.Run("ports", func() error { return sb.openPorts(s) }); err != nil {
 		return err
 	}
 	s.wg.Add(1)

@@ -24,12 +24,11 @@ import (
 const upWait = 2 * time.Minute
 
 func upInterruptible(e *Env, c *bridge.Client, p protocol.UpParams, res *protocol.UpResult) error {
-	name := upName(p)
-	existed := false
-	if name != "" {
-		_, err := findSandbox(e, name)
-		existed = err == nil
-	}
+	// The sandboxes there before this up, on this connection: a cancel
+	// then tells whether the one it was about existed already (its name is
+	// read from the file only when a cancel comes).
+	var before protocol.ListResult
+	listed := c.Call(context.Background(), protocol.MethodList, struct{}{}, &before) == nil
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
@@ -41,6 +40,11 @@ func upInterruptible(e *Env, c *bridge.Client, p protocol.UpParams, res *protoco
 	case <-sig:
 	}
 	c.Close() // cancels the request on the bridge
+	name := upName(p)
+	existed := false
+	for _, sb := range before.Sandboxes {
+		existed = existed || listed && name != "" && sb.Name == name
+	}
 	if name == "" {
 		fmt.Fprintln(e.Stderr, "\nairlock: cancelled; `airlock ls` shows whether a sandbox was left (`airlock rm --force NAME` removes it)")
 		return &ExitError{Code: 130}
