@@ -27,5 +27,12 @@
 // it drops before the sshd starts, there is no root inside to become and
 // /etc belongs to the agent.
 //
+// What host root writes for a start, and the init reads: spec.json and
+// spec-files (the files the init places inside, e.g. the CA bundle) in the
+// state directory, owned by the sandbox's root, which the init reaches
+// only through a close-on-exec descriptor, closed once the root is built
+// and before the sshd takes its first session; no process the agent
+// starts ever holds that directory.
+//
 // This is weaker isolation than a microVM: the guest shares the host kernel.
 package namespace
