@@ -40,12 +40,13 @@ func TestOutsideAttacks(t *testing.T) {
 	// credential injection (egress), and clone mode's copy and host-side
 	// baseline (clonebase, clonebase2), and direct mode's Go stager and
 	// survey (stagego, survey) and its pack path, rule filter and clone
-	// mode's early read (pack), each set in its folder.
+	// mode's early read (pack), and the namespace start path (startpath),
+	// each set in its folder.
 	var scripts []string
 	for _, set := range []struct {
 		glob string
 		want int
-	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 30}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}, {"testdata/outside-attacks/clonebase/[0-9]*.sh", 10}, {"testdata/outside-attacks/clonebase2/[0-9]*.sh", 13}, {"testdata/outside-attacks/stagego/[0-9]*.sh", 4}, {"testdata/outside-attacks/survey/[0-9]*.sh", 5}, {"testdata/outside-attacks/pack/[0-9]*.sh", 8}} {
+	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 30}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}, {"testdata/outside-attacks/clonebase/[0-9]*.sh", 10}, {"testdata/outside-attacks/clonebase2/[0-9]*.sh", 13}, {"testdata/outside-attacks/stagego/[0-9]*.sh", 4}, {"testdata/outside-attacks/survey/[0-9]*.sh", 5}, {"testdata/outside-attacks/pack/[0-9]*.sh", 8}, {"testdata/outside-attacks/startpath/[0-9]*.sh", 5}} {
 		got, _ := filepath.Glob(set.glob)
 		if len(got) < set.want {
 			t.Fatalf("found %d attack scripts for %s, want the %d kept", len(got), set.glob, set.want)

@@ -22,6 +22,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 )
 
 const cgroupRoot = "/sys/fs/cgroup"
@@ -288,7 +290,9 @@ func (cg *Group) Save(file string) error {
 	if len(cg.Dirs) == 0 {
 		return nil
 	}
-	return os.WriteFile(file, []byte(strings.Join(cg.Dirs, "\n")+"\n"), 0o600)
+	// A new file renamed in: file's directory may belong to someone else
+	// (a namespace sandbox's state directory is its root's).
+	return fsx.ReplaceFile(file, []byte(strings.Join(cg.Dirs, "\n")+"\n"), 0o600)
 }
 
 // RemoveSaved removes the groups listed in file by Save (they are empty

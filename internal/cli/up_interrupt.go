@@ -11,7 +11,6 @@ import (
 
 	"github.com/airlock-sandbox/airlock/bridge"
 	"github.com/airlock-sandbox/airlock/bridge/protocol"
-	"github.com/airlock-sandbox/airlock/internal/config"
 )
 
 // Ctrl-C during `up` is honest: the CLI closes its connection, which
@@ -25,10 +24,9 @@ const upWait = 2 * time.Minute
 
 func upInterruptible(e *Env, c *bridge.Client, p protocol.UpParams, res *protocol.UpResult) error {
 	// The sandboxes there before this up, on this connection: a cancel
-	// then tells whether the one it was about existed already (its name is
-	// read from the file only when a cancel comes).
+	// then tells which one it was about and whether it existed already.
 	var before protocol.ListResult
-	listed := c.Call(context.Background(), protocol.MethodList, struct{}{}, &before) == nil
+	c.Call(context.Background(), protocol.MethodList, struct{}{}, &before)
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
@@ -40,11 +38,7 @@ func upInterruptible(e *Env, c *bridge.Client, p protocol.UpParams, res *protoco
 	case <-sig:
 	}
 	c.Close() // cancels the request on the bridge
-	name := upName(p)
-	existed := false
-	for _, sb := range before.Sandboxes {
-		existed = existed || listed && name != "" && sb.Name == name
-	}
+	name, existed := upTarget(e, p, before.Sandboxes)
 	if name == "" {
 		fmt.Fprintln(e.Stderr, "\nairlock: cancelled; `airlock ls` shows whether a sandbox was left (`airlock rm --force NAME` removes it)")
 		return &ExitError{Code: 130}
@@ -78,15 +72,44 @@ func upInterruptible(e *Env, c *bridge.Client, p protocol.UpParams, res *protoco
 	}
 }
 
-// upName is the sandbox an up request is about ("" when the file does not
-// say without the bridge's help).
-func upName(p protocol.UpParams) string {
+// upTarget is the sandbox a cancelled up was about and whether it existed
+// before, from the bridge's records, not the file (which may have changed
+// since, even into a link to /dev/zero: outside round startpath/05):
+// --name, else one the bridge is bringing up from this file now, else the
+// one this file brought up before. "" when that does not say.
+func upTarget(e *Env, p protocol.UpParams, before []protocol.Sandbox) (name string, existed bool) {
+	var now protocol.ListResult
+	if p.Name == "" {
+		call(e, protocol.MethodList, struct{}{}, &now)
+	}
+	return pickTarget(p, before, now.Sandboxes)
+}
+
+// pickTarget is upTarget from the lists before the up and after the
+// cancel.
+func pickTarget(p protocol.UpParams, before, now []protocol.Sandbox) (name string, existed bool) {
+	had := map[string]bool{}
+	var fromFile []string
+	for _, sb := range before {
+		had[sb.Name] = true
+		if sb.ConfigPath == p.ConfigPath {
+			fromFile = append(fromFile, sb.Name)
+		}
+	}
 	if p.Name != "" {
-		return p.Name
+		return p.Name, had[p.Name]
 	}
-	f, diags := config.Load(p.ConfigPath, p.Vars)
-	if diags.HasErrors() || f == nil || len(f.Sandboxes) != 1 {
-		return ""
+	var made []string
+	for _, sb := range now {
+		if sb.ConfigPath == p.ConfigPath && !had[sb.Name] {
+			made = append(made, sb.Name)
+		}
 	}
-	return f.Sandboxes[0].Name
+	if len(made) == 1 {
+		return made[0], false
+	}
+	if len(fromFile) == 1 && len(made) == 0 {
+		return fromFile[0], true
+	}
+	return "", false
 }

@@ -74,10 +74,7 @@ var (
 // that says what to write: the backend cannot guess a cluster.
 func LoadKubernetes(home string) (*KubernetesSettings, hcl.Diagnostics) {
 	path := filepath.Join(home, KubernetesFile)
-	src, err := os.ReadFile(path)
-	if err == nil && len(src) > MaxFileSize {
-		err = fmt.Errorf("file is %d bytes, larger than the %d byte limit", len(src), MaxFileSize)
-	}
+	src, err := readFile(path)
 	if err != nil {
 		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,

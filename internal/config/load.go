@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -19,14 +21,7 @@ const MaxFileSize = 1 << 20
 // Load reads and decodes the file at path. vars are -var NAME=VALUE
 // settings; they override variable defaults.
 func Load(path string, vars map[string]string) (*File, hcl.Diagnostics) {
-	fi, err := os.Stat(path)
-	if err == nil && fi.Size() > MaxFileSize {
-		err = fmt.Errorf("file is %d bytes, larger than the %d byte limit", fi.Size(), MaxFileSize)
-	}
-	var src []byte
-	if err == nil {
-		src, err = os.ReadFile(path)
-	}
+	src, err := readFile(path)
 	if err != nil {
 		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
@@ -35,6 +30,31 @@ func Load(path string, vars map[string]string) (*File, hcl.Diagnostics) {
 		}}
 	}
 	return Decode(path, src, vars)
+}
+
+// readFile reads the regular file at path (a symlink to one will do), at
+// most MaxFileSize bytes, from one open: a sandbox.hcl in a folder an
+// agent writes to may become a link to /dev/zero or a fifo between a
+// check and the read (outside round startpath/05: the CLI read /dev/zero
+// until it ran out of memory).
+func readFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	src, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err == nil && len(src) > MaxFileSize {
+		err = fmt.Errorf("file is larger than the %d byte limit", MaxFileSize)
+	}
+	return src, err
 }
 
 func unwrapPathError(err error) error {

@@ -165,9 +165,14 @@ func (s *Source) MakeUnsettled(ctx context.Context, dst string, hide []string) (
 	// it rewrites .git/config, packed-refs and refs/remotes only (lock
 	// files renamed in): git reading the copy meanwhile sees the old
 	// files or the new, the same [core] and objects either way.
+	// The clone's reflogs go too: "clone: from /host/path", signed with
+	// the host user's git name and e-mail (outside round startpath/04).
 	done := make(chan error, 1)
 	go func() {
 		_, err := git(ctx, dst, "remote", "remove", "origin")
+		if err == nil {
+			err = os.RemoveAll(filepath.Join(dst, ".git", "logs"))
+		}
 		done <- err
 	}()
 	return Copy{Repo: true, Changed: changed, Settle: sync.OnceValue(func() error { return <-done })}, nil

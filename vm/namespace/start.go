@@ -272,10 +272,14 @@ func (l *launch) writeInitSpec(fds initFDs, mounts []guestspec.NSMount) error {
 const initFileData = "spec-files"
 
 // writeForInit writes a file in the state directory owned by the
-// sandbox's root, which the init reads through its state descriptor.
+// sandbox's root, which the init reads through its state descriptor. The
+// directory is that root's too: a new file renamed over the name, never a
+// write through whatever is there (a symlink a previous run's init could
+// have left would have had host root write elsewhere: outside round
+// startpath/01).
 func (l *launch) writeForInit(name string, data []byte) error {
 	p := filepath.Join(l.dir, name)
-	if err := os.WriteFile(p, data, 0o600); err != nil {
+	if err := fsx.ReplaceFile(p, data, 0o600); err != nil {
 		return err
 	}
 	if err := os.Lchown(p, l.ids.hostUID(0), l.ids.hostGID(0)); err != nil && os.Geteuid() == 0 {
@@ -291,7 +295,7 @@ func (l *launch) openInitLog() (*os.File, error) {
 	if fi, err := os.Stat(logPath); err == nil && fi.Size() > 1<<20 {
 		os.Rename(logPath, logPath+".1") // keep one old log
 	}
-	logF, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logF, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
 	}
