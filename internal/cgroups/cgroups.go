@@ -211,8 +211,11 @@ func (cg *Group) Place(pid int) error {
 // one for all; nothing moves), so the grace period passes while the caller
 // works. Called too late, Place waits for the rest of Warm's grace period;
 // too early, the window has closed again. The namespace backend calls it
-// twice, ~20 and ~8 ms before its Place (a later Warm inside the window
-// keeps it open). Writing every few milliseconds instead kept Place at
+// at create (10-20 ms before the first start's Place in mountless mode),
+// before clone mode's baseline (~20 ms) and at start's cgroup setup
+// (~8 ms); a later Warm inside the window keeps it open. A direct-mode
+// start, whose workspace gate takes ~40 ms between the last two, still
+// waits (~10 ms). Writing every few milliseconds instead kept Place at
 // 0.2 ms but slowed every fork on the host (create 41 → 60 ms). A failed
 // write (no permission, a v2 group with controllers of its children)
 // waits all the same and changes nothing.
