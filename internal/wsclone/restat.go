@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,7 +28,22 @@ import (
 // and object names, is kept byte for byte. The rewritten index is owned by
 // owner:group. Only SHA-1 indexes of version 2 or 3 are rewritten; any
 // other shape is left for git to refresh.
+//
+// git (Debian's, built without USE_NSEC) compares ctime and mtime by the
+// second. An entry is safe to trust when any later write must change one
+// of them: its mtime is in the index file's second (git's "racy" rule
+// hashes it again), or its new ctime is in an earlier second than any
+// write the agent can make. The chown put every ctime in this second, so
+// when an entry's mtime is older (a clone that ran across a second
+// boundary, or took longer than one), Restat returns only once the next
+// second has begun: the sandbox is not started before, and an edit with
+// its mtime put back still changes the ctime git compares (outside round
+// clonebase2/04 missed such an edit in 1 CI run of ~10).
 func Restat(dir string, c Copy, uid, gid uint32, owner, group int) error {
+	return restat(dir, c, uid, gid, owner, group, time.Now, time.Sleep)
+}
+
+func restat(dir string, c Copy, uid, gid uint32, owner, group int, now func() time.Time, sleep func(time.Duration)) error {
 	if !c.Repo {
 		return nil
 	}
@@ -45,7 +61,9 @@ func Restat(dir string, c Copy, uid, gid uint32, owner, group int) error {
 	for _, p := range c.Changed {
 		skip[p] = true
 	}
-	changed, err := restatEntries(b, dir, skip, uid, gid)
+	// Every chown came before this: no recorded ctime is past this second.
+	sec := now().Unix()
+	changed, exposed, err := restatEntries(b, dir, skip, uid, gid, sec)
 	if err != nil || changed == 0 {
 		return nil // an index this code does not know: git refreshes it
 	}
@@ -59,26 +77,34 @@ func Restat(dir string, c Copy, uid, gid uint32, owner, group int) error {
 		os.Remove(tmp)
 		return err
 	}
-	return os.Rename(tmp, file)
+	if err := os.Rename(tmp, file); err != nil {
+		return err
+	}
+	if exposed {
+		sleep(time.Unix(sec+1, 0).Sub(now()))
+	}
+	return nil
 }
 
-// restatEntries updates b's entries in place and returns how many.
-func restatEntries(b []byte, dir string, skip map[string]bool, uid, gid uint32) (int, error) {
+// restatEntries updates b's entries in place and returns how many, and
+// whether one of them has a ctime in second sec and an older mtime (git
+// trusts it unless a later write lands in another second).
+func restatEntries(b []byte, dir string, skip map[string]bool, uid, gid uint32, sec int64) (changed int, exposed bool, err error) {
 	if len(b) < 12+sha1.Size || string(b[:4]) != "DIRC" {
-		return 0, errors.New("not an index file")
+		return 0, false, errors.New("not an index file")
 	}
 	version := binary.BigEndian.Uint32(b[4:8])
 	if version != 2 && version != 3 {
-		return 0, fmt.Errorf("index version %d", version)
+		return 0, false, fmt.Errorf("index version %d", version)
 	}
 	n := int(binary.BigEndian.Uint32(b[8:12]))
 	be := binary.BigEndian
-	off, changed := 12, 0
+	off := 12
 	const fixed = 40 + sha1.Size + 2 // ten 32-bit stat fields, the object name, flags
 	for i := 0; i < n; i++ {
 		start := off
 		if off+fixed > len(b)-sha1.Size {
-			return 0, errors.New("index truncated")
+			return 0, false, errors.New("index truncated")
 		}
 		flags := be.Uint16(b[off+40+sha1.Size:])
 		off += fixed
@@ -87,7 +113,7 @@ func restatEntries(b []byte, dir string, skip map[string]bool, uid, gid uint32) 
 		}
 		end := bytes.IndexByte(b[off:], 0)
 		if end < 0 || off+end > len(b)-sha1.Size {
-			return 0, errors.New("index truncated")
+			return 0, false, errors.New("index truncated")
 		}
 		name := string(b[off : off+end])
 		off = start + (off-start+end+8)&^7
@@ -109,6 +135,7 @@ func restatEntries(b []byte, dir string, skip map[string]bool, uid, gid uint32) 
 		be.PutUint32(e[28:], uid)
 		be.PutUint32(e[32:], gid)
 		changed++
+		exposed = exposed || st.Ctim.Sec >= sec && st.Mtim.Sec < sec
 	}
-	return changed, nil
+	return changed, exposed, nil
 }
