@@ -63,29 +63,55 @@ func MatchGlob(pattern, rel string) bool { return match(pattern, rel, false) }
 func MatchFile(pattern, rel string) bool { return match(pattern, rel, true) }
 
 func match(pattern, rel string, file bool) bool {
+	g, ok := compileGlob(pattern)
+	return ok && g.match(splitRel(rel, &file), file)
+}
+
+// glob is one valid pattern, read once.
+type glob struct {
+	segs     []string // the pattern's segments; one for a base-name pattern
+	dirOnly  bool     // a trailing "/": a directory
+	baseName bool     // no "/" but a trailing one, not anchored: any depth
+}
+
+func compileGlob(pattern string) (glob, bool) {
 	if CheckGlob(pattern) != nil {
-		return false
+		return glob{}, false
 	}
-	dirOnly := strings.HasSuffix(pattern, "/")
+	g := glob{dirOnly: strings.HasSuffix(pattern, "/")}
 	anchored := strings.HasPrefix(pattern, "/")
 	pattern = strings.TrimSuffix(strings.TrimPrefix(pattern, "/"), "/")
+	g.baseName = !anchored && !strings.Contains(pattern, "/")
+	g.segs = strings.Split(pattern, "/")
+	return g, true
+}
+
+// splitRel splits rel into its components (nil for none); a trailing "/"
+// says the last one is a directory (clears *file).
+func splitRel(rel string, file *bool) []string {
 	if strings.HasSuffix(rel, "/") {
-		file = false
+		*file = false
 	}
 	rel = strings.Trim(rel, "/")
 	if rel == "" {
+		return nil
+	}
+	return strings.Split(rel, "/")
+}
+
+func (g glob) match(parts []string, file bool) bool {
+	if len(parts) == 0 {
 		return false
 	}
-	parts := strings.Split(rel, "/")
 	// last: how many leading components may be the matched entry itself
 	// (a file's own name cannot match a directory pattern).
 	last := len(parts)
-	if dirOnly && file {
+	if g.dirOnly && file {
 		last--
 	}
-	if !anchored && !strings.Contains(pattern, "/") {
+	if g.baseName {
 		for _, p := range parts[:last] {
-			if ok, _ := path.Match(pattern, p); ok {
+			if ok, _ := path.Match(g.segs[0], p); ok {
 				return true
 			}
 		}
@@ -94,7 +120,39 @@ func match(pattern, rel string, file bool) bool {
 	// A directory match covers everything below: the pattern may match any
 	// prefix parts[:n], 1 <= n <= last (one table for all of them, so deep
 	// paths cost segments x depth, not depth squared).
-	return matchPrefix(strings.Split(pattern, "/"), parts, last)
+	return matchPrefix(g.segs, parts, last)
+}
+
+// GlobSet is a list of patterns read once, for matching many paths:
+// Match(rel) is MatchGlob(p, rel) for some p of the list (invalid
+// patterns match nothing, as there).
+type GlobSet []glob
+
+// CompileGlobs reads patterns once (blank entries after trimming are
+// skipped, as a hide list's are).
+func CompileGlobs(patterns []string) GlobSet {
+	var gs GlobSet
+	for _, p := range patterns {
+		if g, ok := compileGlob(strings.TrimSpace(p)); ok {
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+// Match reports whether one of the set's patterns matches rel (MatchGlob).
+func (gs GlobSet) Match(rel string) bool {
+	if len(gs) == 0 {
+		return false
+	}
+	file := false
+	parts := splitRel(rel, &file)
+	for _, g := range gs {
+		if g.match(parts, file) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchPrefix reports whether segs match parts[:n] for some n in 1..last.

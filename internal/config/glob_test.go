@@ -99,3 +99,25 @@ func FuzzGlob(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGlobSet: a compiled set matches exactly the paths MatchGlob matches
+// with one of its patterns (review lists hidden files with the set).
+func FuzzGlobSet(f *testing.F) {
+	for _, c := range [][3]string{
+		{"*.pem", ".env", "a/b/x.pem"}, {"secrets/", "/build", "secrets/a.txt"}, {"**/x/*", "id_*", "q/x/y"},
+		{"config/*.json", " .env.* ", "config/a.json/"}, {"[", "a\\", "a/b"}, {"/", "", ""},
+	} {
+		f.Add(c[0], c[1], c[2])
+	}
+	f.Fuzz(func(t *testing.T, p1, p2, rel string) {
+		want := false
+		for _, p := range []string{p1, p2} {
+			if p = strings.TrimSpace(p); p != "" && MatchGlob(p, rel) {
+				want = true
+			}
+		}
+		if got := CompileGlobs([]string{p1, p2}).Match(rel); got != want {
+			t.Fatalf("CompileGlobs(%q, %q).Match(%q) = %v, MatchGlob says %v", p1, p2, rel, got, want)
+		}
+	})
+}

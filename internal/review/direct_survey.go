@@ -198,6 +198,8 @@ func simpleHides(hide []string) bool {
 // and ignored paths a hide glob covers, sorted as git lists them.
 func hiddenInStatus(out []byte, hide []string) []string {
 	var hidden []string
+	// Read once: the listing has every ignored file (node_modules too).
+	globs := config.CompileGlobs(hide)
 	for len(out) > 0 {
 		n := bytes.IndexByte(out, 0)
 		if n < 0 {
@@ -208,12 +210,8 @@ func hiddenInStatus(out []byte, hide []string) []string {
 		if len(rec) < 3 || (rec[0] != '?' && rec[0] != '!') || rec[1] != ' ' {
 			continue
 		}
-		p := string(rec[2:])
-		for _, h := range hide {
-			if h = strings.TrimSpace(h); h != "" && config.MatchGlob(h, p) {
-				hidden = append(hidden, p)
-				break
-			}
+		if p := string(rec[2:]); globs.Match(p) {
+			hidden = append(hidden, p)
 		}
 	}
 	sort.Strings(hidden)
