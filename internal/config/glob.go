@@ -71,7 +71,7 @@ func match(pattern, rel string, file bool) bool {
 type glob struct {
 	segs     []string // the pattern's segments; one for a base-name pattern
 	dirOnly  bool     // a trailing "/": a directory
-	baseName bool     // no "/" but a trailing one, not anchored: any depth
+	baseName bool     // not anchored, no "/" but a trailing one: matches a name at any depth
 }
 
 func compileGlob(pattern string) (glob, bool) {

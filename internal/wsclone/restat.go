@@ -38,7 +38,7 @@ import (
 // boundary, or took longer than one), Restat returns only once the next
 // second has begun: the sandbox is not started before, and an edit with
 // its mtime put back still changes the ctime git compares (outside round
-// clonebase2/04 missed such an edit in 1 CI run of ~10).
+// clonebase2/04 missed such an edit in one clean-clone CI run).
 func Restat(dir string, c Copy, uid, gid uint32, owner, group int) error {
 	return restat(dir, c, uid, gid, owner, group, time.Now, time.Sleep)
 }
