@@ -72,6 +72,26 @@ type glob struct {
 	segs     []string // the pattern's segments; one for a base-name pattern
 	dirOnly  bool     // a trailing "/": a directory
 	baseName bool     // not anchored, no "/" but a trailing one: matches a name at any depth
+	// A base-name pattern's literal ends: every name it matches starts
+	// with pre and ends with suf ("*.pem": "", ".pem"; "id_*": "id_", "").
+	// literal: the pattern has no special character (it is pre).
+	pre, suf string
+	literal  bool
+}
+
+// globMeta are the characters path.Match reads specially.
+const globMeta = `*?[]\`
+
+// nameMatch reports whether the base-name pattern matches name.
+func (g glob) nameMatch(name string) bool {
+	if g.literal {
+		return name == g.pre
+	}
+	if len(name) < len(g.pre)+len(g.suf) || !strings.HasPrefix(name, g.pre) || !strings.HasSuffix(name, g.suf) {
+		return false
+	}
+	ok, _ := path.Match(g.segs[0], name)
+	return ok
 }
 
 func compileGlob(pattern string) (glob, bool) {
@@ -83,6 +103,14 @@ func compileGlob(pattern string) (glob, bool) {
 	pattern = strings.TrimSuffix(strings.TrimPrefix(pattern, "/"), "/")
 	g.baseName = !anchored && !strings.Contains(pattern, "/")
 	g.segs = strings.Split(pattern, "/")
+	if g.baseName {
+		first, last := strings.IndexAny(pattern, globMeta), strings.LastIndexAny(pattern, globMeta)
+		if first < 0 {
+			g.pre, g.literal = pattern, true
+		} else {
+			g.pre, g.suf = pattern[:first], pattern[last+1:]
+		}
+	}
 	return g, true
 }
 
@@ -111,7 +139,7 @@ func (g glob) match(parts []string, file bool) bool {
 	}
 	if g.baseName {
 		for _, p := range parts[:last] {
-			if ok, _ := path.Match(g.segs[0], p); ok {
+			if g.nameMatch(p) {
 				return true
 			}
 		}
@@ -126,15 +154,22 @@ func (g glob) match(parts []string, file bool) bool {
 // GlobSet is a list of patterns read once, for matching many paths:
 // Match(rel) is MatchGlob(p, rel) for some p of the list (invalid
 // patterns match nothing, as there).
-type GlobSet []glob
+type GlobSet struct {
+	globs []glob
+	// names: every pattern is a base-name one without a trailing "/"
+	// (the default hide list): Match tests rel's components one by one,
+	// without splitting it.
+	names bool
+}
 
 // CompileGlobs reads patterns once (blank entries after trimming are
 // skipped, as a hide list's are).
 func CompileGlobs(patterns []string) GlobSet {
-	var gs GlobSet
+	gs := GlobSet{names: true}
 	for _, p := range patterns {
 		if g, ok := compileGlob(strings.TrimSpace(p)); ok {
-			gs = append(gs, g)
+			gs.globs = append(gs.globs, g)
+			gs.names = gs.names && g.baseName && !g.dirOnly
 		}
 	}
 	return gs
@@ -142,12 +177,29 @@ func CompileGlobs(patterns []string) GlobSet {
 
 // Match reports whether one of the set's patterns matches rel (MatchGlob).
 func (gs GlobSet) Match(rel string) bool {
-	if len(gs) == 0 {
+	if len(gs.globs) == 0 {
+		return false
+	}
+	if gs.names {
+		// As match: a base-name pattern matches some component of rel.
+		for rest := strings.Trim(rel, "/"); rest != ""; {
+			name := rest
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				name, rest = rest[:i], rest[i+1:]
+			} else {
+				rest = ""
+			}
+			for _, g := range gs.globs {
+				if g.nameMatch(name) {
+					return true
+				}
+			}
+		}
 		return false
 	}
 	file := false
 	parts := splitRel(rel, &file)
-	for _, g := range gs {
+	for _, g := range gs.globs {
 		if g.match(parts, file) {
 			return true
 		}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"path"
 	"strings"
 	"testing"
 )
@@ -106,18 +107,50 @@ func FuzzGlobSet(f *testing.F) {
 	for _, c := range [][3]string{
 		{"*.pem", ".env", "a/b/x.pem"}, {"secrets/", "/build", "secrets/a.txt"}, {"**/x/*", "id_*", "q/x/y"},
 		{"config/*.json", " .env.* ", "config/a.json/"}, {"[", "a\\", "a/b"}, {"/", "", ""},
+		{"a\\*b", "[a-c]x*", "q/a*b"}, {"x*]", "*a*a", "d/a"}, {"\\[", "id_*", "[/id_"}, {"*.key", ".env", "x/.env/"},
 	} {
 		f.Add(c[0], c[1], c[2])
 	}
 	f.Fuzz(func(t *testing.T, p1, p2, rel string) {
 		want := false
 		for _, p := range []string{p1, p2} {
-			if p = strings.TrimSpace(p); p != "" && MatchGlob(p, rel) {
+			if p = strings.TrimSpace(p); p != "" && refMatch(p, rel) {
 				want = true
+			}
+			if p != "" && refMatch(p, rel) != MatchGlob(p, rel) {
+				t.Fatalf("MatchGlob(%q, %q) = %v, the reference says %v", p, rel, !refMatch(p, rel), refMatch(p, rel))
 			}
 		}
 		if got := CompileGlobs([]string{p1, p2}).Match(rel); got != want {
 			t.Fatalf("CompileGlobs(%q, %q).Match(%q) = %v, MatchGlob says %v", p1, p2, rel, got, want)
 		}
 	})
+}
+
+// refMatch is MatchGlob as first written (base names matched by
+// path.Match alone, no literal prefix or suffix test), FuzzGlobSet's
+// reference.
+func refMatch(pattern, rel string) bool {
+	g, ok := compileGlob(pattern)
+	if !ok {
+		return false
+	}
+	file := false
+	parts := splitRel(rel, &file)
+	if len(parts) == 0 {
+		return false
+	}
+	last := len(parts)
+	if g.dirOnly && file {
+		last--
+	}
+	if g.baseName {
+		for _, p := range parts[:last] {
+			if ok, _ := path.Match(g.segs[0], p); ok {
+				return true
+			}
+		}
+		return false
+	}
+	return matchPrefix(g.segs, parts, last)
 }

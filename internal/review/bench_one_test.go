@@ -146,3 +146,71 @@ func BenchmarkReviewGoSrc(b *testing.B) {
 		b.Logf("%s: %v per review", k, v/time.Duration(b.N))
 	}
 }
+
+// BenchmarkReviewNodeModules is the cost case of a real npm project in
+// direct mode: 24 tracked files and a node_modules/ the .gitignore covers
+// with 13,400 files in 1,340 packages (the shape of editor-ext after
+// `npm ci`), one changed source file per review, with the capture of the
+// agent's commits (the snapshot script and the fetch, as a sandbox's
+// review runs them), side by side with `git status` (x-git-status).
+func BenchmarkReviewNodeModules(b *testing.B) {
+	gitEnv(b)
+	ctx := context.Background()
+	host := b.TempDir()
+	runGit(b, host, "init", "-q", "-b", "main")
+	writeFile(b, host+"/.gitignore", "node_modules/\nout/\n", 0o644)
+	writeFile(b, host+"/package.json", `{"name":"p","scripts":{"build":"tsc -p ."}}`+"\n", 0o644)
+	for i := 0; i < 22; i++ {
+		writeFile(b, fmt.Sprintf("%s/src/m%02d.ts", host, i), fmt.Sprintf("export const m%d = %d;\n", i, i), 0o644)
+	}
+	runGit(b, host, "add", "-A")
+	runGit(b, host, "commit", "-q", "-m", "init")
+	// 1,340 packages of 10 files, one in six with a lib/ directory:
+	// 13,400 files in 1,570 directories (editor-ext's: 13,434 in 1,549).
+	for p := 0; p < 1340; p++ {
+		pkg := fmt.Sprintf("%s/node_modules/pkg%04d", host, p)
+		writeFile(b, pkg+"/package.json", fmt.Sprintf(`{"name":"pkg%d","main":"index.js"}`+"\n", p), 0o644)
+		writeFile(b, pkg+"/README.md", "# pkg\n", 0o644)
+		for f := 0; f < 8; f++ {
+			dir := pkg
+			if p%6 == 0 && f >= 4 {
+				dir = pkg + "/lib"
+			}
+			writeFile(b, fmt.Sprintf("%s/f%d.js", dir, f), "module.exports = 1;\n", 0o644)
+		}
+	}
+	tg := &Target{Name: "bench", Mode: ModeDirect, Repo: host, StateDir: b.TempDir(), Hide: []string{".env", ".env.*", "*.pem", "*.key", "id_*"},
+		Guest: localGuest{host}, FetchURL: host}
+	time.Sleep(2 * ignoredSlack) // npm finished before the sandbox started
+	if err := Baseline(ctx, tg); err != nil {
+		b.Fatal(err)
+	}
+	target := filepath.Join(host, "src", "m00.ts")
+	var anchor time.Duration
+	steps := map[string]time.Duration{}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		os.WriteFile(target, []byte(fmt.Sprintf("export const m0 = %d;\n", 1000+i)), 0o644)
+		anchor += timeGitStatus(b, host)
+		b.StartTimer()
+		res, err := Review(ctx, tg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Reports) != 1 {
+			b.Fatalf("review listed %d files, want 1", len(res.Reports))
+		}
+		for _, s := range res.Steps {
+			steps[s.Name] += s.Dur
+		}
+	}
+	b.StopTimer()
+	per := b.Elapsed() / time.Duration(b.N)
+	b.ReportMetric(float64(per)/float64(anchor/time.Duration(b.N)), "x-git-status")
+	b.ReportMetric(per.Seconds()*1000, "ms/review")
+	b.ReportMetric(float64(anchor/time.Duration(b.N))/1e6, "ms/anchor")
+	for k, v := range steps {
+		b.Logf("%s: %v per review", k, v/time.Duration(b.N))
+	}
+}

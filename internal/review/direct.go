@@ -80,7 +80,7 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 	if err := dropFromIndex(ctx, g, big); err != nil {
 		return nil, err
 	}
-	forced, ignoredProblems := t.ignoredToStage(since, sv.ignored, big)
+	forced, ignoredProblems := t.ignoredToStage(since, sv.ignored, sv.ignStat, big)
 	problems = append(problems, ignoredProblems...)
 	if !sv.full {
 		if len(big) > 0 {
@@ -249,6 +249,22 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		metaCh <- metaRead{m, err}
 	}()
 	defer func() { <-metaCh }()
+	// The agent's commits are captured inside the sandbox (its snapshot
+	// script, then a fetch into the quarantine) while the host stages
+	// the folder: neither reads what the other writes.
+	var capCh chan captured
+	if t.Guest != nil {
+		capCh = make(chan captured, 1)
+		capCtx, cancel := context.WithCancel(ctx)
+		go func() { capCh <- directCommitCapture(capCtx, t, s.GitBase) }()
+		defer func() {
+			if capCh != nil { // the review failed: stop the capture
+				cancel()
+				<-capCh
+			}
+			cancel()
+		}()
+	}
 	st, err := t.stage(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack))
 	if err != nil {
 		return nil, err
@@ -300,8 +316,11 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	files = withProblems(files, st.problems)
 	t.markProtected(files)
 	at = res.step("git-meta", at)
-	if t.Guest != nil {
-		directCommitCapture(ctx, t, s, res)
+	if capCh != nil {
+		c := <-capCh
+		capCh = nil
+		s.GitSnapshot = c.snap
+		res.Notes = append(res.Notes, c.notes...)
 		at = res.step("commits", at)
 	}
 	s.Snapshot = cur

@@ -23,28 +23,36 @@ func directCommitBaseline(ctx context.Context, t *Target, s *state) error {
 	return nil
 }
 
+// captured is what directCommitCapture brought: the snapshot commit
+// ("" when none could be captured) and notes for the review.
+type captured struct {
+	snap  string
+	notes []string
+}
+
 // directCommitCapture brings the current snapshot into the quarantine; a
 // failure is a note on the review, not a failed review (the working-tree
-// scan stands on its own).
-func directCommitCapture(ctx context.Context, t *Target, s *state, res *Result) {
-	if s.GitBase == "" {
-		res.Notes = append(res.Notes, "the agent's commits were not captured at start; apply is unavailable")
-		return
+// scan stands on its own). It reads only gitBase of the review's state,
+// so it can run while the working tree is staged.
+func directCommitCapture(ctx context.Context, t *Target, gitBase string) captured {
+	if gitBase == "" {
+		return captured{notes: []string{"the agent's commits were not captured at start; apply is unavailable"}}
 	}
+	var c captured
 	var snap string
 	so, err := t.snapshot(ctx, "refs/airlock/snapshot")
 	if err == nil {
 		snap = so.id
 	}
 	specs := []string{"+refs/airlock/snapshot:" + t.ref("snapshot")}
-	if have, _ := t.revParse(ctx, t.ref("base")+"^{commit}"); have != s.GitBase {
+	if have, _ := t.revParse(ctx, t.ref("base")+"^{commit}"); have != gitBase {
 		specs = append(specs, "+refs/airlock/base:"+t.ref("base"))
 	}
 	if err == nil {
 		var ps []Problem
 		ps, err = t.fetch(ctx, specs...)
 		for _, p := range ps {
-			res.Notes = append(res.Notes, "capture of the agent's commits: "+p.Msg)
+			c.notes = append(c.notes, "capture of the agent's commits: "+p.Msg)
 		}
 	}
 	if err == nil {
@@ -52,16 +60,16 @@ func directCommitCapture(ctx context.Context, t *Target, s *state, res *Result) 
 		switch {
 		case got[0] != snap:
 			err = errors.New("the sandbox's snapshot changed while it was fetched")
-		case got[1] != s.GitBase:
+		case got[1] != gitBase:
 			err = errors.New("the base snapshot recorded at start is missing or was replaced in the sandbox")
 		}
 	}
 	if err != nil {
-		res.Notes = append(res.Notes, "the agent's commits could not be captured for apply: "+clip(err.Error()))
-		s.GitSnapshot = ""
-		return
+		c.notes = append(c.notes, "the agent's commits could not be captured for apply: "+clip(err.Error()))
+		return c
 	}
-	s.GitSnapshot = snap
+	c.snap = snap
+	return c
 }
 
 // directApply creates the branch from the last captured snapshot.

@@ -44,7 +44,7 @@ const ignoredSlack = 20 * time.Millisecond
 // ignoredToStage picks the ignored files review must see: the list to
 // force-stage, and what it cannot stage as problems (high findings).
 // Files above maxLiveBytes are not listed; they are added to big.
-func (t *Target) ignoredToStage(since time.Time, all []string, big map[string]bigStat) ([]string, []Problem) {
+func (t *Target) ignoredToStage(since time.Time, all []string, stats map[string]ignStat, big map[string]bigStat) ([]string, []Problem) {
 	var risky []string
 	for _, p := range all {
 		if isRiskyIgnored(p) {
@@ -67,6 +67,9 @@ func (t *Target) ignoredToStage(since time.Time, all []string, big map[string]bi
 		for _, p := range all {
 			if seen[p] {
 				continue
+			}
+			if s, ok := stats[p]; ok && s.ctime < since.UnixNano() {
+				continue // the walk's fstatat: unchanged
 			}
 			fi, ok := changedSince(filepath.Join(t.Repo, p), since)
 			switch {

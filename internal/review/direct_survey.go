@@ -26,6 +26,9 @@ type survey struct {
 	big     map[string]bigStat
 	changed []string // tracked paths changed or gone, untracked paths (dirs end in "/")
 	ignored []string
+	// ignStat has the stat of the ignored files below the directories
+	// git did not enter (statusListing); nil when git listed them all.
+	ignStat map[string]ignStat
 	full    bool     // too many changes: stage with a plain `git add -A`
 	hidden  []string // the files hide globs cover (never staged, only lstat'ed)
 }
@@ -146,11 +149,10 @@ func (t *Target) survey(ctx context.Context, g gitCmd) (*survey, error) {
 	}
 	// Submodules are not entered (that would run git inside a repository
 	// the agent controls); their paths are always staged instead.
-	args := append(append([]string{}, privFlags...), "status", "--porcelain=v2", "-z", "--untracked-files=all",
-		"--ignored=traditional", "--no-renames", "--ignore-submodules=all")
 	st := g
 	st.env = append(append([]string{}, g.env...), "GIT_OPTIONAL_LOCKS=1") // keep the refreshed stat cache
-	out, err := st.run(ctx, args...)
+	out, stats, err := t.statusListing(ctx, st)
+	sv.ignStat = stats
 	hl := <-hiddenCh
 	if err != nil {
 		return nil, fmt.Errorf("survey the folder: %w", err)
@@ -192,8 +194,9 @@ func simpleHides(hide []string) bool {
 	return true
 }
 
-// hiddenInStatus is listHidden read from `git status --porcelain=v2 -z
-// --untracked-files=all --ignored=traditional`, which lists every file
+// hiddenInStatus is listHidden read from the survey's listing
+// (statusListing: as `git status --porcelain=v2 -z
+// --untracked-files=all --ignored=traditional` writes it), which lists every file
 // outside the private index, ignored or not, one by one: the untracked
 // and ignored paths a hide glob covers, sorted as git lists them.
 func hiddenInStatus(out []byte, hide []string) []string {

@@ -78,30 +78,51 @@ func (w *gitWalker) read(rel string) []walkEnt {
 	}
 	defer unix.Close(fd)
 	var ents []walkEnt
+	_ = readDirents(fd, w.buf, func(name []byte, dt uint8) error {
+		git := len(name) == 4 && strings.EqualFold(string(name), ".git")
+		if !git && dt != unix.DT_DIR && dt != unix.DT_UNKNOWN {
+			return nil
+		}
+		typ, ok := direntType(fd, name, dt)
+		if ok && (git || typ == fs.ModeDir) {
+			ents = append(ents, walkEnt{name: string(name), typ: typ, git: git})
+		}
+		return nil
+	})
+	return ents
+}
+
+// readDirents calls fn with each entry of the open directory fd but "."
+// and "..", read with getdents into buf: the name (valid only during the
+// call) and the type getdents gives (DT_UNKNOWN where the file system
+// does not say). A read error ends the listing early, as does an error
+// from fn, which it returns.
+func readDirents(fd int, buf []byte, fn func(name []byte, dt uint8) error) error {
 	for {
-		n, err := unix.Getdents(fd, w.buf)
-		if err != nil || n <= 0 {
-			return ents
+		n, err := unix.Getdents(fd, buf)
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return nil
 		}
 		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
 		for off := 0; off+19 < n; {
-			reclen := int(binary.NativeEndian.Uint16(w.buf[off+16:]))
+			reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
 			if reclen < 20 || off+reclen > n {
-				return ents
+				return nil
 			}
-			name := w.buf[off+19 : off+reclen]
+			name := buf[off+19 : off+reclen]
 			if i := bytes.IndexByte(name, 0); i >= 0 {
 				name = name[:i]
 			}
-			dt := w.buf[off+18]
+			dt := buf[off+18]
 			off += reclen
-			git := len(name) == 4 && strings.EqualFold(string(name), ".git")
-			if string(name) == "." || string(name) == ".." || (!git && dt != unix.DT_DIR && dt != unix.DT_UNKNOWN) {
+			if string(name) == "." || string(name) == ".." {
 				continue
 			}
-			typ, ok := direntType(fd, name, dt)
-			if ok && (git || typ == fs.ModeDir) {
-				ents = append(ents, walkEnt{name: string(name), typ: typ, git: git})
+			if err := fn(name, dt); err != nil {
+				return err
 			}
 		}
 	}

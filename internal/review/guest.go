@@ -41,7 +41,26 @@ func hidePathspecs(hide []string) []string {
 // untracked files, hide globs excluded) on a temporary index, so the
 // agent's index and branch are untouched, and points ref at the commit.
 // The commit's parent is HEAD, so the agent's own commits come along.
+// It also reports the nested repositories' files and what sits below
+// gitlinks (F and S lines: nestedScript, gitlinkScript).
 func snapshotScript(repo, ref string, hide []string) string {
+	return snapshotScriptWith(repo, ref, hide, true)
+}
+
+// commitsOnlyScript is snapshotScript without the F and S lines: direct
+// mode reads the nested repositories on the host (liveMeta) and uses
+// only the commit, and the walk for .git entries would cross the whole
+// folder through the workspace gate (node_modules included) at every
+// review.
+func commitsOnlyScript(repo, ref string, hide []string) string {
+	return snapshotScriptWith(repo, ref, hide, false)
+}
+
+func snapshotScriptWith(repo, ref string, hide []string, nested bool) string {
+	find, report := "", ""
+	if nested {
+		find, report = nestedFind, nestedScript+gitlinkScript
+	}
 	specs := []string{"."}
 	specs = append(specs, hidePathspecs(hide)...)
 	q := make([]string, len(specs))
@@ -66,7 +85,7 @@ idx=$tmp/index err=$tmp/add copied=
 # snapshot tree is what gets reviewed and applied.
 ! cp "$src" "$idx" 2>/dev/null || copied=1
 export GIT_INDEX_FILE="$idx"
-` + nestedFind + `head=$(g rev-parse -q --verify 'HEAD^{commit}') || head=
+` + find + `head=$(g rev-parse -q --verify 'HEAD^{commit}') || head=
 # fromHead starts the index from HEAD. A HEAD whose tree git refuses to
 # read (a literal ".GIT" entry) must not stop the capture either: start
 # from an empty index and report it.
@@ -87,7 +106,7 @@ if [ -n "$head" ]; then set -- -p "$head"; else set --; fi
 [ ! -s "$err" ] || grep -E '^(error|fatal): ' "$err" | head -n 200 | sed 's/^/E	/' || true
 [ "$rc" -le 1 ] || printf 'X	git add exited %s
 ' "$rc"
-` + nestedScript + gitlinkScript + `
+` + report + `
 tree=$(g write-tree)
 c=$(echo 'airlock snapshot' | g commit-tree "$tree" "$@")
 g update-ref ` + shQuote(ref) + ` "$c"
@@ -112,11 +131,16 @@ func (t *Target) fetchURL() string {
 func (t *Target) ref(n string) string { return "refs/airlock/" + t.Name + "/" + n }
 
 // snapshot makes a snapshot commit inside the sandbox under ref. It also
-// returns what git refused to capture and the nested repositories' files.
+// returns what git refused to capture and, but in direct mode, the nested
+// repositories' files.
 func (t *Target) snapshot(ctx context.Context, ref string) (*snapshotOutput, error) {
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
-	out, err := t.Guest.Run(ctx, snapshotScript(t.guestRepo(), ref, t.Hide))
+	script := snapshotScript(t.guestRepo(), ref, t.Hide)
+	if t.Mode == ModeDirect {
+		script = commitsOnlyScript(t.guestRepo(), ref, t.Hide)
+	}
+	out, err := t.Guest.Run(ctx, script)
 	if ctx.Err() == context.DeadlineExceeded {
 		return nil, fmt.Errorf("snapshot inside the sandbox: no answer in %v", snapshotTimeout)
 	}

@@ -39,17 +39,16 @@ func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, erro
 		return nil, nil, errNotForGo
 	}
 	type listing struct {
-		out []byte
-		err error
+		out   []byte
+		stats map[string]ignStat
+		err   error
 	}
 	statusCh := make(chan listing, 1)
 	go func() {
 		st := g
 		st.env = append(append([]string{}, g.env...), "GIT_INDEX_FILE="+scratch, "GIT_OPTIONAL_LOCKS=0")
-		args := append(append([]string{}, privFlags...), "status", "--porcelain=v2", "-z", "--untracked-files=all",
-			"--ignored=traditional", "--no-renames", "--ignore-submodules=all")
-		out, err := st.run(ctx, args...)
-		statusCh <- listing{out, err}
+		out, stats, err := t.statusListing(ctx, st)
+		statusCh <- listing{out, stats, err}
 	}()
 	hiddenCh := make(chan listing, 1)
 	fromStatus := simpleHides(t.Hide)
@@ -71,7 +70,7 @@ func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, erro
 	if hl.err != nil {
 		return nil, nil, hl.err
 	}
-	sv.hidden = hiddenPaths
+	sv.hidden, sv.ignStat = hiddenPaths, st.stats
 	if fromStatus {
 		sv.hidden = hiddenInStatus(st.out, t.Hide)
 	}

@@ -1,0 +1,174 @@
+package review
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// sortedRecords splits a NUL-separated listing into its records, sorted.
+func sortedRecords(out []byte) []string {
+	var recs []string
+	for _, r := range bytes.Split(out, []byte{0}) {
+		if len(r) > 0 {
+			recs = append(recs, string(r))
+		}
+	}
+	sort.Strings(recs)
+	return recs
+}
+
+// ignoredTree is a folder whose ignored directories hold what git's
+// traditional listing treats specially: symlinks (to a directory, to
+// outside, dangling), a fifo, empty directories, names with a newline, a
+// space, a backslash and non-UTF-8 bytes, ignored directories inside
+// untracked and tracked ones, a tracked file inside an ignored directory,
+// and a directory the pattern "build/*" matches.
+func ignoredTree(t *testing.T) (string, *Target) {
+	gitEnv(t)
+	dir := t.TempDir()
+	runGit(t, dir, "init", "-q", "-b", "main")
+	writeFile(t, dir+"/.gitignore", "node_modules/\n*.log\nbuild/*\nout\n", 0o644)
+	writeFile(t, dir+"/src/a.go", "package a\n", 0o644)
+	writeFile(t, dir+"/node_modules/keep/x.js", "1\n", 0o644)
+	runGit(t, dir, "add", "-A")
+	runGit(t, dir, "add", "-f", "node_modules/keep/x.js")
+	runGit(t, dir, "commit", "-q", "-m", "init")
+	for _, f := range []string{
+		"node_modules/a/index.js", "node_modules/a/lib/deep/er/f.js", "node_modules/.bin/tool",
+		"node_modules/b/line\nbreak.js", "node_modules/b/sp ace.js", "node_modules/b/back\\slash",
+		"node_modules/b/\xff\xfe.js", "node_modules/keep/y.js", "build/x/y.o", "build/z.o", "x.log",
+		"src/out/gen.go", "untracked/node_modules/u.js", "untracked/n.txt", "src/sub/out/deeper/q.txt",
+	} {
+		writeFile(t, filepath.Join(dir, f), "data\n", 0o644)
+	}
+	for _, d := range []string{"node_modules/empty", "node_modules/a/emptier/still", "build/emptydir"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, os.Symlink("../src", filepath.Join(dir, "node_modules/srclink")))
+	must(t, os.Symlink("/etc", filepath.Join(dir, "node_modules/a/etc")))
+	must(t, os.Symlink("missing", filepath.Join(dir, "node_modules/a/dangling")))
+	must(t, syscall.Mkfifo(filepath.Join(dir, "node_modules/a/fifo"), 0o644))
+	tg := &Target{Name: "w", Mode: ModeDirect, Repo: dir, StateDir: t.TempDir()}
+	return dir, tg
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIgnoredWalkIsGitsListing: the listing statusListing builds from
+// --ignored=matching and its walk is the one --ignored=traditional
+// writes, record for record, and it holds every ignored file's stat.
+func TestIgnoredWalkIsGitsListing(t *testing.T) {
+	dir, tg := ignoredTree(t)
+	g := gitCmd{dir: dir, env: []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}}
+	want, err := g.run(context.Background(), statusArgs("traditional")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, stats, err := tg.statusListing(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats == nil {
+		t.Fatal("the walk declined: git listed the ignored files itself")
+	}
+	w, gt := sortedRecords(want), sortedRecords(got)
+	if strings.Join(w, "\n") != strings.Join(gt, "\n") {
+		t.Fatalf("listing differs from git's traditional one:\ngit:  %q\nwalk: %q", w, gt)
+	}
+	n := 0
+	for _, r := range gt {
+		// node_modules holds a tracked file, so git enters it and lists
+		// its entries; it does not enter a/ and b/: the walk does.
+		if strings.HasPrefix(r, "! node_modules/a/") || strings.HasPrefix(r, "! node_modules/b/") {
+			n++
+			if _, ok := stats[r[2:]]; !ok {
+				t.Errorf("no stat kept for %q", r[2:])
+			}
+		}
+	}
+	if n < 6 {
+		t.Fatalf("only %d ignored records below node_modules: %q", n, gt)
+	}
+}
+
+// TestIgnoredWalkDeclinesForNestedGit: a .git entry (any case, any kind)
+// below an ignored directory makes git's listing the one used, as are
+// trees deeper than the walk goes.
+func TestIgnoredWalkDeclinesForNestedGit(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		make func(t *testing.T, dir string)
+	}{
+		{"repo", func(t *testing.T, dir string) { runGit(t, filepath.Join(dir, "node_modules/a"), "init", "-q") }},
+		{"empty .GIT dir", func(t *testing.T, dir string) { must(t, os.Mkdir(filepath.Join(dir, "node_modules/a/.GIT"), 0o755)) }},
+		{"gitfile", func(t *testing.T, dir string) { writeFile(t, dir+"/node_modules/a/lib/.git", "gitdir: /nowhere\n", 0o644) }},
+		{"deep", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "node_modules", strings.Repeat("d/", maxIgnoredDepth+2), "f"), "x\n", 0o644)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, tg := ignoredTree(t)
+			c.make(t, dir)
+			g := gitCmd{dir: dir, env: []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}}
+			want, err := g.run(context.Background(), statusArgs("traditional")...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, stats, err := tg.statusListing(context.Background(), g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stats != nil {
+				t.Fatal("the walk went on past a .git entry or its depth")
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("not git's listing:\ngit:  %q\ngot: %q", want, got)
+			}
+		})
+	}
+}
+
+// TestIgnoredChangeDeepInNodeModules: a file the agent rewrites deep in an
+// ignored node_modules after the start (same size, mtime put back) is
+// reviewed; the thousands of unchanged ignored files beside it are not.
+func TestIgnoredChangeDeepInNodeModules(t *testing.T) {
+	dir, tg := ignoredTree(t)
+	for i := 0; i < 300; i++ {
+		writeFile(t, filepath.Join(dir, "node_modules", "p", string(rune('a'+i%26)), "f"+strings.Repeat("x", i%7)+".js"), "1\n", 0o644)
+	}
+	time.Sleep(2 * ignoredSlack)
+	ctx := context.Background()
+	if err := Baseline(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "node_modules/a/lib/deep/er/f.js")
+	fi, err := os.Stat(target)
+	must(t, err)
+	writeFile(t, target, "evil\n", 0o644)
+	must(t, os.Chtimes(target, fi.ModTime(), fi.ModTime()))
+	res, err := Review(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, r := range res.Reports {
+		paths = append(paths, r.File.Path)
+	}
+	if len(paths) != 1 || paths[0] != "node_modules/a/lib/deep/er/f.js" {
+		t.Fatalf("review listed %q, want only the rewritten ignored file", paths)
+	}
+}
