@@ -43,7 +43,13 @@
 //	              hooks, no fsmonitor, no filters or textconv, no global
 //	              config, GIT_DIR a private directory in the state dir,
 //	              never the workspace's own .git config; under time limits
-//	              (3 min per snapshot)
+//	              (3 min per snapshot). Its fetch runs ssh with the
+//	              generated config (the sandbox's pinned host key) and one
+//	              shared connection per sandbox (ControlMaster, socket in
+//	              AIRLOCK_HOME/ssh): that ssh master and its `airlock
+//	              ssh-proxy` outlive the fetch until the sandbox stops or
+//	              30 s pass without a fetch; they carry only git-upload-pack
+//	              sessions review starts (bridge/review.go fetchSSH)
 //	syscalls for  reads of the folder's files (direct mode: lstat first,
 //	the sandbox   nothing over 64 MiB by st_size, no FIFO or device
 //	              opened), reads of the host repo's .git/config and its
@@ -63,7 +69,12 @@
 //	              (index.lock, rename) in the private git directory only.
 //	              objStore reads only that directory. git status then
 //	              lists the folder (getdents, no file contents) on an
-//	              assume-valid scratch copy of the index.
+//	              assume-valid scratch copy of the index, entering no
+//	              ignored directory (--ignored=matching); review walks
+//	              those itself (direct_ignwalk.go): openat(O_DIRECTORY|
+//	              O_NOFOLLOW) of each level from its parent's descriptor,
+//	              getdents, fstatat(AT_SYMLINK_NOFOLLOW) of each file and
+//	              symlink; no content is read, at most 128 levels deep.
 //	clone mode,   CopyBaseline, before the sandbox starts: git add and
 //	baseline      write-tree on a temporary index of the bridge's fresh
 //	              clone, the commit as a loose object written in Go (SHA-1
