@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -24,5 +25,18 @@ func TestMaxFetch(t *testing.T) {
 	}
 	if got := maxFetch(1<<30, dir+"/missing"); got != 1<<30 {
 		t.Errorf("no statfs: %d, want the disk size", got)
+	}
+}
+
+// fetchSSH shares one connection per sandbox where the control socket's
+// path fits a Unix socket address, and connects afresh where it would not.
+func TestFetchSSH(t *testing.T) {
+	short := fetchSSH("/h", "/h/ssh/config")
+	if !strings.Contains(short, "ControlMaster=auto") || !strings.Contains(short, "'ControlPath=/h/ssh/cm-%C'") || !strings.Contains(short, "ControlPersist="+fetchPersist) {
+		t.Errorf("short home: %s", short)
+	}
+	long := "/" + strings.Repeat("d", 80)
+	if got := fetchSSH(long, long+"/ssh/config"); strings.Contains(got, "Control") {
+		t.Errorf("a control path past 100 bytes: %s", got)
 	}
 }
