@@ -115,7 +115,9 @@ func TestIgnoredWalkDeclinesForNestedGit(t *testing.T) {
 	}{
 		{"repo", func(t *testing.T, dir string) { runGit(t, filepath.Join(dir, "node_modules/a"), "init", "-q") }},
 		{"empty .GIT dir", func(t *testing.T, dir string) { must(t, os.Mkdir(filepath.Join(dir, "node_modules/a/.GIT"), 0o755)) }},
-		{"gitfile", func(t *testing.T, dir string) { writeFile(t, dir+"/node_modules/a/lib/.git", "gitdir: /nowhere\n", 0o644) }},
+		{"gitfile", func(t *testing.T, dir string) {
+			writeFile(t, dir+"/node_modules/a/lib/.git", "gitdir: /nowhere\n", 0o644)
+		}},
 		{"deep", func(t *testing.T, dir string) {
 			writeFile(t, filepath.Join(dir, "node_modules", strings.Repeat("d/", maxIgnoredDepth+2), "f"), "x\n", 0o644)
 		}},
