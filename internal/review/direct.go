@@ -249,22 +249,6 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		metaCh <- metaRead{m, err}
 	}()
 	defer func() { <-metaCh }()
-	// The agent's commits are captured inside the sandbox (its snapshot
-	// script, then a fetch into the quarantine) while the host stages
-	// the folder: neither reads what the other writes.
-	var capCh chan captured
-	if t.Guest != nil {
-		capCh = make(chan captured, 1)
-		capCtx, cancel := context.WithCancel(ctx)
-		go func() { capCh <- directCommitCapture(capCtx, t, s.GitBase) }()
-		defer func() {
-			if capCh != nil { // the review failed: stop the capture
-				cancel()
-				<-capCh
-			}
-			cancel()
-		}()
-	}
 	st, err := t.stage(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack))
 	if err != nil {
 		return nil, err
@@ -316,17 +300,26 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	files = withProblems(files, st.problems)
 	t.markProtected(files)
 	at = res.step("git-meta", at)
-	if capCh != nil {
-		c := <-capCh
-		capCh = nil
-		s.GitSnapshot = c.snap
-		res.Notes = append(res.Notes, c.notes...)
-		at = res.step("commits", at)
+	// The agent's commits are captured inside the sandbox (its snapshot
+	// script, then a fetch into the quarantine) while the host scans what
+	// it staged; never before review is done reading the folder: the
+	// script's processes are the agent's to see, and a capture that
+	// began with the staging told the agent when to take a file away and
+	// put it back after (outside round ignwalk/06, 07).
+	var capCh chan captured
+	if t.Guest != nil {
+		capCh = make(chan captured, 1)
+		capCtx, cancel := context.WithCancel(ctx)
+		go func() { capCh <- directCommitCapture(capCtx, t, s.GitBase) }()
+		defer func() {
+			if capCh != nil { // the review failed: stop the capture
+				cancel()
+				<-capCh
+			}
+			cancel()
+		}()
 	}
 	s.Snapshot = cur
-	if err := t.saveState(s); err != nil {
-		return nil, err
-	}
 	// The tree was written from index-cur, which lists its paths.
 	list := func() map[string]bool { return indexNames(filepath.Join(t.dir(), "git", "index-cur"), len(cur)/2) }
 	if st.entries != nil && len(st.entries) <= maxListed {
@@ -341,7 +334,17 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	tree, done := treeReader(ctx, g, cur, br, list)
 	defer done()
 	res.Snapshot, res.Reports = cur, ScanTreeHost(files, tree, t.hostGit())
-	res.step("scan", at)
+	at = res.step("scan", at)
+	if capCh != nil {
+		c := <-capCh
+		capCh = nil
+		s.GitSnapshot = c.snap
+		res.Notes = append(res.Notes, c.notes...)
+		res.step("commits", at)
+	}
+	if err := t.saveState(s); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
