@@ -124,7 +124,7 @@ func (f *file) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Errno {
 		if _, err := statFD(fd, &st); err != nil {
 			return errno(err)
 		}
-		out.FromStat(&st)
+		attrFromStat(&out.Attr, &st)
 		return 0
 	})
 }

@@ -58,7 +58,7 @@ func (n *node) child(ctx context.Context, fd int, rel string, out *fuse.EntryOut
 	if err != nil {
 		return nil, errno(err)
 	}
-	out.Attr.FromStat(&st)
+	attrFromStat(&out.Attr, &st)
 	gen := btime
 	if gen == 0 {
 		gen = noBirthTime
@@ -130,7 +130,7 @@ func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) 
 		if err != nil {
 			return errno(err)
 		}
-		out.FromStat(&st)
+		attrFromStat(&out.Attr, &st)
 		return 0
 	}
 	rel := n.rel()
@@ -142,7 +142,7 @@ func (n *node) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) 
 	if _, err := lstat(n.g.root, rel, &st); err != nil {
 		return errno(err)
 	}
-	out.FromStat(&st)
+	attrFromStat(&out.Attr, &st)
 	return 0
 }
 
@@ -534,4 +534,16 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	}
 	out.FromStatfsT(&s)
 	return 0
+}
+
+// attrFromStat fills a with st as the sandbox sees it: the access time is
+// the modification time. The host's atime moves when something on the
+// host reads the folder (review's git status and walk read directories;
+// relatime moves a directory's atime at the first read after a change),
+// and an agent polling it learned when review began and put back the
+// original of a file it had changed until review was done (outside round
+// ignwalk/08).
+func attrFromStat(a *fuse.Attr, st *syscall.Stat_t) {
+	a.FromStat(st)
+	a.Atime, a.Atimensec = a.Mtime, a.Mtimensec
 }
