@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -84,6 +85,9 @@ func directApply(ctx context.Context, t *Target, s *state, branch string, accept
 	if err != nil {
 		return "", "", err
 	}
+	if err := t.appliedAsReviewed(ctx, s, es); err != nil {
+		return "", "", err
+	}
 	files, err := filesFromDiff(ctx, t.qGit(), es)
 	if err != nil {
 		return "", "", err
@@ -93,6 +97,44 @@ func directApply(ctx context.Context, t *Target, s *state, branch string, accept
 		return "", "", &RefusedError{Rules: un}
 	}
 	return t.createBranch(ctx, s.GitSnapshot, branch)
+}
+
+// appliedAsReviewed refuses a branch that would bring content review did
+// not show. Review reads the live folder on the host; the branch is the
+// capture made inside the sandbox, from a copy of the agent's own index.
+// An entry the agent staged and then hid from git add (assume-unchanged
+// or skip-worktree, the file's bytes put back) reached the branch while
+// review listed nothing (outside round ignwalk/01). So every path the
+// capture changed since the start (es) must be, in the captured tree,
+// what it is in the tree the same review staged from the folder.
+func (t *Target) appliedAsReviewed(ctx context.Context, s *state, es []rawEntry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	if s.Snapshot == "" {
+		return errors.New("nothing reviewed yet: run review first")
+	}
+	// Both trees in one git: the quarantine's objects and review's own.
+	g := t.qGit()
+	g.env = append(append([]string{}, g.env...), "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(t.dir(), "git", "objects"))
+	differ, err := diffTrees(ctx, g, s.Snapshot, s.GitSnapshot+"^{tree}")
+	if err != nil {
+		return fmt.Errorf("compare the agent's commits with the reviewed folder: %w", err)
+	}
+	changed := make(map[string]bool, len(es))
+	for _, e := range es {
+		changed[e.path] = true
+	}
+	var unseen []string
+	for _, d := range differ {
+		if changed[d.path] {
+			unseen = append(unseen, d.path)
+		}
+	}
+	if len(unseen) > 0 {
+		return fmt.Errorf("the agent's commits carry %d file(s) whose content review did not show (%s): nothing was applied; run review again, and check the agent's git (an assume-unchanged or skip-worktree entry hides a staged change from the folder)", len(unseen), clip(strings.Join(unseen, ", ")))
+	}
+	return nil
 }
 
 // createBranch stamps snapshot and creates branch (default airlock/NAME)
