@@ -174,3 +174,52 @@ func TestIgnoredChangeDeepInNodeModules(t *testing.T) {
 		t.Fatalf("review listed %q, want only the rewritten ignored file", paths)
 	}
 }
+
+// TestIgnoredDirWhereIndexHasFile: git's --ignored=matching says nothing
+// of an ignored directory that stands where review's index has a file
+// (traditional lists what is below it). The agent plants a symlink in
+// node_modules, review stages it, the agent puts a directory with a
+// payload in its place: the next review must list the payload.
+func TestIgnoredDirWhereIndexHasFile(t *testing.T) {
+	dir, tg := ignoredTree(t)
+	time.Sleep(2 * ignoredSlack)
+	ctx := context.Background()
+	if err := Baseline(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	evil := filepath.Join(dir, "node_modules/evil")
+	must(t, os.Symlink("/etc", evil))
+	if _, err := Review(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.Remove(evil))
+	writeFile(t, evil+"/lib/payload.js", "require('child_process').execSync('id')\n", 0o644)
+	res, err := Review(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, r := range res.Reports {
+		paths = append(paths, r.File.Path)
+	}
+	if !strings.Contains(strings.Join(paths, " "), "node_modules/evil/lib/payload.js") {
+		t.Fatalf("review listed %q, not the payload below the directory that replaced a staged symlink", paths)
+	}
+}
+
+// TestDeletedIsDir: survey's git path (an index Go does not read) finds a
+// deleted tracked path that is a directory now, as refreshGo does.
+func TestDeletedIsDir(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "node_modules/x"), 0o755))
+	tg := &Target{Repo: dir}
+	rec := func(xy, p string) string {
+		return "1 " + xy + " N... 120000 120000 000000 " + strings.Repeat("3", 40) + " " + strings.Repeat("3", 40) + " " + p + "\x00"
+	}
+	if !tg.deletedIsDir([]byte("? a\x00" + rec(".D", "node_modules/x"))) {
+		t.Error("a deleted entry that is a directory now was not found")
+	}
+	if tg.deletedIsDir([]byte(rec(".D", "node_modules/gone") + rec(".M", "node_modules/x"))) {
+		t.Error("found where no deleted entry is a directory")
+	}
+}

@@ -152,6 +152,12 @@ func (t *Target) survey(ctx context.Context, g gitCmd) (*survey, error) {
 	st := g
 	st.env = append(append([]string{}, g.env...), "GIT_OPTIONAL_LOCKS=1") // keep the refreshed stat cache
 	out, stats, err := t.statusListing(ctx, st)
+	if err == nil && stats != nil && t.deletedIsDir(out) {
+		// As in surveyGo: matching mode leaves out an ignored directory
+		// where the index has a file.
+		out, err = st.run(ctx, statusArgs("traditional")...)
+		stats = nil
+	}
 	sv.ignStat = stats
 	hl := <-hiddenCh
 	if err != nil {
@@ -284,4 +290,26 @@ func (t *Target) readStatus(sv *survey, out []byte) {
 			}
 		}
 	}
+}
+
+// deletedIsDir reports whether a tracked path that `git status` lists as
+// deleted in the work tree is a directory now.
+func (t *Target) deletedIsDir(out []byte) bool {
+	for len(out) > 0 {
+		n := bytes.IndexByte(out, 0)
+		if n < 0 {
+			n = len(out)
+		}
+		rec := string(out[:n])
+		out = out[min(n+1, len(out)):]
+		if len(rec) < 4 || rec[0] != '1' || rec[3] != 'D' {
+			continue
+		}
+		if f := strings.SplitN(rec, " ", 9); len(f) == 9 {
+			if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(f[8]))); err == nil && fi.IsDir() {
+				return true
+			}
+		}
+	}
+	return false
 }

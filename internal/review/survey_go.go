@@ -31,8 +31,15 @@ func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, erro
 	}
 	// The refresh starts first: it needs only the index read.
 	sv := &survey{big: map[string]bigStat{}}
-	refreshed := make(chan []string, 1)
-	go func() { refreshed <- t.refreshGo(ix, sv.big) }()
+	type refresh struct {
+		changed []string
+		dirNow  bool // an entry's path is a directory now
+	}
+	refreshed := make(chan refresh, 1)
+	go func() {
+		changed, dirNow := t.refreshGo(ix, sv.big)
+		refreshed <- refresh{changed, dirNow}
+	}()
 	scratch := g.indexFile() + ".survey"
 	if err := ix.writeAssumeValid(scratch); err != nil {
 		<-refreshed
@@ -62,8 +69,18 @@ func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, erro
 	} else {
 		hiddenCh <- listing{}
 	}
-	sv.changed = <-refreshed
+	rf := <-refreshed
+	sv.changed = rf.changed
 	st, hl := <-statusCh, <-hiddenCh
+	if st.err == nil && rf.dirNow && st.stats != nil {
+		// git's --ignored=matching leaves out an ignored directory that
+		// stands where the index has a file (traditional lists what is
+		// below it): git lists this survey itself.
+		sg := g
+		sg.env = append(append([]string{}, g.env...), "GIT_INDEX_FILE="+scratch, "GIT_OPTIONAL_LOCKS=0")
+		st.out, st.err = sg.run(ctx, statusArgs("traditional")...)
+		st.stats = nil
+	}
 	if st.err != nil {
 		return nil, nil, fmt.Errorf("survey the folder: %w", st.err)
 	}
@@ -84,7 +101,7 @@ func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, erro
 // adds the regular files above maxLiveBytes to big. Directories are
 // opened one component at a time without following symlinks, by two
 // workers; each entry costs one fstatat.
-func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat) []string {
+func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat) (changedPaths []string, dirNow bool) {
 	type group struct {
 		dir     string
 		entries []int
@@ -100,6 +117,7 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat) []string {
 	racySec, racyNsec := uint32(ix.mtime.Unix()), uint32(ix.mtime.Nanosecond())
 	const workers = 2
 	changed := make([][]string, workers)
+	dirs := make([]bool, workers)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -130,6 +148,9 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat) []string {
 						changed[w] = append(changed[w], e.path)
 						continue
 					}
+					if st.Mode&unix.S_IFMT == unix.S_IFDIR && e.stat[ixMode] != ModeGitlink {
+						dirs[w] = true
+					}
 					if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size > maxLiveBytes {
 						if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(e.path))); err == nil && fi.Mode().IsRegular() && fi.Size() > maxLiveBytes {
 							mu.Lock()
@@ -155,11 +176,11 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat) []string {
 		}(w)
 	}
 	wg.Wait()
-	var out []string
-	for _, c := range changed {
-		out = append(out, c...)
+	for w, c := range changed {
+		changedPaths = append(changedPaths, c...)
+		dirNow = dirNow || dirs[w]
 	}
-	return out
+	return changedPaths, dirNow
 }
 
 // statMatches: the folder's file has the stat data the entry recorded
