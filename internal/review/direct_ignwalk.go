@@ -27,6 +27,10 @@ import (
 // makes the walk decline (errIgnoredNested) and the caller asks git for
 // the traditional listing.
 
+// gitListsIgnored makes git list every ignored file (traditional) as
+// before the walk: the reference of TestIgnoredWalkDifferential.
+var gitListsIgnored = false
+
 // errIgnoredNested: an ignored directory holds a .git entry.
 var errIgnoredNested = errors.New("a .git entry below an ignored directory")
 
@@ -53,6 +57,10 @@ func statusArgs(ignored string) []string {
 // listing as --ignored=traditional writes it, with the stat of the
 // ignored files the walk read (nil when git listed them itself).
 func (t *Target) statusListing(ctx context.Context, st gitCmd) ([]byte, map[string]ignStat, error) {
+	if gitListsIgnored {
+		out, err := st.run(ctx, statusArgs("traditional")...)
+		return out, nil, err
+	}
 	out, err := st.run(ctx, statusArgs("matching")...)
 	if err != nil {
 		return nil, nil, err

@@ -3,6 +3,9 @@ package review
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -221,5 +224,91 @@ func TestDeletedIsDir(t *testing.T) {
 	}
 	if tg.deletedIsDir([]byte(rec(".D", "node_modules/gone") + rec(".M", "node_modules/x"))) {
 		t.Error("found where no deleted entry is a directory")
+	}
+}
+
+// TestIgnoredWalkDifferential: rounds of random changes to a folder with
+// ignored directories (files, directories and symlinks created, removed,
+// renamed and turned into one another, at paths git ignores and does
+// not), each reviewed by two reviews of the same folder: one as built
+// (git's --ignored=matching, the Go walk) and one where git lists every
+// ignored file (traditional, as before the walk). They must report the
+// same paths with the same modes and contents.
+func TestIgnoredWalkDifferential(t *testing.T) {
+	gitEnv(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	runGit(t, dir, "init", "-q", "-b", "main")
+	writeFile(t, dir+"/.gitignore", "node_modules/\nout\n*.log\nbuild/*\n", 0o644)
+	writeFile(t, dir+"/src/a.go", "package a\n", 0o644)
+	writeFile(t, dir+"/node_modules/p/index.js", "1\n", 0o644)
+	runGit(t, dir, "add", "-A")
+	runGit(t, dir, "commit", "-q", "-m", "init")
+	walk := &Target{Name: "w", Mode: ModeDirect, Repo: dir, StateDir: t.TempDir(), Hide: []string{".env", "*.pem"}}
+	ref := &Target{Name: "r", Mode: ModeDirect, Repo: dir, StateDir: t.TempDir(), Hide: []string{".env", "*.pem"}}
+	time.Sleep(2 * ignoredSlack)
+	for _, tg := range []*Target{walk, ref} {
+		if err := Baseline(ctx, tg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dirs := []string{"", "node_modules", "node_modules/p", "node_modules/p/lib", "node_modules/q", "out", "src", "src/out", "build", "build/x", "a"}
+	names := []string{"f.js", "g", "lib", "p", "x.log", "package.json", "out", "q", "k.pem"}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	pick := func() string {
+		d, n := dirs[rnd.IntN(len(dirs))], names[rnd.IntN(len(names))]
+		if d == "" {
+			return n
+		}
+		return d + "/" + n
+	}
+	for round := 0; round < 60; round++ {
+		for k := rnd.IntN(5) + 1; k > 0; k-- {
+			p := filepath.Join(dir, pick())
+			switch rnd.IntN(7) {
+			case 0, 1:
+				os.RemoveAll(p)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte(fmt.Sprintf("round %d\n", round)), 0o644)
+			case 2:
+				os.RemoveAll(p)
+				os.MkdirAll(filepath.Join(p, "sub"), 0o755)
+				os.WriteFile(filepath.Join(p, "sub", "in.js"), []byte("in\n"), 0o644)
+			case 3:
+				os.RemoveAll(p)
+			case 4:
+				os.RemoveAll(p)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.Symlink([]string{"/etc", "../src", "missing"}[rnd.IntN(3)], p)
+			case 5:
+				q := filepath.Join(dir, pick())
+				os.MkdirAll(filepath.Dir(q), 0o755)
+				if !strings.HasPrefix(q+"/", p+"/") {
+					os.Rename(p, q)
+				}
+			case 6:
+				os.Chmod(p, 0o755)
+			}
+		}
+		got := map[string]string{}
+		for _, c := range []struct {
+			tg  *Target
+			git bool
+		}{{walk, false}, {ref, true}} {
+			gitListsIgnored = c.git
+			res, err := Review(ctx, c.tg)
+			gitListsIgnored = false
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			var b strings.Builder
+			for _, r := range res.Reports {
+				fmt.Fprintf(&b, "%s %o %x\n", r.File.Path, r.File.NewMode, sha256.Sum256(r.File.New))
+			}
+			got[c.tg.Name] = b.String()
+		}
+		if got["w"] != got["r"] {
+			t.Fatalf("round %d: the walk's review differs from git's listing:\nwalk:\n%s\ngit:\n%s", round, got["w"], got["r"])
+		}
 	}
 }
