@@ -46,9 +46,14 @@ while time.time() < end:
         time.sleep(0.002)
 print("agent: no read seen", flush=True); sys.exit(4)
 '
-# arm PATH: runs the agent on /workspace/PATH in the background (AP), for 12 s.
+# arm PATH: runs the racer on PATH in the background (AP), for 12 s. It
+# ran inside the sandbox until the workspace gate stopped passing the
+# host's atime through (round ignwalk/08: the agent can no longer see
+# review read a file); it runs on the host now, on the folder itself (the
+# user saving a file in that second, or an agent that wins the race by
+# chance), so the same-second rewrite stays under test.
 arm() {
-	airlock exec "$N" -- python3 -c "$AGENT_PY" "/workspace/$1" "$A_TXT" "$B_TXT" 12 >"$T/agent.log" 2>&1 & AP=$!
+	python3 -c "$AGENT_PY" "$T/repo/$1" "$A_TXT" "$B_TXT" 12 >"$T/agent.log" 2>&1 & AP=$!
 }
 # race PATH: arm, review while armed, until the agent saw review read PATH
 # and wrote B in A's second (3 tries; exit 2 if it never does).
