@@ -12,9 +12,12 @@
 . "$(dirname "$0")/../lib.sh"; . "$(dirname "$0")/common.sh"
 mkproj; echo "AAAA-benign" > f.txt; write_sandbox direct; up_sandbox
 rv >/dev/null
-airlock exec $N -- python3 -c '
-import os,time
-p="/workspace/f.txt"
+# The racer ran inside the sandbox until the workspace gate stopped
+# passing the host's atime through (round ignwalk/08); it runs on the host
+# now, on the folder itself, so the same-second swap stays under test.
+python3 -c '
+import os,sys,time
+p=sys.argv[1]
 def w(s):
     with open(p,"w") as f: f.write(s)
     os.utime(p,(1000000000,1000000000))
@@ -26,7 +29,7 @@ while time.time()<end:
         if b!=a:
             w("BBBB-pwned!\n"); print("agent: read seen, B written", flush=True); raise SystemExit
 print("agent: no read seen", flush=True)
-' >"$T/agent.log" 2>&1 & AP=$!
+' "$T/repo/f.txt" >"$T/agent.log" 2>&1 & AP=$!
 sleep 2; rvgo; echo "review during the loop listed: $(listed)"
 wait $AP; cat "$T/agent.log"
 grep -q "B written" "$T/agent.log" || { echo "agent never saw the read: setup"; exit 2; }
