@@ -16,11 +16,15 @@ import (
 // that tracks each. Remove an entry when its fix lands: the script then
 // runs and must report "defended".
 var stillOpen = map[string]string{
-	"signer/08-audit-rewrite":              "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
-	"pack/08-many-deep-paths":              "a performance check, run by hand: 8,000 files 60 directories deep must be reviewed in under 175 s with the bridge under 1 GiB (64 s and 120 MiB at load 10), which four parallel scripts on a loaded CI machine do not guarantee",
-	"clonebase2/09-many-files-up-time":     "a performance check, run by hand: a 30,000-file repository whose up must take under 25 s, which the suite's four parallel scripts on a loaded CI machine do not guarantee",
-	"clonebase2/08-global-filter-on-clone": "documented limit (hostgit's trust boundary): the host user's own global git config (a filter driver such as git-lfs) applies when clone mode clones their repository, as it would for git clone; the repository's own config never does",
-	"ignwalk/04-package-dir-swap":          "issue 28 (low, older than the walk): renaming a directory of old files below an ignored one (two node_modules packages swapped) sets the directories' ctimes, not their files': direct review, which has no baseline of ignored files, does not list the moved code",
+	"signer/08-audit-rewrite":                 "documented limit: the audit chain detects truncation and accidents, not a host user who can rewrite $AIRLOCK_HOME (a sandbox cannot reach it)",
+	"pack/08-many-deep-paths":                 "a performance check, run by hand: 8,000 files 60 directories deep must be reviewed in under 175 s with the bridge under 1 GiB (64 s and 120 MiB at load 10), which four parallel scripts on a loaded CI machine do not guarantee",
+	"clonebase2/09-many-files-up-time":        "a performance check, run by hand: a 30,000-file repository whose up must take under 25 s, which the suite's four parallel scripts on a loaded CI machine do not guarantee",
+	"clonebase2/08-global-filter-on-clone":    "documented limit (hostgit's trust boundary): the host user's own global git config (a filter driver such as git-lfs) applies when clone mode clones their repository, as it would for git clone; the repository's own config never does",
+	"ignwalk/04-package-dir-swap":             "issue 28 (low, older than the walk): renaming a directory of old files below an ignored one (two node_modules packages swapped) sets the directories' ctimes, not their files': direct review, which has no baseline of ignored files, does not list the moved code",
+	"ignwalk2/01-intermediate-commit":         "issue 28 (low): direct apply checks the branch's final tree against the reviewed folder, not the agent's intermediate commits (a change made and reverted in history reaches the branch unscanned)",
+	"ignwalk2/03-honest-untrack":              "issue 28 (low, usability): direct apply refuses commits that untrack a file the folder still holds (`git rm --cached`), saying so; review shows the folder, where nothing changed",
+	"ignwalk2/04-host-fork-counter-signal":    "issue 28 (high, open): in a namespace sandbox /proc/stat's host-wide fork counter shows `airlock review` starting (the CLI's own fork); an agent puts a file's original back for the duration. Review reads a live folder: holding the gate still during the read does not help when the signal comes before it; needs the host's counters hidden from namespace sandboxes, or review reporting files rewritten and put back since the last review",
+	"ignwalk2/06-honest-commit-a-with-hidden": "issue 28 (low, usability): an honest `git add -A && git commit` records a tracked file the agent cannot see (hide) as deleted; direct apply refuses it unless --accept HIDDEN-PATH (before: the branch silently deleted it)",
 }
 
 // TestOutsideAttacks runs the attack scripts an outside tester wrote
@@ -42,13 +46,13 @@ func TestOutsideAttacks(t *testing.T) {
 	// baseline (clonebase, clonebase2), and direct mode's Go stager and
 	// survey (stagego, survey) and its pack path, rule filter and clone
 	// mode's early read (pack), the namespace start path (startpath), and
-	// direct review's walk of ignored directories and commit capture
-	// (ignwalk), each set in its folder.
+	// direct review's walk of ignored directories, commit capture and
+	// apply (ignwalk, ignwalk2), each set in its folder.
 	var scripts []string
 	for _, set := range []struct {
 		glob string
 		want int
-	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 30}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}, {"testdata/outside-attacks/clonebase/[0-9]*.sh", 10}, {"testdata/outside-attacks/clonebase2/[0-9]*.sh", 13}, {"testdata/outside-attacks/stagego/[0-9]*.sh", 4}, {"testdata/outside-attacks/survey/[0-9]*.sh", 5}, {"testdata/outside-attacks/pack/[0-9]*.sh", 8}, {"testdata/outside-attacks/startpath/[0-9]*.sh", 5}, {"testdata/outside-attacks/ignwalk/[0-9]*.sh", 12}} {
+	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 30}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}, {"testdata/outside-attacks/clonebase/[0-9]*.sh", 10}, {"testdata/outside-attacks/clonebase2/[0-9]*.sh", 13}, {"testdata/outside-attacks/stagego/[0-9]*.sh", 4}, {"testdata/outside-attacks/survey/[0-9]*.sh", 5}, {"testdata/outside-attacks/pack/[0-9]*.sh", 8}, {"testdata/outside-attacks/startpath/[0-9]*.sh", 5}, {"testdata/outside-attacks/ignwalk/[0-9]*.sh", 12}, {"testdata/outside-attacks/ignwalk2/[0-9]*.sh", 10}} {
 		got, _ := filepath.Glob(set.glob)
 		if len(got) < set.want {
 			t.Fatalf("found %d attack scripts for %s, want the %d kept", len(got), set.glob, set.want)

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
 )
 
 // Direct mode and commits: the agent commits to its private git directory
@@ -85,7 +88,7 @@ func directApply(ctx context.Context, t *Target, s *state, branch string, accept
 	if err != nil {
 		return "", "", err
 	}
-	if err := t.appliedAsReviewed(ctx, s, es); err != nil {
+	if err := t.appliedAsReviewed(ctx, s, es, accept); err != nil {
 		return "", "", err
 	}
 	files, err := filesFromDiff(ctx, t.qGit(), es)
@@ -99,6 +102,10 @@ func directApply(ctx context.Context, t *Target, s *state, branch string, accept
 	return t.createBranch(ctx, s.GitSnapshot, branch)
 }
 
+// AcceptHidden is the --accept name under which direct apply brings
+// commits that change or delete paths the hide globs cover.
+const AcceptHidden = "HIDDEN-PATH"
+
 // appliedAsReviewed refuses a branch that would bring content review did
 // not show. Review reads the live folder on the host; the branch is the
 // capture made inside the sandbox, from a copy of the agent's own index.
@@ -106,13 +113,29 @@ func directApply(ctx context.Context, t *Target, s *state, branch string, accept
 // or skip-worktree, the file's bytes put back) reached the branch while
 // review listed nothing (outside round ignwalk/01). So every path the
 // capture changed since the start (es) must be, in the captured tree,
-// what it is in the tree the same review staged from the folder.
-func (t *Target) appliedAsReviewed(ctx context.Context, s *state, es []rawEntry) error {
+// what it is in the tree the same review staged from the folder. Hidden
+// paths are in neither tree: a change to one (an honest `git add -A`
+// records a tracked file the agent cannot see as deleted, ignwalk2/06,
+// 09) is refused unless accepted as AcceptHidden.
+func (t *Target) appliedAsReviewed(ctx context.Context, s *state, es []rawEntry, accept []string) error {
 	if len(es) == 0 {
 		return nil
 	}
 	if s.Snapshot == "" {
 		return errors.New("nothing reviewed yet: run review first")
+	}
+	hide := config.CompileGlobs(t.Hide)
+	var hidden []string
+	changed := make(map[string]bool, len(es))
+	for _, e := range es {
+		if hide.Match(e.path) {
+			hidden = append(hidden, e.path)
+		} else {
+			changed[e.path] = true
+		}
+	}
+	if len(hidden) > 0 && !slices.ContainsFunc(accept, func(a string) bool { return strings.EqualFold(strings.TrimSpace(a), AcceptHidden) }) {
+		return fmt.Errorf("the agent's commits change or delete %d path(s) the hide globs cover, which review cannot show (%s; an agent that cannot see a tracked file commits it as deleted): nothing was applied; pass --accept %s to apply them anyway", len(hidden), clip(strings.Join(hidden, ", ")), AcceptHidden)
 	}
 	// Both trees in one git: the quarantine's objects and review's own.
 	g := t.qGit()
@@ -121,18 +144,21 @@ func (t *Target) appliedAsReviewed(ctx context.Context, s *state, es []rawEntry)
 	if err != nil {
 		return fmt.Errorf("compare the agent's commits with the reviewed folder: %w", err)
 	}
-	changed := make(map[string]bool, len(es))
-	for _, e := range es {
-		changed[e.path] = true
-	}
-	var unseen []string
+	var unseen, untracked []string
 	for _, d := range differ {
-		if changed[d.path] {
+		switch {
+		case !changed[d.path]:
+		case d.newMode == 0 && d.oldMode != 0:
+			untracked = append(untracked, d.path) // gone from the commits, still in the folder
+		default:
 			unseen = append(unseen, d.path)
 		}
 	}
 	if len(unseen) > 0 {
 		return fmt.Errorf("the agent's commits carry %d file(s) whose content review did not show (%s): nothing was applied; run review again, and check the agent's git (an assume-unchanged or skip-worktree entry hides a staged change from the folder)", len(unseen), clip(strings.Join(unseen, ", ")))
+	}
+	if len(untracked) > 0 {
+		return fmt.Errorf("the agent's commits delete %d file(s) that the folder still holds (%s; `git rm --cached`?): review shows the folder, where they did not change, so apply does not bring their deletion: nothing was applied", len(untracked), clip(strings.Join(untracked, ", ")))
 	}
 	return nil
 }

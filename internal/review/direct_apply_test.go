@@ -62,3 +62,47 @@ func TestDirectApplyBringsOnlyWhatReviewShowed(t *testing.T) {
 		})
 	}
 }
+
+// TestDirectApplyHiddenAndUntracked: a commit that deletes a tracked file
+// the hide globs cover (what an honest `git add -A` records for a file the
+// agent cannot see) is applied only when accepted as HIDDEN-PATH; a
+// commit that untracks a file the folder still holds is refused, saying
+// so (outside round ignwalk2/03, 06, 09).
+func TestDirectApplyHiddenAndUntracked(t *testing.T) {
+	gitEnv(t)
+	ctx := context.Background()
+	repo := hostRepo(t)
+	writeFile(t, repo+"/test/ca.pem", "-----BEGIN CERTIFICATE-----\n", 0o644)
+	writeFile(t, repo+"/config.local.json", "{}\n", 0o644)
+	runGit(t, repo, "add", "-A")
+	runGit(t, repo, "commit", "-q", "-m", "fixtures")
+	tg := &Target{Name: "d", Mode: ModeDirect, Repo: repo, StateDir: t.TempDir(), Hide: []string{"*.pem"}, Guest: localGuest{repo}, FetchURL: repo}
+	if err := Baseline(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, repo+"/notes.md", "work\n", 0o644)
+	runGit(t, repo, "rm", "-q", "--cached", "test/ca.pem")
+	runGit(t, repo, "add", "notes.md")
+	runGit(t, repo, "commit", "-q", "-m", "work")
+	if _, err := Review(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Apply(ctx, tg, "", nil); err == nil || !strings.Contains(err.Error(), "test/ca.pem") || !strings.Contains(err.Error(), "--accept "+AcceptHidden) {
+		t.Fatalf("apply of a commit deleting a hidden tracked file: %v, want a refusal naming it and --accept %s", err, AcceptHidden)
+	}
+	branch, _, err := Apply(ctx, tg, "", []string{"hidden-path"})
+	if err != nil {
+		t.Fatalf("apply with --accept %s: %v", AcceptHidden, err)
+	}
+	runGit(t, repo, "branch", "-D", branch)
+	runGit(t, repo, "rm", "-q", "--cached", "config.local.json")
+	writeFile(t, repo+"/.gitignore", "config.local.json\n", 0o644)
+	runGit(t, repo, "add", ".gitignore")
+	runGit(t, repo, "commit", "-q", "-m", "untrack")
+	if _, err := Review(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Apply(ctx, tg, "", []string{"hidden-path"}); err == nil || !strings.Contains(err.Error(), "folder still holds") || !strings.Contains(err.Error(), "config.local.json") {
+		t.Fatalf("apply of an untracked file the folder holds: %v, want a refusal naming it", err)
+	}
+}
