@@ -131,9 +131,12 @@ const fetchPersist = "30"
 // socket address, every fetch connects afresh.
 func fetchSSH(home, sshConfig string) string {
 	cmd := "ssh -F " + shellQuote(sshConfig) + " -o BatchMode=yes"
-	// %C is 40 hex digits; sun_path holds 107 bytes and a NUL.
+	// %C is 40 hex digits; sun_path holds 107 bytes and a NUL, and the
+	// master first binds the path plus "." and 16 random characters (a
+	// longer path made every fetch fail: outside round review/02 in a
+	// clean-clone CI run).
 	ctl := filepath.Join(home, "ssh", "cm-%C")
-	if len(ctl)-2+40 > 100 {
+	if len(ctl)-2+40+17 > 107 {
 		return cmd
 	}
 	return cmd + " -o ControlMaster=auto -o " + shellQuote("ControlPath="+ctl) + " -o ControlPersist=" + fetchPersist

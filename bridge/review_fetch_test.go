@@ -35,8 +35,14 @@ func TestFetchSSH(t *testing.T) {
 	if !strings.Contains(short, "ControlMaster=auto") || !strings.Contains(short, "'ControlPath=/h/ssh/cm-%C'") || !strings.Contains(short, "ControlPersist="+fetchPersist) {
 		t.Errorf("short home: %s", short)
 	}
-	long := "/" + strings.Repeat("d", 80)
+	// The longest home that fits: its socket path plus the master's
+	// ".XXXXXXXXXXXXXXXX" while it binds is 107 bytes.
+	fits := "/" + strings.Repeat("d", 107-17-40-len("/ssh/cm-")-1)
+	if got := fetchSSH(fits, fits+"/ssh/config"); !strings.Contains(got, "ControlMaster") {
+		t.Errorf("a home of %d bytes: %s", len(fits), got)
+	}
+	long := fits + "d"
 	if got := fetchSSH(long, long+"/ssh/config"); strings.Contains(got, "Control") {
-		t.Errorf("a control path past 100 bytes: %s", got)
+		t.Errorf("a home of %d bytes, whose master socket would not fit: %s", len(long), got)
 	}
 }

@@ -12,10 +12,9 @@
 // read configuration or hooks the agent wrote. Hidden paths (sandbox.hcl
 // hide) do not exist inside; protected paths are read-only, and no symlink
 // can stand where such a path runs through; set-id bits, device nodes,
-// FIFOs and extended attributes are refused; an access time later than
-// the inode's last change reads as that change (host-side readers of the
-// folder, review among them, leave no atime for the agent to poll; a time
-// set on purpose reads back). Host paths are only ever
+// FIFOs and extended attributes are refused; access times read as
+// modification times (host-side readers of the folder, review among them,
+// leave no atime for the agent to poll). Host paths are only ever
 // reached relative to the folder's descriptor with openat2
 // RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|RESOLVE_NO_XDEV, so a symlink the agent
 // swaps in mid-request cannot take the gate outside the folder: symlinks are
