@@ -36,8 +36,8 @@ type captured struct {
 
 // directCommitCapture brings the current snapshot into the quarantine; a
 // failure is a note on the review, not a failed review (the working-tree
-// scan stands on its own). It reads only gitBase of the review's state,
-// so it can run while the working tree is staged.
+// scan stands on its own). It reads only gitBase of the review's state;
+// directReview starts it once the folder has been read.
 func directCommitCapture(ctx context.Context, t *Target, gitBase string) captured {
 	if gitBase == "" {
 		return captured{notes: []string{"the agent's commits were not captured at start; apply is unavailable"}}

@@ -15,7 +15,7 @@ import (
 // node_modules, 45 ms), and review then lstat'ed each by its full path
 // to see whether it changed since the start (another 44 ms). With
 // --ignored=matching git names the ignored directory once and does not
-// enter it; ignoredWalk enters it instead, one fstatat per entry from its
+// enter it; expandIgnored (ignWalker) enters it instead, one fstatat per entry from its
 // directory's descriptor, and writes the records traditional mode would
 // have written, keeping each file's stat for ignoredToStage.
 //

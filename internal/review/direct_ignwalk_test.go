@@ -64,6 +64,21 @@ func ignoredTree(t *testing.T) (string, *Target) {
 	return dir, tg
 }
 
+// bothListings returns git's traditional listing of dir and the one
+// statusListing builds, with the stats its walk kept.
+func bothListings(t *testing.T, dir string, tg *Target) (want, got []byte, stats map[string]ignStat) {
+	t.Helper()
+	g := gitCmd{dir: dir, env: []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}}
+	want, err := g.run(context.Background(), statusArgs("traditional")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, stats, err = tg.statusListing(context.Background(), g); err != nil {
+		t.Fatal(err)
+	}
+	return want, got, stats
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
@@ -76,15 +91,7 @@ func must(t *testing.T, err error) {
 // writes, record for record, and it holds every ignored file's stat.
 func TestIgnoredWalkIsGitsListing(t *testing.T) {
 	dir, tg := ignoredTree(t)
-	g := gitCmd{dir: dir, env: []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}}
-	want, err := g.run(context.Background(), statusArgs("traditional")...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, stats, err := tg.statusListing(context.Background(), g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want, got, stats := bothListings(t, dir, tg)
 	if stats == nil {
 		t.Fatal("the walk declined: git listed the ignored files itself")
 	}
@@ -128,15 +135,7 @@ func TestIgnoredWalkDeclinesForNestedGit(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir, tg := ignoredTree(t)
 			c.make(t, dir)
-			g := gitCmd{dir: dir, env: []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}}
-			want, err := g.run(context.Background(), statusArgs("traditional")...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, stats, err := tg.statusListing(context.Background(), g)
-			if err != nil {
-				t.Fatal(err)
-			}
+			want, got, stats := bothListings(t, dir, tg)
 			if stats != nil {
 				t.Fatal("the walk went on past a .git entry or its depth")
 			}
