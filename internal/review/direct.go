@@ -41,6 +41,7 @@ type staged struct {
 	big      map[string]bigStat
 	hidden   []string  // the files hide globs cover: never staged
 	entries  []ixEntry // the index behind tree, when the Go stager wrote it
+	putBack  touched   // rewritten after touchedAfter, holding what the index had (direct_putback.go)
 }
 
 // stage stages the live folder (minus hide globs) into index and writes
@@ -50,9 +51,13 @@ type staged struct {
 // since (when not zero) is the start of the sandbox: ignored files changed
 // after it are staged too, wherever they are.
 //
+// touchedAfter (when not zero) is when the review began, less
+// putBackWindow: files rewritten after it that hold the content the index
+// had, and directories changed after it, are returned in putBack.
+//
 // Files above maxLiveBytes are never read: they are left out of the index
 // and returned in big. The whole step runs under directTimeout.
-func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *staged, err error) {
+func (t *Target) stage(ctx context.Context, index string, since, touchedAfter time.Time) (_ *staged, err error) {
 	ctx, cancel := context.WithTimeout(ctx, directTimeout)
 	defer cancel()
 	defer func() {
@@ -64,8 +69,12 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 		return nil, err
 	}
 	g := t.privGit(index)
-	sv, ix, err := t.surveyGo(ctx, g)
+	sv, ix, err := t.surveyGo(ctx, g, touchedAfter)
 	surveyedInGo := err == nil
+	var before map[string]ixEntry // the entries of the touched files, before staging
+	if surveyedInGo {
+		before = entriesOf(ix, sv.touched.files)
+	}
 	if errors.Is(err, errNotForGo) {
 		sv, err = t.survey(ctx, g)
 	}
@@ -88,7 +97,8 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 		}
 		tree, entries, err := t.stageGo(ctx, ix, g.indexFile(), append(append([]string{}, sv.changed...), forced...), big)
 		if err == nil {
-			return &staged{tree: tree, problems: problems, big: big, hidden: sv.hidden, entries: entries}, nil
+			return &staged{tree: tree, problems: problems, big: big, hidden: sv.hidden, entries: entries,
+				putBack: putBackOf(sv.touched, before, entries)}, nil
 		}
 		if !errors.Is(err, errNotForGo) {
 			return nil, fmt.Errorf("stage the workspace: %w", err)
@@ -104,7 +114,14 @@ func (t *Target) stage(ctx context.Context, index string, since time.Time) (_ *s
 	if err != nil {
 		return nil, err
 	}
-	return &staged{tree: tree, problems: append(problems, gitProblems...), big: big, hidden: sv.hidden}, nil
+	var after []ixEntry
+	if len(before) > 0 {
+		if nix, err := readIx(g.indexFile()); err == nil {
+			after = nix.entries
+		}
+	}
+	return &staged{tree: tree, problems: append(problems, gitProblems...), big: big, hidden: sv.hidden,
+		putBack: putBackOf(sv.touched, before, after)}, nil
 }
 
 // gitStage is stage's work done by git: git add of what the survey found
@@ -201,7 +218,7 @@ func directBaseline(ctx context.Context, t *Target, s *state) error {
 		}
 	}
 	started := time.Now().UTC() // ignored files changed after this are reviewed
-	st, err := t.stage(ctx, "index-base", time.Time{})
+	st, err := t.stage(ctx, "index-base", time.Time{}, time.Time{})
 	if err != nil {
 		return err
 	}
@@ -237,6 +254,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	}
 	res := &Result{Name: t.Name, Mode: t.Mode, Base: s.Base}
 	at := time.Now()
+	began := at
 	// The walk for .git files and nested repositories runs alongside
 	// staging (it reads the folder only).
 	type metaRead struct {
@@ -249,7 +267,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		metaCh <- metaRead{m, err}
 	}()
 	defer func() { <-metaCh }()
-	st, err := t.stage(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack))
+	st, err := t.stage(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack), began.Add(-putBackWindow))
 	if err != nil {
 		return nil, err
 	}
@@ -283,6 +301,9 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	} else {
 		s.HiddenBase, s.HiddenKnown = hidden, true
 		res.Notes = append(res.Notes, "hidden paths were not recorded at start; changes to them are reported from this review on")
+	}
+	if files, err = addPutBack(files, st.putBack, br, began); err != nil {
+		return nil, err
 	}
 	at = res.step("diff", at)
 	t.markLinks(files)
@@ -367,7 +388,7 @@ func (t *Target) treeOnlyGit(index string) gitCmd {
 // link count and whether it is setuid or setgid.
 func (t *Target) markLinks(files []*File) {
 	for _, f := range files {
-		if f.NewMode == 0 || f.NewMode == ModeGitlink {
+		if f.NewMode == 0 || f.NewMode == ModeGitlink || f.NewMode == ModeDir {
 			continue
 		}
 		if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(f.Path))); err == nil {

@@ -93,6 +93,10 @@ type File struct {
 	// Guarded: direct mode, the path is hidden or protected (see
 	// direct_guarded.go); says which. A hidden file has no content.
 	Guarded string
+	// PutBack: direct mode, the file was rewritten with the content the
+	// last review saw, or the directory changed with nothing to list,
+	// just before this review (see direct_putback.go); says when.
+	PutBack string
 
 	gitConfig     bool   // set by the scanner: this file is a git config include target
 	gitConfigFrom string // set by the scanner: which config includes it (host config)

@@ -4,6 +4,13 @@ package review
 // markup, the auto-run graph, unknown-means-look).
 func fixtures28() []fixture {
 	return []fixture{
+		{"PUT-BACK", true, []*File{putBackFile("package.json", `{"name":"p","scripts":{"build":"tsc"}}`)}},
+		{"PUT-BACK", true, []*File{{Path: "src/", OldMode: ModeDir, NewMode: ModeDir, Size: -1, PutBack: "entries changed"}}},
+		{"PUT-BACK", false, []*File{putBackFile("src/a.go", "package a\n")}},
+		{"PUT-BACK", false, []*File{mod("package.json", "{}", `{"name":"p","scripts":{"build":"tsc"}}`)}},
+		{"PUT-BACK-SOURCE", true, []*File{putBackFile("src/a.go", "package a\n")}},
+		{"PUT-BACK-SOURCE", false, []*File{putBackFile(".vscode/settings.json", "{}")}},
+		{"PUT-BACK-SOURCE", false, []*File{mod("src/a.go", "package a\n", "package a // x\n")}},
 		{"AGENT-EXEC-CONFIG", true, []*File{add(".gemini/settings.json", `{"mcpServers":{"x":{"command":"node","args":["tools/x.js"]}}}`)}},
 		{"AGENT-EXEC-CONFIG", true, []*File{add(".continue/config.yaml", "name: a\nmcpServers:\n  - name: x\n    command: sh\n    args: [tools/x.sh]\n")}},
 		{"AGENT-EXEC-CONFIG", true, []*File{add(".continue/mcpServers/db.yaml", "name: db\nmcpServers:\n  - name: db\n    command: npx\n")}},
@@ -40,4 +47,10 @@ func fixtures28() []fixture {
 		{"AUTORUN-EDIT", false, []*File{mod(".vscode/tasks.json", `{"tasks":[{"label":"w","command":"npm run watch","runOptions":{"runOn":"folderOpen"}}]}`,
 			`{"tasks":[{"label":"watch","command":"npm run watch","runOptions":{"runOn":"folderOpen"}},{"label":"b","command":"make"}]}`)}},
 	}
+}
+
+// putBackFile is a file rewritten with the content the last review saw.
+func putBackFile(p, content string) *File {
+	return &File{Path: p, OldMode: ModeFile, NewMode: ModeFile, Old: []byte(content), New: []byte(content), Size: int64(len(content)),
+		PutBack: "rewritten with the content the last review saw 0.01 s before this review began"}
 }

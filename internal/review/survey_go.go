@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,25 +25,21 @@ import (
 // says. It declines (errNotForGo, nothing written but a scratch index)
 // where survey must decide: an index it does not read. Gitlinks are
 // always listed (as survey does: status does not enter them).
-func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, error) {
+//
+// Files and directories whose inode changed at or after touchedAfter
+// (when not zero) are kept in the survey's touched (direct_putback.go).
+func (t *Target) surveyGo(ctx context.Context, g gitCmd, touchedAfter time.Time) (*survey, *ixFile, error) {
 	ix, err := readIx(g.indexFile())
 	if err != nil {
 		return nil, nil, errNotForGo
 	}
 	// The refresh starts first: it needs only the index read.
 	sv := &survey{big: map[string]bigStat{}}
-	type refresh struct {
-		changed []string
-		dirNow  bool // an entry's path is a directory now
-	}
-	refreshed := make(chan refresh, 1)
-	go func() {
-		changed, dirNow := t.refreshGo(ix, sv.big)
-		refreshed <- refresh{changed, dirNow}
-	}()
+	rfCh := make(chan refreshed, 1)
+	go func() { rfCh <- t.refreshGo(ix, sv.big, touchedAfter) }()
 	scratch := g.indexFile() + ".survey"
 	if err := ix.writeAssumeValid(scratch); err != nil {
-		<-refreshed
+		<-rfCh
 		return nil, nil, errNotForGo
 	}
 	type listing struct {
@@ -69,8 +66,8 @@ func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, erro
 	} else {
 		hiddenCh <- listing{}
 	}
-	rf := <-refreshed
-	sv.changed = rf.changed
+	rf := <-rfCh
+	sv.changed, sv.touched = rf.changed, rf.touched
 	st, hl := <-statusCh, <-hiddenCh
 	if st.err == nil && rf.dirNow && st.stats != nil {
 		// git's --ignored=matching leaves out an ignored directory that
@@ -97,11 +94,19 @@ func (t *Target) surveyGo(ctx context.Context, g gitCmd) (*survey, *ixFile, erro
 	return sv, ix, nil
 }
 
+// refreshed is what refreshGo found.
+type refreshed struct {
+	changed []string
+	dirNow  bool    // an entry's path is a directory now
+	touched touched // inodes changed at or after touchedAfter
+}
+
 // refreshGo lists the index entries the folder may no longer match, and
 // adds the regular files above maxLiveBytes to big. Directories are
 // opened one component at a time without following symlinks, by two
-// workers; each entry costs one fstatat.
-func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat) (changedPaths []string, dirNow bool) {
+// workers; each entry costs one fstatat (and each directory one fstat
+// when touchedAfter is set).
+func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat, touchedAfter time.Time) refreshed {
 	type group struct {
 		dir     string
 		entries []int
@@ -118,6 +123,12 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat) (changedPaths []s
 	const workers = 2
 	changed := make([][]string, workers)
 	dirs := make([]bool, workers)
+	touch := make([]touched, workers)
+	var after int64 // 0: touched is not wanted
+	if !touchedAfter.IsZero() {
+		// What changed before the last review wrote the index, it saw.
+		after = max(touchedAfter.UnixNano(), ix.mtime.UnixNano())
+	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -142,6 +153,9 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat) (changedPaths []s
 						dir = -1
 					}
 				}
+				if after != 0 && dir >= 0 && unix.Fstat(dir, &st) == nil && ctimeNs(&st) >= after {
+					touch[w].dirs = append(touch[w].dirs, touchedPath{path: groups[i].dir, ctime: ctimeNs(&st)})
+				}
 				for _, k := range groups[i].entries {
 					e := &ix.entries[k]
 					if dir < 0 || unix.Fstatat(dir, path0Base(e.path), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
@@ -164,7 +178,11 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat) (changedPaths []s
 					// Racily clean (git's rule, by mtime) or changed since the
 					// index was written (by ctime, which the agent cannot put
 					// back: outside round survey, 01-05).
-					if !statMatches(e, &st) || e.stat[ixMtimeSec] > racySec || e.stat[ixMtimeSec] == racySec && e.stat[3] >= racyNsec ||
+					moved := !statMatches(e, &st)
+					if after != 0 && inodeChanged(e, &st) && ctimeNs(&st) >= after {
+						touch[w].files = append(touch[w].files, touchedPath{path: e.path, ctime: ctimeNs(&st)})
+					}
+					if moved || e.stat[ixMtimeSec] > racySec || e.stat[ixMtimeSec] == racySec && e.stat[3] >= racyNsec ||
 						e.stat[0] > racySec || e.stat[0] == racySec && e.stat[1] >= racyNsec {
 						changed[w] = append(changed[w], e.path)
 					}
@@ -176,11 +194,20 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat) (changedPaths []s
 		}(w)
 	}
 	wg.Wait()
+	var out refreshed
 	for w, c := range changed {
-		changedPaths = append(changedPaths, c...)
-		dirNow = dirNow || dirs[w]
+		out.changed = append(out.changed, c...)
+		out.dirNow = out.dirNow || dirs[w]
+		out.touched.files = append(out.touched.files, touch[w].files...)
+		out.touched.dirs = append(out.touched.dirs, touch[w].dirs...)
 	}
-	return changedPaths, dirNow
+	if len(out.touched.dirs) > 0 {
+		out.touched.tracked = make(map[string]bool, len(groups))
+		for _, g := range groups {
+			out.touched.tracked[g.dir] = true
+		}
+	}
+	return out
 }
 
 // statMatches: the folder's file has the stat data the entry recorded
@@ -201,6 +228,13 @@ func statMatches(e *ixEntry, st *unix.Stat_t) bool {
 	want := [10]uint32{uint32(st.Ctim.Sec), uint32(st.Ctim.Nsec), uint32(st.Mtim.Sec), uint32(st.Mtim.Nsec),
 		uint32(st.Dev), uint32(st.Ino), mode, st.Uid, st.Gid, uint32(st.Size)}
 	return e.stat == want
+}
+
+// inodeChanged: the folder's file is another inode than the entry
+// recorded, or its ctime moved (not the size a racily clean entry has
+// smudged to 0).
+func inodeChanged(e *ixEntry, st *unix.Stat_t) bool {
+	return e.stat[0] != uint32(st.Ctim.Sec) || e.stat[1] != uint32(st.Ctim.Nsec) || e.stat[4] != uint32(st.Dev) || e.stat[5] != uint32(st.Ino)
 }
 
 // smudgeForGit marks the index entries of paths (what refreshGo listed)

@@ -1,0 +1,197 @@
+package review
+
+import (
+	"encoding/hex"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Put back (direct mode). An agent that can tell when review reads the
+// folder can take a change away for that moment and put it back after:
+// in a namespace sandbox the host's fork counter (/proc/stat) shows
+// `airlock review` starting within milliseconds (outside round
+// ignwalk2/04), and CPU contention or any other shared counter could do
+// the same. Hiding every such signal is not possible, so review looks
+// for the act itself, by the one time the agent cannot set: an inode's
+// ctime. Any write, rename, link or chmod sets it, through the gate as
+// anywhere.
+//
+// A tracked file whose inode changed in the putBackWindow before the
+// review began (or while it ran), and after the last review wrote its
+// index, and that holds exactly the content the last review saw, was
+// written again with the same bytes just as review began: PUT-BACK. A
+// directory changed in that window (an entry created, removed or
+// renamed, or the directory itself moved) where review lists no change
+// is one too: a file taken away, or a directory swapped for the one
+// review saw. Honest work rarely does either in the seconds before a
+// review; when the agent was still working, the finding says to stop it
+// and review again. A review right after flags nothing new (the last one
+// saw those inodes), so an agent hiding a change shows up as a put-back
+// at every review it hides from.
+//
+// The window is what keeps this quiet: `npm install` rewrites an
+// unchanged package-lock.json in place, `sed -i` renames every file it
+// visits, and neither is news unless it happened as review began. An
+// agent that hides on a signal seconds before a review (a user's other
+// host commands) is outside it; its change is back in the folder after
+// review, and the next review that does not coincide with its signal
+// shows it.
+
+// putBackWindow: how long before a review a rewrite counts as made for it.
+var putBackWindow = 5 * time.Second
+
+// touchedPath is a path and its inode's ctime (ns); for a put-back file
+// (putBackOf) also its object and mode.
+type touchedPath struct {
+	path  string
+	ctime int64
+	oid   [20]byte
+	mode  uint32
+}
+
+// touched lists the files and directories whose inode changed at or
+// after a time (refreshGo).
+type touched struct {
+	files   []touchedPath   // index entries
+	dirs    []touchedPath   // directories holding index entries ("." the root)
+	tracked map[string]bool // every directory holding index entries (when dirs is not empty)
+}
+
+func ctimeNs(st *unix.Stat_t) int64 { return st.Ctim.Sec*1e9 + st.Ctim.Nsec }
+
+// entriesOf returns ix's entries for the touched files.
+func entriesOf(ix *ixFile, files []touchedPath) map[string]ixEntry {
+	if ix == nil || len(files) == 0 {
+		return nil
+	}
+	want := make(map[string]bool, len(files))
+	for _, f := range files {
+		want[f.path] = true
+	}
+	out := make(map[string]ixEntry, len(files))
+	for _, e := range ix.entries {
+		if want[e.path] {
+			out[e.path] = e
+		}
+	}
+	return out
+}
+
+// putBackOf keeps the touched files whose entry after staging has the
+// object and mode it had before (the same bytes written again), and every
+// touched directory (directReview decides which ones nothing explains).
+func putBackOf(t touched, before map[string]ixEntry, after []ixEntry) touched {
+	out := touched{dirs: t.dirs, tracked: t.tracked}
+	if len(before) == 0 {
+		return out
+	}
+	now := make(map[string]*ixEntry, len(before))
+	for i := range after {
+		if _, ok := before[after[i].path]; ok {
+			now[after[i].path] = &after[i]
+		}
+	}
+	for _, f := range t.files {
+		b, ok := before[f.path]
+		if n := now[f.path]; ok && n != nil && n.oid == b.oid && n.stat[ixMode] == b.stat[ixMode] {
+			f.oid, f.mode = n.oid, n.stat[ixMode]
+			out.files = append(out.files, f)
+		}
+	}
+	return out
+}
+
+// putBackNote is the File.PutBack text for a path changed at ctime, a
+// review that began at began.
+func putBackNote(what string, ctime int64, began time.Time) string {
+	d := time.Duration(ctime - began.UnixNano())
+	when := fmt.Sprintf("%.2f s before this review began", -d.Seconds())
+	if d >= 0 {
+		when = fmt.Sprintf("%.2f s after this review began, while it ran", d.Seconds())
+	}
+	return what + " " + when
+}
+
+// addPutBack marks the put-back files among files and adds those review
+// does not list (the same content on both sides, read through br), then
+// the touched directories where nothing listed explains the change.
+func addPutBack(files []*File, pb touched, br *blobReader, began time.Time) ([]*File, error) {
+	byPath := make(map[string]*File, len(files))
+	for _, f := range files {
+		byPath[f.Path] = f
+	}
+	var es []rawEntry
+	note := map[string]string{}
+	for _, f := range pb.files {
+		n := putBackNote("rewritten with the content the last review saw", f.ctime, began)
+		if ff, ok := byPath[f.path]; ok {
+			ff.PutBack = n
+			continue
+		}
+		oid := hex.EncodeToString(f.oid[:])
+		es = append(es, rawEntry{oldMode: f.mode, newMode: f.mode, oldOID: oid, newOID: oid, path: f.path})
+		note[f.path] = n
+	}
+	if len(es) > 0 {
+		sort.Slice(es, func(i, j int) bool { return es[i].path < es[j].path })
+		more, err := br.files(es)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range more {
+			f.PutBack = note[f.Path]
+			byPath[f.Path] = f
+		}
+		files = append(files, more...)
+	}
+	// A directory's change is explained by a listed path directly in it,
+	// or below a directory in it that holds no tracked file (one the
+	// agent may have created: git lists only its files).
+	explained := map[string]bool{}
+	for p := range byPath {
+		d := path.Dir(strings.TrimSuffix(p, "/"))
+		explained[d] = true
+		for d != "." && !pb.tracked[d] {
+			d = path.Dir(d)
+			explained[d] = true
+		}
+	}
+	sort.Slice(pb.dirs, func(i, j int) bool { return pb.dirs[i].path < pb.dirs[j].path })
+	for _, d := range pb.dirs {
+		if explained[d.path] {
+			continue
+		}
+		name := d.path + "/"
+		if d.path == "." {
+			name = "./"
+		}
+		files = append(files, &File{Path: name, OldMode: ModeDir, NewMode: ModeDir, Size: -1,
+			PutBack: putBackNote("entries created, removed or renamed, or the directory moved, with no change review can list,", d.ctime, began)})
+	}
+	return files, nil
+}
+
+// putBack fires on a file or directory marked PutBack. high picks the
+// files a hidden change would make high: one that runs or loads code on
+// the host (not inert, or on the auto-run graph) and every directory.
+func putBack(high bool) Matcher {
+	return func(f *File, s *scanCtx) []Hit {
+		if f.PutBack == "" {
+			return nil
+		}
+		isHigh := f.NewMode == ModeDir
+		if !isHigh {
+			inertFile, _ := inert(f)
+			isHigh = !inertFile || len(autorunTarget()(f, s)) > 0
+		}
+		if isHigh != high {
+			return nil
+		}
+		return []Hit{{Detail: clip(f.PutBack)}}
+	}
+}

@@ -1,0 +1,117 @@
+package review
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// putBackTree is a direct-mode project reviewed once after its baseline.
+func putBackTree(t *testing.T) (string, *Target) {
+	gitEnv(t)
+	dir := t.TempDir()
+	runGit(t, dir, "init", "-q", "-b", "main")
+	writeFile(t, dir+"/package.json", `{"name":"p","scripts":{"build":"tsc"}}`+"\n", 0o644)
+	writeFile(t, dir+"/src/a.go", "package a\n", 0o644)
+	writeFile(t, dir+"/.vscode/settings.json", "{}\n", 0o644)
+	runGit(t, dir, "add", "-A")
+	runGit(t, dir, "commit", "-q", "-m", "init")
+	tg := &Target{Name: "w", Mode: ModeDirect, Repo: dir, StateDir: t.TempDir()}
+	ctx := context.Background()
+	if err := Baseline(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Review(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	return dir, tg
+}
+
+// putBackRules is the review's PUT-BACK findings by path.
+func putBackRules(t *testing.T, tg *Target) map[string]string {
+	t.Helper()
+	res, err := Review(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, r := range res.Reports {
+		for _, f := range r.Findings {
+			if strings.HasPrefix(f.Rule, "PUT-BACK") {
+				out[r.File.Path] = f.Rule + " " + f.Severity.String()
+			}
+		}
+	}
+	return out
+}
+
+// rewrite writes a file's own bytes back as a new inode, as the agent of
+// outside round ignwalk2/04 did (a rename over it).
+func rewrite(t *testing.T, p string) {
+	b, err := os.ReadFile(p)
+	must(t, err)
+	writeFile(t, p+".w", string(b), 0o644)
+	must(t, os.Rename(p+".w", p))
+}
+
+// TestPutBack: an agent that takes a change away as review begins and
+// puts it back after leaves the file rewritten with the content the last
+// review saw (outside round ignwalk2/04), or a directory changed with
+// nothing to list; review flags both, high where the file runs or loads
+// code on the host. Outside the window the same rewrite is not news
+// (npm install rewrites an unchanged package-lock.json).
+func TestPutBack(t *testing.T) {
+	dir, tg := putBackTree(t)
+	rewrite(t, dir+"/package.json")
+	rewrite(t, dir+"/src/a.go")
+	got := putBackRules(t, tg)
+	if got["package.json"] != "PUT-BACK high" || got["src/a.go"] != "PUT-BACK-SOURCE medium" || len(got) != 2 {
+		t.Fatalf("after the rewrites review flagged %v, want package.json high and src/a.go medium", got)
+	}
+	if got := putBackRules(t, tg); len(got) != 0 {
+		t.Fatalf("a second review flagged %v again: the last review saw those rewrites", got)
+	}
+
+	// A file that was there for the agent's use between reviews, taken away
+	// just before this one.
+	writeFile(t, dir+"/.vscode/tasks.json", `{"tasks":[{"runOptions":{"runOn":"folderOpen"},"command":"sh x"}]}`, 0o644)
+	must(t, os.Remove(dir+"/.vscode/tasks.json"))
+	if got := putBackRules(t, tg); got[".vscode/"] != "PUT-BACK high" {
+		t.Fatalf("a file created and removed in .vscode/ before review: flagged %v", got)
+	}
+	// A listed change in the same directory explains it.
+	writeFile(t, dir+"/.vscode/extensions.json", "{}\n", 0o644)
+	if got := putBackRules(t, tg); got[".vscode/"] != "" {
+		t.Fatalf("a new file listed in .vscode/: the directory was flagged too: %v", got)
+	}
+
+	// Outside the window: nothing.
+	old := putBackWindow
+	putBackWindow = 50 * time.Millisecond
+	t.Cleanup(func() { putBackWindow = old })
+	rewrite(t, dir+"/package.json")
+	must(t, os.Remove(dir+"/.vscode/extensions.json"))
+	time.Sleep(100 * time.Millisecond)
+	if got := putBackRules(t, tg); len(got) != 0 {
+		t.Fatalf("rewrites before the window were flagged: %v", got)
+	}
+}
+
+// TestPutBackDirectorySwap: the agent keeps the reviewed directory aside
+// and moves it back as review begins: every file in it is the inode the
+// last review saw, only the directory's ctime tells.
+func TestPutBackDirectorySwap(t *testing.T) {
+	dir, tg := putBackTree(t)
+	src := filepath.Join(dir, "src")
+	must(t, os.Rename(src, src+".orig"))
+	writeFile(t, src+"/a.go", "package a\n\nfunc init() { /* payload */ }\n", 0o644)
+	must(t, os.Rename(src, src+".evil"))
+	must(t, os.Rename(src+".orig", src))
+	got := putBackRules(t, tg)
+	if got["src/"] != "PUT-BACK high" {
+		t.Fatalf("src/ swapped back before review: flagged %v", got)
+	}
+}
