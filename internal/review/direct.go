@@ -39,9 +39,10 @@ type staged struct {
 	tree     string
 	problems []Problem // paths git refused to stage (a ".Git" path, a nested repository without a commit)
 	big      map[string]bigStat
-	hidden   []string  // the files hide globs cover: never staged
-	entries  []ixEntry // the index behind tree, when the Go stager wrote it
-	putBack  touched   // rewritten after touchedAfter, holding what the index had (direct_putback.go)
+	hidden   []string           // the files hide globs cover: never staged
+	entries  []ixEntry          // the index behind tree, when the Go stager wrote it
+	putBack  touched            // rewritten after touchedAfter, holding what the index had (direct_putback.go)
+	ignStat  map[string]ignStat // the ignored files the walk read (nil when git listed them)
 }
 
 // stage stages the live folder (minus hide globs) into index and writes
@@ -98,7 +99,7 @@ func (t *Target) stage(ctx context.Context, index string, since, touchedAfter ti
 		tree, entries, err := t.stageGo(ctx, ix, g.indexFile(), append(append([]string{}, sv.changed...), forced...), big)
 		if err == nil {
 			return &staged{tree: tree, problems: problems, big: big, hidden: sv.hidden, entries: entries,
-				putBack: putBackOf(sv.touched, before, entries)}, nil
+				putBack: putBackOf(sv.touched, before, entries), ignStat: sv.ignStat}, nil
 		}
 		if !errors.Is(err, errNotForGo) {
 			return nil, fmt.Errorf("stage the workspace: %w", err)
@@ -121,7 +122,7 @@ func (t *Target) stage(ctx context.Context, index string, since, touchedAfter ti
 		}
 	}
 	return &staged{tree: tree, problems: append(problems, gitProblems...), big: big, hidden: sv.hidden,
-		putBack: putBackOf(sv.touched, before, after)}, nil
+		putBack: putBackOf(sv.touched, before, after), ignStat: sv.ignStat}, nil
 }
 
 // gitStage is stage's work done by git: git add of what the survey found
@@ -223,6 +224,9 @@ func directBaseline(ctx context.Context, t *Target, s *state) error {
 		return err
 	}
 	s.HiddenBase, s.HiddenKnown = t.statHidden(st.hidden), true
+	if err := t.saveIgnoredBase(st.ignStat); err != nil {
+		return err
+	}
 	t.headAtBase(ctx, st.tree)
 	meta, err := t.liveMeta()
 	if err != nil {
@@ -267,10 +271,15 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		metaCh <- metaRead{m, err}
 	}()
 	defer func() { <-metaCh }()
-	st, err := t.stage(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack), began.Add(-putBackWindow))
+	cut := began.Add(-putBackWindow) // and never before the baseline, which saw what came before
+	if s.BaseAt.After(cut) {
+		cut = s.BaseAt
+	}
+	st, err := t.stage(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack), cut)
 	if err != nil {
 		return nil, err
 	}
+	st.putBack.dirs, s.PutBackDirs = newDirs(st.putBack.dirs, s.PutBackDirs)
 	cur := st.tree
 	at = res.step("stage", at)
 	g := t.treeOnlyGit("index-cur")

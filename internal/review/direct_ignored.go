@@ -1,7 +1,9 @@
 package review
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/airlock-sandbox/airlock/internal/fsx"
 	"github.com/airlock-sandbox/airlock/internal/hostgit"
 )
 
@@ -60,6 +63,7 @@ func (t *Target) ignoredToStage(since time.Time, all []string, stats map[string]
 		list = append(list, p)
 	}
 	if !since.IsZero() {
+		var base *ignoredBase
 		seen := map[string]bool{}
 		for _, p := range risky {
 			seen[p] = true
@@ -68,10 +72,23 @@ func (t *Target) ignoredToStage(since time.Time, all []string, stats map[string]
 			if seen[p] {
 				continue
 			}
+			moved := false
 			if s, ok := stats[p]; ok && s.ctime < since.UnixNano() {
-				continue // the walk's fstatat: unchanged
+				if s.dirCtime < since.UnixNano() {
+					continue // the walk's fstatat: unchanged, and so is every directory on the way
+				}
+				// A directory on the way changed: the file is unchanged
+				// only if the start had this inode at this path.
+				if base == nil {
+					base = t.loadIgnoredBase()
+				}
+				if ino, ok := base.inos[p]; ok && ino == s.ino || !base.known {
+					continue
+				}
+				moved = true
 			}
 			fi, ok := changedSince(filepath.Join(t.Repo, p), since)
+			ok = ok || moved && fi != nil
 			switch {
 			case !ok:
 			case fi != nil && fi.Mode().IsRegular() && fi.Size() > maxLiveBytes:
@@ -87,6 +104,50 @@ func (t *Target) ignoredToStage(since time.Time, all []string, stats map[string]
 		list = list[:maxRiskyIgnored]
 	}
 	return list, problems
+}
+
+// ignoredBase is the inode of every ignored file the walk read when the
+// sandbox started (direct mode). A package directory renamed into
+// another's place keeps its files' ctimes: only their inodes at that path
+// tell (outside round ignwalk/04).
+type ignoredBase struct {
+	inos  map[string]uint64
+	known bool // false: not recorded (an older sandbox, or git listed the ignored files)
+}
+
+func (t *Target) ignoredBaseFile() string { return filepath.Join(t.dir(), "ignored-base") }
+
+// saveIgnoredBase writes stats' inodes (nothing when git listed the
+// ignored files: the file's absence says so).
+func (t *Target) saveIgnoredBase(stats map[string]ignStat) error {
+	if stats == nil {
+		return nil
+	}
+	b := make([]byte, 0, len(stats)*48)
+	for p, s := range stats {
+		b = binary.AppendUvarint(b, s.ino)
+		b = append(append(b, p...), 0)
+	}
+	return fsx.WriteFileAtomic(t.ignoredBaseFile(), b, 0o600)
+}
+
+// loadIgnoredBase reads what saveIgnoredBase wrote.
+func (t *Target) loadIgnoredBase() *ignoredBase {
+	b, err := os.ReadFile(t.ignoredBaseFile())
+	if err != nil {
+		return &ignoredBase{}
+	}
+	out := &ignoredBase{inos: map[string]uint64{}, known: true}
+	for len(b) > 0 {
+		ino, n := binary.Uvarint(b)
+		end := bytes.IndexByte(b[max(n, 0):], 0)
+		if n <= 0 || end < 0 {
+			return &ignoredBase{} // damaged: as if not recorded
+		}
+		out.inos[string(b[n:n+end])] = ino
+		b = b[n+end+1:]
+	}
+	return out
 }
 
 // forceAdd stages ignored files with git and returns what git refused.
@@ -135,7 +196,7 @@ func isRiskyIgnored(p string) bool {
 }
 
 // changedSince reports whether p's inode changed (ctime) at or after t,
-// with its stat.
+// with its stat (nil when p is gone).
 func changedSince(p string, t time.Time) (fs.FileInfo, bool) {
 	fi, err := os.Lstat(p)
 	if err != nil {

@@ -35,15 +35,20 @@ var gitListsIgnored = false
 var errIgnoredNested = errors.New("a .git entry below an ignored directory")
 
 // ignStat is what ignoredToStage needs of an ignored file: its ctime (ns),
-// size, and whether it is a regular file.
+// size, whether it is a regular file, its inode, and the latest ctime of
+// the directories the walk entered on the way to it (from the ignored
+// directory git named down): a directory renamed into place changes
+// its own ctime, never its files'.
 type ignStat struct {
-	ctime   int64
-	size    int64
-	regular bool
+	ctime    int64
+	size     int64
+	regular  bool
+	ino      uint64
+	dirCtime int64
 }
 
-func ignStatOf(st *unix.Stat_t) ignStat {
-	return ignStat{ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec, size: st.Size, regular: st.Mode&unix.S_IFMT == unix.S_IFREG}
+func ignStatOf(st *unix.Stat_t, dirCtime int64) ignStat {
+	return ignStat{ctime: ctimeNs(st), size: st.Size, regular: st.Mode&unix.S_IFMT == unix.S_IFREG, ino: st.Ino, dirCtime: dirCtime}
 }
 
 // statusArgs is the survey's `git status`; ignored is "matching" or
@@ -106,7 +111,7 @@ func (t *Target) expandIgnored(ctx context.Context, out []byte) ([]byte, map[str
 				}
 				base = rel[i+1:]
 			}
-			err = w.enter(parent, base, rel, 0)
+			err = w.enter(parent, base, rel, 0, 0)
 			if parent != root {
 				unix.Close(parent)
 			}
@@ -131,18 +136,23 @@ type ignWalker struct {
 // enter writes the records of the files below the directory name in
 // parent (rel from the root), depth first. A directory replaced by a file
 // or a symlink since it was listed is recorded as that (never followed).
-func (w *ignWalker) enter(parent int, name, rel string, depth int) error {
+func (w *ignWalker) enter(parent int, name, rel string, depth int, dirCtime int64) error {
 	if depth > maxIgnoredDepth {
 		return errIgnoredNested // git lists it
 	}
 	fd, err := unix.Openat(parent, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if isGone(err) {
-			return w.file(parent, name, rel, unix.DT_UNKNOWN)
+			return w.file(parent, name, rel, unix.DT_UNKNOWN, dirCtime)
 		}
 		return err
 	}
 	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	dirCtime = max(dirCtime, ctimeNs(&st))
 	var subdirs []string
 	err = readDirents(fd, w.buf, func(b []byte, dt uint8) error {
 		if len(b) == 4 && strings.EqualFold(string(b), ".git") {
@@ -153,7 +163,7 @@ func (w *ignWalker) enter(parent int, name, rel string, depth int) error {
 			return nil
 		}
 		if dt == unix.DT_UNKNOWN || dt == unix.DT_REG || dt == unix.DT_LNK {
-			return w.file(fd, string(b), rel+"/"+string(b), dt)
+			return w.file(fd, string(b), rel+"/"+string(b), dt, dirCtime)
 		}
 		return nil
 	})
@@ -166,7 +176,7 @@ func (w *ignWalker) enter(parent int, name, rel string, depth int) error {
 		}
 	}
 	for _, d := range subdirs {
-		if err := w.enter(fd, d, rel+"/"+d, depth+1); err != nil {
+		if err := w.enter(fd, d, rel+"/"+d, depth+1, dirCtime); err != nil {
 			return err
 		}
 	}
@@ -175,7 +185,7 @@ func (w *ignWalker) enter(parent int, name, rel string, depth int) error {
 
 // file records the regular file or symlink name in dir (rel from the
 // root); a directory (what DT_UNKNOWN turned out to be) is entered.
-func (w *ignWalker) file(dir int, name, rel string, dt uint8) error {
+func (w *ignWalker) file(dir int, name, rel string, dt uint8, dirCtime int64) error {
 	var st unix.Stat_t
 	if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		if isGone(err) {
@@ -186,10 +196,10 @@ func (w *ignWalker) file(dir int, name, rel string, dt uint8) error {
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG, unix.S_IFLNK:
 		w.out = append(append(append(w.out, '!', ' '), rel...), 0)
-		w.stats[rel] = ignStatOf(&st)
+		w.stats[rel] = ignStatOf(&st, dirCtime)
 	case unix.S_IFDIR:
 		if dt == unix.DT_UNKNOWN {
-			return w.enter(dir, name, rel, strings.Count(rel, "/"))
+			return w.enter(dir, name, rel, strings.Count(rel, "/"), dirCtime)
 		}
 	}
 	return nil

@@ -311,3 +311,39 @@ func TestIgnoredWalkDifferential(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoredDirectorySwap: two packages in node_modules swapped, and a
+// third moved into another ignored directory, after the start: the files
+// keep their ctimes (only the directories' change), so review compares
+// their inodes with the start's (outside round ignwalk/04). A package
+// added beside them lists only its own files.
+func TestIgnoredDirectorySwap(t *testing.T) {
+	dir, tg := ignoredTree(t)
+	nm := filepath.Join(dir, "node_modules")
+	for _, p := range []string{"p1", "p2", "p3"} {
+		writeFile(t, filepath.Join(nm, p, "lib", "index.js"), "module.exports = '"+p+"'\n", 0o644)
+	}
+	time.Sleep(2 * ignoredSlack)
+	ctx := context.Background()
+	if err := Baseline(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.Rename(filepath.Join(nm, "p1"), filepath.Join(nm, "tmp")))
+	must(t, os.Rename(filepath.Join(nm, "p2"), filepath.Join(nm, "p1")))
+	must(t, os.Rename(filepath.Join(nm, "tmp"), filepath.Join(nm, "p2")))
+	must(t, os.Rename(filepath.Join(nm, "p3"), filepath.Join(dir, "out")))
+	writeFile(t, filepath.Join(nm, "added", "index.js"), "module.exports = 1\n", 0o644)
+	res, err := Review(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, r := range res.Reports {
+		paths = append(paths, r.File.Path)
+	}
+	sort.Strings(paths)
+	want := []string{"node_modules/added/index.js", "node_modules/p1/lib/index.js", "node_modules/p2/lib/index.js", "out/lib/index.js"}
+	if strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Fatalf("review listed %q, want %q", paths, want)
+	}
+}

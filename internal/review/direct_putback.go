@@ -22,8 +22,8 @@ import (
 // anywhere.
 //
 // A tracked file whose inode changed in the putBackWindow before the
-// review began (or while it ran), and after the last review wrote its
-// index, and that holds exactly the content the last review saw, was
+// review began (or while it ran), since the last review recorded it in
+// its index, and that holds exactly the content the last review saw, was
 // written again with the same bytes just as review began: PUT-BACK. A
 // directory changed in that window (an entry created, removed or
 // renamed, or the directory itself moved) where review lists no change
@@ -104,6 +104,24 @@ func putBackOf(t touched, before map[string]ixEntry, after []ixEntry) touched {
 		}
 	}
 	return out
+}
+
+// newDirs drops the touched directories the last review saw with the
+// same ctime (a directory has no index entry to remember it by) and
+// returns the ones to remember for the next.
+func newDirs(dirs []touchedPath, seen map[string]int64) ([]touchedPath, map[string]int64) {
+	var out []touchedPath
+	next := make(map[string]int64, len(dirs))
+	for _, d := range dirs {
+		next[d.path] = d.ctime
+		if c, ok := seen[d.path]; !ok || c != d.ctime {
+			out = append(out, d)
+		}
+	}
+	if len(next) == 0 {
+		next = nil
+	}
+	return out, next
 }
 
 // putBackNote is the File.PutBack text for a path changed at ctime, a

@@ -139,6 +139,9 @@ type state struct {
 	// never read); HiddenKnown says it was recorded.
 	HiddenBase  map[string]bigStat `json:"hiddenBase,omitempty"`
 	HiddenKnown bool               `json:"hiddenKnown,omitempty"`
+	// Direct mode: the directories the last review found changed just
+	// before it (their ctimes): not news to the next (direct_putback.go).
+	PutBackDirs map[string]int64 `json:"putBackDirs,omitempty"`
 }
 
 func (t *Target) dir() string { return filepath.Join(t.StateDir, "review") }

@@ -126,8 +126,7 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat, touchedAfter time
 	touch := make([]touched, workers)
 	var after int64 // 0: touched is not wanted
 	if !touchedAfter.IsZero() {
-		// What changed before the last review wrote the index, it saw.
-		after = max(touchedAfter.UnixNano(), ix.mtime.UnixNano())
+		after = touchedAfter.UnixNano()
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
