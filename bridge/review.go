@@ -350,9 +350,12 @@ func reviewErr(env Env, name, op string, err error) error {
 	}
 	env.Logger().Error("review failed", "sandbox", name, "method", op, "err", err)
 	var refused *review.RefusedError
+	var history *review.HistoryRefusedError
 	switch {
 	case errors.As(err, &refused):
 		return &Error{Code: protocol.CodeDenied, Message: refused.Error()}
+	case errors.As(err, &history):
+		return &Error{Code: protocol.CodeDenied, Message: history.Error()}
 	case errors.Is(err, review.ErrNoBaseline):
 		return &Error{Code: protocol.CodeInvalidState, Message: "no review baseline was recorded for this sandbox (it is recorded when the sandbox starts)"}
 	}

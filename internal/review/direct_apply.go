@@ -99,6 +99,9 @@ func directApply(ctx context.Context, t *Target, s *state, branch string, accept
 	if un := res.Unaccepted(accept); len(un) > 0 {
 		return "", "", &RefusedError{Rules: un}
 	}
+	if err := historyRefusal(ctx, t.qGit(), s.GitBase, s.GitSnapshot, accept); err != nil {
+		return "", "", err
+	}
 	return t.createBranch(ctx, s.GitSnapshot, branch)
 }
 

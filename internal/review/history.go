@@ -1,0 +1,188 @@
+package review
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The history apply brings. Review and apply's scan compare two trees,
+// the base and the final snapshot, but the branch apply creates carries
+// every commit the agent made in between. A change made in one commit and
+// reverted in the next was in no tree review compared (outside round
+// ignwalk2/01), yet `git bisect`, a cherry-pick or a per-commit CI run on
+// the pushed branch checks it out. So apply scans that content too, with
+// the same rules and the same bar: every version a path had in the
+// agent's commits that is neither the base's nor the final one is scanned
+// as a change from the base, and its high flags must be accepted as the
+// final tree's are.
+
+// maxHistoryCommits bounds the commits apply reads; past it apply
+// refuses (the agent can squash them).
+const maxHistoryCommits = 1000
+
+// HistoryRefusedError: content only the agent's intermediate commits hold
+// has high flags not accepted.
+type HistoryRefusedError struct {
+	Rules []string
+	Where []string // "path (commit abc1234)", one per flagged version
+}
+
+func (e *HistoryRefusedError) Error() string {
+	return "refusing to apply: the agent's commits hold versions the final tree does not (review showed the final tree only): " +
+		clip(strings.Join(e.Where, ", ")) + "; high flags not accepted: " + strings.Join(e.Rules, ", ") +
+		" (look at them with `git show`, then pass --accept RULE-ID; or squash the agent's commits and review again)"
+}
+
+// historyRefusal scans the versions the commits from base (a commit, or
+// emptyTree) to snap hold beyond both ends, with g reading the quarantine.
+func historyRefusal(ctx context.Context, g gitCmd, base, snap string, accept []string) error {
+	args := []string{"rev-list", "--max-count=" + strconv.Itoa(maxHistoryCommits+1), snap}
+	if base != emptyTree && base != "" {
+		args = append(args, "--not", base)
+	}
+	out, err := g.run(ctx, args...)
+	if err != nil {
+		return fmt.Errorf("list the agent's commits: %w", err)
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) > maxHistoryCommits {
+		return fmt.Errorf("the agent made more than %d commits; apply scans at most that many: squash them in the sandbox and review again: nothing applied", maxHistoryCommits)
+	}
+	if len(ids) < 2 {
+		return nil // one commit: its content is the final tree's
+	}
+	dt := g
+	dt.stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+	raw, err := dt.run(ctx, "diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index", "-m", "--root")
+	if err != nil {
+		return fmt.Errorf("read the agent's commits: %w", err)
+	}
+	// The ends: what the final diff shows (old and new) is no news.
+	if base == "" {
+		base = emptyTree
+	}
+	final, err := diffTrees(ctx, g, base, snap)
+	if err != nil {
+		return err
+	}
+	shown := map[string]bool{}
+	baseOf := map[string]rawEntry{}
+	for _, e := range final {
+		shown[e.path+" "+e.oldOID], shown[e.path+" "+e.newOID] = true, true
+		baseOf[e.path] = e
+	}
+	type version struct {
+		e      rawEntry
+		commit string
+	}
+	var vs []version
+	seen := map[string]bool{}
+	commit := ""
+	parts := bytes.Split(raw, []byte{0})
+	for i := 0; i < len(parts); i++ {
+		tok := string(parts[i])
+		if !strings.HasPrefix(tok, ":") {
+			if isOID(tok) {
+				commit = tok
+			}
+			continue
+		}
+		f := strings.Fields(tok[1:])
+		if len(f) < 5 || i+1 >= len(parts) {
+			return fmt.Errorf("diff-tree: unexpected output %q", clip(tok))
+		}
+		i++
+		p := string(parts[i])
+		nm, _ := strconv.ParseUint(f[1], 8, 32)
+		if nm == 0 || nm == uint64(ModeGitlink) || shown[p+" "+f[3]] || seen[p+" "+f[3]] {
+			continue
+		}
+		seen[p+" "+f[3]] = true
+		vs = append(vs, version{rawEntry{newMode: uint32(nm), newOID: f[3], oldOID: zeroOID, path: p}, commit})
+	}
+	if len(vs) == 0 {
+		return nil
+	}
+	// A path the final diff does not name is the same at both ends: its
+	// version at snap is the base's.
+	unchanged, err := treeEntries(ctx, g, snap)
+	if err != nil {
+		return err
+	}
+	// Versions by round, so that one Scan sees each path once.
+	var rounds [][]rawEntry
+	where := map[string]string{}
+	n := map[string]int{}
+	for _, v := range vs {
+		e := v.e
+		b, ok := baseOf[e.path]
+		if !ok {
+			b, ok = unchanged[e.path]
+		}
+		if ok && b.oldMode != 0 {
+			if b.oldOID == e.newOID {
+				continue // the base's version again
+			}
+			e.oldMode, e.oldOID = b.oldMode, b.oldOID
+		}
+		k := n[e.path]
+		n[e.path]++
+		if k == len(rounds) {
+			rounds = append(rounds, nil)
+		}
+		rounds[k] = append(rounds[k], e)
+		where[strconv.Itoa(k)+" "+e.path] = e.path + " (commit " + v.commit[:min(7, len(v.commit))] + ")"
+	}
+	var refused []string
+	rules := map[string]bool{}
+	for k, es := range rounds {
+		sort.Slice(es, func(i, j int) bool { return es[i].path < es[j].path })
+		files, err := filesFromDiff(ctx, g, es)
+		if err != nil {
+			return err
+		}
+		for _, rep := range Scan(files) {
+			un := (&Result{Reports: []*Report{rep}}).Unaccepted(accept)
+			for _, r := range un {
+				rules[r] = true
+			}
+			if len(un) > 0 {
+				refused = append(refused, where[strconv.Itoa(k)+" "+rep.File.Path])
+			}
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	var rs []string
+	for r := range rules {
+		rs = append(rs, r)
+	}
+	sort.Strings(rs)
+	return &HistoryRefusedError{Rules: rs, Where: refused}
+}
+
+// treeEntries lists a tree's blobs and symlinks by path, as diff entries
+// from that version (oldMode, oldOID).
+func treeEntries(ctx context.Context, g gitCmd, tree string) (map[string]rawEntry, error) {
+	out, err := g.run(ctx, "ls-tree", "-r", "-z", "--full-tree", tree)
+	if err != nil {
+		return nil, fmt.Errorf("list the final tree: %w", err)
+	}
+	m := map[string]rawEntry{}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		tab := bytes.IndexByte(rec, '\t')
+		f := strings.Fields(string(rec[:max(tab, 0)]))
+		if tab < 0 || len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		mode, _ := strconv.ParseUint(f[0], 8, 32)
+		p := string(rec[tab+1:])
+		m[p] = rawEntry{oldMode: uint32(mode), oldOID: f[2], path: p}
+	}
+	return m, nil
+}
