@@ -74,7 +74,14 @@
 //	              those itself (direct_ignwalk.go): openat(O_DIRECTORY|
 //	              O_NOFOLLOW) of each level from its parent's descriptor,
 //	              getdents, fstatat(AT_SYMLINK_NOFOLLOW) of each file and
-//	              symlink; no content is read, at most 128 levels deep.
+//	              symlink; no content is read, at most 128 levels deep;
+//	              one fstat of each directory it opens (ctime: a moved
+//	              package directory), and at the baseline a file of the
+//	              ignored files' inodes in the state dir (ignored-base).
+//	              refreshGo fstats each directory it opens during a review
+//	              (PUT-BACK, direct_putback.go); no more is read or written.
+//	apply,        git rev-list, diff-tree --stdin, ls-tree and cat-file on
+//	history       the quarantine (at most 1,000 commits): reads only.
 //	clone mode,   CopyBaseline, before the sandbox starts: git add and
 //	baseline      write-tree on a temporary index of the bridge's fresh
 //	              clone, the commit as a loose object written in Go (SHA-1
