@@ -422,6 +422,10 @@ func FileContent(ctx context.Context, t *Target, p string) (*Content, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
+	if strings.HasSuffix(p, "/") {
+		// A directory review lists (PUT-BACK) has entries, not content.
+		return nil, fmt.Errorf("%s is a directory: review lists it because its entries changed just before the review with nothing to show; there is no content to compare", clip(p))
+	}
 	p, err := cleanRel(p)
 	if err != nil {
 		return nil, err

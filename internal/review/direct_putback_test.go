@@ -114,4 +114,8 @@ func TestPutBackDirectorySwap(t *testing.T) {
 	if got["src/"] != "PUT-BACK high" {
 		t.Fatalf("src/ swapped back before review: flagged %v", got)
 	}
+	// What the editor's diff view asks for a listed path.
+	if _, err := FileContent(context.Background(), tg, "src/"); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Fatalf("content of the listed directory: %v, want an error saying it is a directory", err)
+	}
 }
