@@ -26,9 +26,10 @@ import (
 // its index, and that holds exactly the content the last review saw, was
 // written again with the same bytes just as review began: PUT-BACK. A
 // directory changed in that window (an entry created, removed or
-// renamed, or the directory itself moved) where review lists no change
-// is one too: a file taken away, or a directory swapped for the one
-// review saw. Honest work rarely does either in the seconds before a
+// renamed, or the directory itself moved) is one too: a file taken away,
+// or a directory swapped for the one review saw; high where no listed
+// change in it accounts for that, medium where one may (a change the
+// agent lets review see must not hide the one it takes away). Honest work rarely does either in the seconds before a
 // review; when the agent was still working, the finding says to stop it
 // and review again. A review right after flags nothing new (the last one
 // saw those inodes), so an agent hiding a change shows up as a put-back
@@ -48,10 +49,11 @@ var putBackWindow = 5 * time.Second
 // touchedPath is a path and its inode's ctime (ns); for a put-back file
 // (putBackOf) also its object and mode.
 type touchedPath struct {
-	path  string
-	ctime int64
-	oid   [20]byte
-	mode  uint32
+	path     string
+	ctime    int64
+	newInode bool // a file: another inode than the index entry's (created or renamed in)
+	oid      [20]byte
+	mode     uint32
 }
 
 // touched lists the files and directories whose inode changed at or
@@ -60,6 +62,9 @@ type touched struct {
 	files   []touchedPath   // index entries
 	dirs    []touchedPath   // directories holding index entries ("." the root)
 	tracked map[string]bool // every directory holding index entries (when dirs is not empty)
+	// replaced: the directories where a touched file is a new inode,
+	// whatever its content (putBackOf): an entry renamed in.
+	replaced map[string]bool
 }
 
 func ctimeNs(st *unix.Stat_t) int64 { return st.Ctim.Sec*1e9 + st.Ctim.Nsec }
@@ -86,7 +91,12 @@ func entriesOf(ix *ixFile, files []touchedPath) map[string]ixEntry {
 // object and mode it had before (the same bytes written again), and every
 // touched directory (directReview decides which ones nothing explains).
 func putBackOf(t touched, before map[string]ixEntry, after []ixEntry) touched {
-	out := touched{dirs: t.dirs, tracked: t.tracked}
+	out := touched{dirs: t.dirs, tracked: t.tracked, replaced: map[string]bool{}}
+	for _, f := range t.files {
+		if f.newInode {
+			out.replaced[path.Dir(f.path)] = true
+		}
+	}
 	if len(before) == 0 {
 		return out
 	}
@@ -167,43 +177,51 @@ func addPutBack(files []*File, pb touched, br *blobReader, began time.Time) ([]*
 		}
 		files = append(files, more...)
 	}
-	// A directory's change is explained by a listed path directly in it,
-	// or below a directory in it that holds no tracked file (one the
-	// agent may have created: git lists only its files).
-	explained := map[string]bool{}
-	for p := range byPath {
+	// A directory's change is accounted for by a path listed as created
+	// or removed directly in it (or below a directory in it that holds no
+	// tracked file: git lists only the files of a new directory), or by a
+	// file in it that is a new inode (renamed in). Even so the change is
+	// listed, as a medium: a visible change beside it must not hide it.
+	accounted := map[string]bool{}
+	for p, f := range byPath {
+		if f.OldMode != 0 && f.NewMode != 0 {
+			continue
+		}
 		d := path.Dir(strings.TrimSuffix(p, "/"))
-		explained[d] = true
+		accounted[d] = true
 		for d != "." && !pb.tracked[d] {
 			d = path.Dir(d)
-			explained[d] = true
+			accounted[d] = true
 		}
 	}
 	sort.Slice(pb.dirs, func(i, j int) bool { return pb.dirs[i].path < pb.dirs[j].path })
 	for _, d := range pb.dirs {
-		if explained[d.path] {
-			continue
-		}
 		name := d.path + "/"
 		if d.path == "." {
 			name = "./"
 		}
-		files = append(files, &File{Path: name, OldMode: ModeDir, NewMode: ModeDir, Size: -1,
-			PutBack: putBackNote("entries created, removed or renamed, or the directory moved, with no change review can list,", d.ctime, began)})
+		f := &File{Path: name, OldMode: ModeDir, NewMode: ModeDir, Size: -1,
+			PutBack: putBackNote("entries created, removed or renamed, or the directory moved, with no change review can list,", d.ctime, began)}
+		if accounted[d.path] || pb.replaced[d.path] {
+			f.PutBack = putBackNote("entries created, removed or renamed", d.ctime, began) + "; the changes listed in it may account for it"
+			f.putBackListed = true
+		}
+		files = append(files, f)
 	}
 	return files, nil
 }
 
 // putBack fires on a file or directory marked PutBack. high picks the
 // files a hidden change would make high: one that runs or loads code on
-// the host (not inert, or on the auto-run graph) and every directory.
+// the host (not inert, or on the auto-run graph), and the directories no
+// listed change accounts for.
 func putBack(high bool) Matcher {
 	return func(f *File, s *scanCtx) []Hit {
 		if f.PutBack == "" {
 			return nil
 		}
-		isHigh := f.NewMode == ModeDir
-		if !isHigh {
+		isHigh := f.NewMode == ModeDir && !f.putBackListed
+		if f.NewMode != ModeDir {
 			inertFile, _ := inert(f)
 			isHigh = !inertFile || len(autorunTarget()(f, s)) > 0
 		}

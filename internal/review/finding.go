@@ -98,6 +98,7 @@ type File struct {
 	// just before this review (see direct_putback.go); says when.
 	PutBack string
 
+	putBackListed bool   // a PutBack directory whose listed changes may account for it
 	gitConfig     bool   // set by the scanner: this file is a git config include target
 	gitConfigFrom string // set by the scanner: which config includes it (host config)
 }

@@ -199,7 +199,7 @@ func gitRules() []*Rule {
 			Match: guarded()},
 		{ID: "PUT-BACK", Severity: High, Reason: "Direct mode: in the seconds before this review (or while it ran), this file was rewritten with the very content the last review saw, or this directory's entries changed where review sees no change. An agent that can tell when review reads the folder takes a change away for that moment and puts it back after. Stop the agent (or let it go idle), then review again before you open or run anything from the folder; a put-back at every review is an agent hiding a change.",
 			Match: putBack(true)},
-		{ID: "PUT-BACK-SOURCE", Severity: Medium, Reason: "Direct mode: in the seconds before this review (or while it ran), this source file was rewritten with the very content the last review saw: a change may have been taken away while review read the folder. Stop the agent (or let it go idle) and review again.",
+		{ID: "PUT-BACK-SOURCE", Severity: Medium, Reason: "Direct mode: in the seconds before this review (or while it ran), this plain source file was rewritten with the very content the last review saw: a change may have been taken away while review read the folder; or a directory whose entries changed then, beside listed changes that may account for it. Stop the agent (or let it go idle) and review again.",
 			Match: putBack(false)},
 		{ID: "GIT-REJECTED", Severity: High, Reason: "Git itself refuses this path or object (a .git variant, a .gitmodules fsck rejects, a nested repository without a commit); it was not captured like the rest, so look at it in the sandbox.",
 			Match: rejected()},

@@ -10,6 +10,8 @@ func fixtures28() []fixture {
 		{"PUT-BACK", false, []*File{mod("package.json", "{}", `{"name":"p","scripts":{"build":"tsc"}}`)}},
 		{"PUT-BACK-SOURCE", true, []*File{putBackFile("src/a.go", "package a\n")}},
 		{"PUT-BACK-SOURCE", false, []*File{putBackFile(".vscode/settings.json", "{}")}},
+		{"PUT-BACK-SOURCE", true, []*File{{Path: ".vscode/", OldMode: ModeDir, NewMode: ModeDir, Size: -1, PutBack: "entries changed", putBackListed: true}}},
+		{"PUT-BACK", false, []*File{{Path: ".vscode/", OldMode: ModeDir, NewMode: ModeDir, Size: -1, PutBack: "entries changed", putBackListed: true}}},
 		{"PUT-BACK-SOURCE", false, []*File{mod("src/a.go", "package a\n", "package a // x\n")}},
 		{"AGENT-EXEC-CONFIG", true, []*File{add(".gemini/settings.json", `{"mcpServers":{"x":{"command":"node","args":["tools/x.js"]}}}`)}},
 		{"AGENT-EXEC-CONFIG", true, []*File{add(".continue/config.yaml", "name: a\nmcpServers:\n  - name: x\n    command: sh\n    args: [tools/x.sh]\n")}},

@@ -179,7 +179,8 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat, touchedAfter time
 					// back: outside round survey, 01-05).
 					moved := !statMatches(e, &st)
 					if after != 0 && inodeChanged(e, &st) && ctimeNs(&st) >= after {
-						touch[w].files = append(touch[w].files, touchedPath{path: e.path, ctime: ctimeNs(&st)})
+						touch[w].files = append(touch[w].files, touchedPath{path: e.path, ctime: ctimeNs(&st),
+							newInode: e.stat[4] != uint32(st.Dev) || e.stat[5] != uint32(st.Ino)})
 					}
 					if moved || e.stat[ixMtimeSec] > racySec || e.stat[ixMtimeSec] == racySec && e.stat[3] >= racyNsec ||
 						e.stat[0] > racySec || e.stat[0] == racySec && e.stat[1] >= racyNsec {

@@ -11,9 +11,13 @@
 # x/victim on the host through the symlink: a directory outside the folder
 # (here $T/outside/victim, a stand-in for the user's other repository;
 # the agent needs only its path). Its .git config and hooks are read and
-# shown in the review as the folder's. The take-away is timed by the
-# harness (0.3 s after review began). Got through = the review shows the
-# outside repository's hook content in 1 or more of 3 reviews.
+# shown in the review as the folder's (config with its credentialed
+# remote URL, hook bodies). The swap is timed by the harness, 50-200 ms
+# after review began (one delay per review: the walk's speed varies with
+# the page cache). Got through = a review shows the outside repository's
+# hook or config content in 1 or more of 6 reviews. (A swap that git
+# status meets instead fails the review: "pathspec ... is beyond a
+# symbolic link", seen once under strace.)
 . "$(dirname "$0")/../lib.sh"; . "$(dirname "$0")/../ignwalk/common.sh"; . "$(dirname "$0")/common.sh"
 OUT=$T/outside; mkdir -p "$OUT/victim/.git/hooks" "$OUT/victim/.git/objects" "$OUT/victim/.git/refs"
 echo 'ref: refs/heads/main' > "$OUT/victim/.git/HEAD"
@@ -22,7 +26,7 @@ printf '#!/bin/sh\necho HOST-ONLY-HOOK-7c21\n' > "$OUT/victim/.git/hooks/pre-com
 git init -q "$T/repo" && cd "$T/repo" || exit 2
 mkdir src && echo 'x = 1' > src/a.py && echo '# p' > README.md
 write_sandbox direct; up_sandbox
-export SETTLE=6 HIDE_DELAY=${HIDE_DELAY-0.3}
+export SETTLE=6 THRESH=1 HIDE_DELAYS=${HIDE_DELAYS-"0.05 0.08 0.11 0.14 0.17 0.2"}
 start_agent '
 x = "/workspace/x"; out = "'"$OUT"'"
 def setup():
@@ -34,6 +38,6 @@ def show(k): os.unlink(x); os.rename(x + ".real", x)
 live() { test -d x/victim -a ! -L x; }
 caught() { ! grep -q 'HOST-ONLY-HOOK-7c21\|host-only-token' "$T/review.json"; }
 caught_note() { grep -o '"path": *"[^"]*victim[^"]*"' "$T/review.json" | sort -u | head -3 | tr '\n' ' '; }
-rounds 3 live
+rounds 6 live
 verdict noquiet
 finish

@@ -10,7 +10,8 @@
 #   the 5 s before a review, however the agent timed it, so this tests the
 #   detector, not the signal.
 #   With HIDE_DELAY set, hide(k) starts that many seconds after the review
-#   began (in the background), to land while review runs. ROUND_GAP: seconds
+#   began (in the background), to land while review runs (HIDE_DELAYS: one
+#   per review, in turn). ROUND_GAP: seconds
 #   between show(k) and the next review (0).
 #  TRIGGER=fork: the agent times it itself with ignwalk2/04's trigger (the
 #   host-wide fork counter in /proc/stat: >= K (8) forks within 20 ms means
@@ -65,6 +66,7 @@ rounds() {
 	for i in $(seq "$n"); do
 		for w in $(seq 40); do $chk && break; sleep 0.1; done
 		$chk || { echo "change not live before review $i: setup"; exit 2; }
+		if [ -n "${HIDE_DELAYS:-}" ]; then set -- $HIDE_DELAYS; shift $(( (i-1) % $# )); HIDE_DELAY=$1; fi
 		if [ "$TRIGGER" = exec ] && [ -n "${HIDE_DELAY:-}" ]; then
 			# the take-away while review runs, HIDE_DELAY s after it began
 			t0=$(date +%s.%N); (sleep "$HIDE_DELAY"; agent_call "hide($((i-1)))") & HP=$!
@@ -74,6 +76,7 @@ rounds() {
 			t0=$(date +%s.%N); rv >/dev/null; echo "$t0" >>"$T/starts"
 		fi
 		[ "$TRIGGER" = exec ] && { agent_call "show($((i-1)))"; sleep "${ROUND_GAP:-0}"; }
+		[ "$RRC" = 1 ] && echo "review $i failed: $(tail -1 "$T/review.err")"
 		if caught; then echo "review $i rc=$RRC: caught; lists: $(listed) $(caught_note)"
 		else echo "miss $t0" >>"$T/misses"; echo "review $i rc=$RRC: MISSED; lists: $(listed) $(caught_note)"; fi
 		[ "$TRIGGER" = exec ] || sleep 2.5
@@ -102,7 +105,7 @@ verdict() {
 		sig=$(signalled); m=${sig%% *}
 		echo "trigger after review start (per review): ${sig#* }; signalled misses: $m"
 	fi
-	[ "$m" -ge 3 ] && { echo "$m reviews missed the live change"; R=1; }
+	[ "$m" -ge "${THRESH:-3}" ] && { echo "$m reviews missed the live change"; R=1; }
 }
 # putback_high: the paths review.json flags PUT-BACK high (empty: none).
 putback_high() {
