@@ -117,6 +117,7 @@ func TestDirectApplyHiddenAndUntracked(t *testing.T) {
 // flag is accepted. Versions that are only honest work pass.
 func TestApplyScansHistory(t *testing.T) {
 	gitEnv(t)
+	noPutBackWindow(t) // the agent's steps come just before each review
 	ctx := context.Background()
 	repo := hostRepo(t)
 	tg := &Target{Name: "d", Mode: ModeDirect, Repo: repo, StateDir: t.TempDir(), Guest: localGuest{repo}, FetchURL: repo}

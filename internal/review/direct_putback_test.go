@@ -122,3 +122,11 @@ func TestPutBackDirectorySwap(t *testing.T) {
 		t.Fatalf("content of the listed directory: %v, want an error saying it is a directory", err)
 	}
 }
+
+// noPutBackWindow makes PUT-BACK look only at what changes while a review
+// runs, for tests whose own setup writes the folder just before it.
+func noPutBackWindow(t *testing.T) {
+	old := putBackWindow
+	putBackWindow = 0
+	t.Cleanup(func() { putBackWindow = old })
+}

