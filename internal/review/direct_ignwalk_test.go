@@ -164,14 +164,7 @@ func TestIgnoredChangeDeepInNodeModules(t *testing.T) {
 	must(t, err)
 	writeFile(t, target, "evil\n", 0o644)
 	must(t, os.Chtimes(target, fi.ModTime(), fi.ModTime()))
-	res, err := Review(ctx, tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paths []string
-	for _, r := range res.Reports {
-		paths = append(paths, r.File.Path)
-	}
+	paths := reviewedPaths(t, tg)
 	if len(paths) != 1 || paths[0] != "node_modules/a/lib/deep/er/f.js" {
 		t.Fatalf("review listed %q, want only the rewritten ignored file", paths)
 	}
@@ -196,14 +189,7 @@ func TestIgnoredDirWhereIndexHasFile(t *testing.T) {
 	}
 	must(t, os.Remove(evil))
 	writeFile(t, evil+"/lib/payload.js", "require('child_process').execSync('id')\n", 0o644)
-	res, err := Review(ctx, tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paths []string
-	for _, r := range res.Reports {
-		paths = append(paths, r.File.Path)
-	}
+	paths := reviewedPaths(t, tg)
 	if !strings.Contains(strings.Join(paths, " "), "node_modules/evil/lib/payload.js") {
 		t.Fatalf("review listed %q, not the payload below the directory that replaced a staged symlink", paths)
 	}
@@ -334,7 +320,18 @@ func TestIgnoredDirectorySwap(t *testing.T) {
 	must(t, os.Rename(filepath.Join(nm, "tmp"), filepath.Join(nm, "p2")))
 	must(t, os.Rename(filepath.Join(nm, "p3"), filepath.Join(dir, "out")))
 	writeFile(t, filepath.Join(nm, "added", "index.js"), "module.exports = 1\n", 0o644)
-	res, err := Review(ctx, tg)
+	paths := reviewedPaths(t, tg)
+	sort.Strings(paths)
+	want := []string{"node_modules/added/index.js", "node_modules/p1/lib/index.js", "node_modules/p2/lib/index.js", "out/lib/index.js"}
+	if strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Fatalf("review listed %q, want %q", paths, want)
+	}
+}
+
+// reviewedPaths reviews tg and returns the paths it lists, in its order.
+func reviewedPaths(t *testing.T, tg *Target) []string {
+	t.Helper()
+	res, err := Review(context.Background(), tg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,9 +339,5 @@ func TestIgnoredDirectorySwap(t *testing.T) {
 	for _, r := range res.Reports {
 		paths = append(paths, r.File.Path)
 	}
-	sort.Strings(paths)
-	want := []string{"node_modules/added/index.js", "node_modules/p1/lib/index.js", "node_modules/p2/lib/index.js", "out/lib/index.js"}
-	if strings.Join(paths, " ") != strings.Join(want, " ") {
-		t.Fatalf("review listed %q, want %q", paths, want)
-	}
+	return paths
 }
