@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -509,7 +510,19 @@ func blobAt(ctx context.Context, g gitCmd, rev, p string) ([]byte, uint32, bool,
 
 // liveFile reads a workspace file without following symlinks on the way.
 func liveFile(root, p string) ([]byte, uint32, bool, error) {
-	fsys := OSMetaFS{Dir: root}
+	// The file's directory is opened from the root without following a
+	// symlink and pinned, so a directory swapped for a link to a host
+	// path after the check is never read through.
+	dir, done, err := pinnedDir(root, path.Dir(p))
+	if err != nil {
+		if isGone(err) {
+			return nil, 0, false, nil
+		}
+		return nil, 0, false, err
+	}
+	defer done()
+	fsys := OSMetaFS{Dir: dir}
+	p = path.Base(p)
 	fi, err := fsys.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

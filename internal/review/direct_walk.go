@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 	"io/fs"
 	"path"
-	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -27,14 +27,24 @@ type dotGit struct {
 // Unreadable directories are skipped, as WalkDir's caller did. Each
 // directory is closed before its subdirectories are opened, so a deep
 // tree holds one descriptor at a time.
+//
+// Every directory is opened from the root's descriptor one component at
+// a time without following a symlink: the agent can replace a directory
+// the walk has listed by a symlink to a host path before the walk enters
+// it (outside round putback/12).
 func dotGits(root string, max int) []dotGit {
-	w := &gitWalker{root: root, max: max, buf: make([]byte, 32<<10)}
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(fd)
+	w := &gitWalker{root: fd, max: max, buf: make([]byte, 32<<10)}
 	w.dir("")
 	return w.out
 }
 
 type gitWalker struct {
-	root string
+	root int // the workspace root's descriptor
 	max  int
 	buf  []byte
 	out  []dotGit
@@ -72,11 +82,14 @@ func (w *gitWalker) dir(rel string) {
 
 // read lists rel's subdirectories and .git entries.
 func (w *gitWalker) read(rel string) []walkEnt {
-	fd, err := unix.Open(filepath.Join(w.root, filepath.FromSlash(rel)), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil
+	fd := w.root
+	if rel != "" {
+		var err error
+		if fd, err = openDirNoFollow(w.root, rel); err != nil {
+			return nil
+		}
+		defer unix.Close(fd)
 	}
-	defer unix.Close(fd)
 	var ents []walkEnt
 	_ = readDirents(fd, w.buf, func(name []byte, dt uint8) error {
 		git := len(name) == 4 && strings.EqualFold(string(name), ".git")
@@ -156,4 +169,24 @@ func direntType(fd int, name []byte, dt uint8) (fs.FileMode, bool) {
 		return fs.ModeSymlink, true
 	}
 	return fs.ModeIrregular, true
+}
+
+// pinnedDir opens rel below the directory root (one component at a time,
+// following no symlink; "." or "" is root itself) and returns a path
+// that resolves to that directory whatever is renamed or replaced above
+// it later (/proc/self/fd/N), and the function that closes it.
+func pinnedDir(root, rel string) (string, func(), error) {
+	rfd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", nil, err
+	}
+	fd := rfd
+	if rel != "" && rel != "." {
+		fd, err = openDirNoFollow(rfd, rel)
+		unix.Close(rfd)
+		if err != nil {
+			return "", nil, err
+		}
+	}
+	return "/proc/self/fd/" + strconv.Itoa(fd), func() { unix.Close(fd) }, nil
 }

@@ -70,3 +70,30 @@ func TestDotGitsAsWalkDir(t *testing.T) {
 		t.Errorf("with a root gitfile: %v", got)
 	}
 }
+
+// TestNestedMetaNotThroughSymlink: the agent replaces a directory the
+// walk for .git entries listed with a symlink to a host path before the
+// walk (or the read of what it found) gets there (outside round
+// putback/12): nothing is read through the link, and the editor's view of
+// a file below it reads nothing either.
+func TestNestedMetaNotThroughSymlink(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	writeFile(t, outside+"/victim/.git/config", "[user]\n\tname = someone else\n", 0o644)
+	writeFile(t, outside+"/victim/secret.txt", "host secret\n", 0o644)
+	must(t, os.Symlink(outside, root+"/x"))
+	tg := &Target{Name: "w", Mode: ModeDirect, Repo: root, StateDir: t.TempDir()}
+	m := Meta{}
+	tg.nestedMeta(m, dotGit{rel: "x/victim/.git", typ: fs.ModeDir}, "/proc/self/fd/-1")
+	if dir, done, err := pinnedDir(root, "x/victim"); err == nil {
+		done()
+		t.Fatalf("pinnedDir went through the symlink: %s", dir)
+	}
+	tg.addNested(m)
+	if len(m) != 0 {
+		t.Fatalf("nested .git read through a symlinked directory: %v", m)
+	}
+	data, _, exists, err := liveFile(root, "x/victim/secret.txt")
+	if exists || len(data) > 0 {
+		t.Fatalf("liveFile read %q through a symlinked directory (err %v)", data, err)
+	}
+}

@@ -424,23 +424,45 @@ func (t *Target) liveMeta() (Meta, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.addNested(m)
+	return m, nil
+}
+
+// addNested adds the .git entries below the root's to m.
+func (t *Target) addNested(m Meta) {
 	for _, d := range dotGits(t.Repo, maxNested) {
-		p := filepath.Join(t.Repo, filepath.FromSlash(d.rel))
-		if d.typ == 0 || d.typ == fs.ModeSymlink {
-			e := (&metaWalker{fs: OSMetaFS{Dir: filepath.Dir(p)}, m: Meta{}})
-			if err := e.file(filepath.Base(p)); err == nil {
-				for k, v := range e.m {
-					m[path.Join(path.Dir(d.rel), strings.TrimPrefix(k, ".git/"))] = v
-				}
-			}
-			continue
+		// Read from the directory itself, pinned: never through whatever
+		// the agent puts in place of a directory above it after the walk.
+		dir, done, err := pinnedDir(t.Repo, path.Dir(d.rel))
+		if err != nil {
+			continue // gone, or a symlink now: nothing there to read
 		}
-		sub, err := ReadMeta(OSMetaFS{Dir: p})
-		if err == nil {
-			for k, v := range sub {
-				m[d.rel+strings.TrimPrefix(k, ".git")] = v
+		t.nestedMeta(m, d, dir)
+		done()
+	}
+}
+
+// nestedMeta adds the nested .git entry d, in the pinned directory dir,
+// to m.
+func (t *Target) nestedMeta(m Meta, d dotGit, dir string) {
+	base := path.Base(d.rel)
+	if d.typ == 0 || d.typ == fs.ModeSymlink {
+		e := (&metaWalker{fs: OSMetaFS{Dir: dir}, m: Meta{}})
+		if err := e.file(base); err == nil {
+			for k, v := range e.m {
+				m[path.Join(path.Dir(d.rel), strings.TrimPrefix(k, ".git/"))] = v
 			}
+		}
+		return
+	}
+	gdir, done, err := pinnedDir(dir, base)
+	if err != nil {
+		return
+	}
+	defer done()
+	if sub, err := ReadMeta(OSMetaFS{Dir: gdir}); err == nil {
+		for k, v := range sub {
+			m[d.rel+strings.TrimPrefix(k, ".git")] = v
 		}
 	}
-	return m, nil
 }
