@@ -80,7 +80,7 @@ func (t *Target) stage(ctx context.Context, index string, since, touchedAfter ti
 	if afterSurvey != nil {
 		afterSurvey()
 	}
-	var before map[string]ixEntry // the entries of the paths to stage, before staging
+	var before map[string]ixEntry // the entries of the paths to stage, before staging (new paths have none)
 	if surveyedInGo && !touchedAfter.IsZero() {
 		before = entriesOf(ix, sv.changed)
 	}
@@ -288,6 +288,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		return nil, err
 	}
 	st.putBack.dirs, s.PutBackDirs = newDirs(st.putBack.dirs, s.PutBackDirs)
+	st.putBack.files, s.Reverted = notReverted(st.putBack.files, s.Reverted), nil
 	cur := st.tree
 	at = res.step("stage", at)
 	g := t.treeOnlyGit("index-cur")

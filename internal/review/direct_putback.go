@@ -51,8 +51,10 @@ var putBackWindow = 5 * time.Second
 type touchedPath struct {
 	path  string
 	ctime int64
+	ino   uint32
 	oid   [20]byte
 	mode  uint32
+	same  bool // a file: the object and mode the last review saw
 }
 
 // touched lists the files and directories whose inode changed at or
@@ -68,18 +70,18 @@ type touched struct {
 
 func ctimeNs(st *unix.Stat_t) int64 { return st.Ctim.Sec*1e9 + st.Ctim.Nsec }
 
-// entriesOf returns ix's entries for paths.
+// entriesOf returns ix's entries for paths, and a zero entry for each
+// path ix does not have (a new file).
 func entriesOf(ix *ixFile, paths []string) map[string]ixEntry {
-	if ix == nil || len(paths) == 0 {
+	if ix == nil {
 		return nil
 	}
-	want := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		want[p] = true
-	}
 	out := make(map[string]ixEntry, len(paths))
+	for _, p := range paths {
+		out[p] = ixEntry{}
+	}
 	for _, e := range ix.entries {
-		if want[e.path] {
+		if _, ok := out[e.path]; ok {
 			out[e.path] = e
 		}
 	}
@@ -87,31 +89,51 @@ func entriesOf(ix *ixFile, paths []string) map[string]ixEntry {
 }
 
 // putBackOf compares the entries staging wrote (after) with the ones it
-// replaced (before): a file whose inode changed at or after cut, by the
-// stat taken as it was read (a take-away that lands after the survey's
-// look, while review runs, is one too: outside round putback/10), and
-// whose object and mode are what they were, was written back with the
-// bytes the last review saw. Files that are new inodes in that window
-// mark their directories as replaced, whatever their content.
+// replaced (before), by the stat taken as each file was read (so a
+// take-away that lands after the survey's look, while review runs, counts:
+// outside round putback/10): a file written at or after cut is kept,
+// with whether it holds the bytes the last review saw. Any other bytes
+// count too: a decoy the agent writes for the moment review reads (the
+// original with its version bumped, outside round putback/01) is as much
+// a take-away as the original. Files that are new inodes in that window
+// mark their directories as replaced.
 func putBackOf(t touched, before map[string]ixEntry, after []ixEntry, cut time.Time) touched {
 	out := touched{dirs: t.dirs, tracked: t.tracked, replaced: map[string]bool{}}
-	if len(before) == 0 {
+	if before == nil {
 		return out
 	}
 	c := cut.UnixNano()
 	for i := range after {
 		n := &after[i]
-		b, ok := before[n.path]
 		ctime := int64(n.stat[0])*1e9 + int64(n.stat[1])
-		if !ok || ctime < c || n.stat[0] == b.stat[0] && n.stat[1] == b.stat[1] && n.stat[4] == b.stat[4] && n.stat[5] == b.stat[5] {
+		if ctime < c || n.stat[ixMode] == ModeGitlink {
 			continue
 		}
+		b, ok := before[n.path]
+		if !ok || n.stat[0] == b.stat[0] && n.stat[1] == b.stat[1] && n.stat[4] == b.stat[4] && n.stat[5] == b.stat[5] {
+			continue // not staged now, or the inode the last review read
+		}
 		if n.stat[4] != b.stat[4] || n.stat[5] != b.stat[5] {
-			out.replaced[path.Dir(n.path)] = true
+			out.replaced[path.Dir(n.path)] = true // renamed in, or new
 		}
-		if n.oid == b.oid && n.stat[ixMode] == b.stat[ixMode] {
-			out.files = append(out.files, touchedPath{path: n.path, ctime: ctime, oid: n.oid, mode: n.stat[ixMode]})
+		out.files = append(out.files, touchedPath{path: n.path, ctime: ctime, ino: n.stat[5], oid: n.oid, mode: n.stat[ixMode],
+			same: n.oid == b.oid && n.stat[ixMode] == b.stat[ixMode]})
+	}
+	return out
+}
+
+// notReverted drops the files `revert` wrote since the last review (the
+// same inode and ctime).
+func notReverted(files []touchedPath, reverted map[string][2]int64) []touchedPath {
+	if len(reverted) == 0 {
+		return files
+	}
+	out := files[:0:0]
+	for _, f := range files {
+		if r, ok := reverted[f.path]; ok && uint32(r[0]) == f.ino && r[1] == f.ctime {
+			continue
 		}
+		out = append(out, f)
 	}
 	return out
 }
@@ -156,7 +178,10 @@ func addPutBack(files []*File, pb touched, br *blobReader, began time.Time) ([]*
 	var es []rawEntry
 	note := map[string]string{}
 	for _, f := range pb.files {
-		n := putBackNote("rewritten with the content the last review saw", f.ctime, began)
+		n := putBackNote("written", f.ctime, began) + " (what the agent writes as review starts may be a decoy)"
+		if f.same {
+			n = putBackNote("rewritten with the content the last review saw", f.ctime, began)
+		}
 		if ff, ok := byPath[f.path]; ok {
 			ff.PutBack = n
 			continue

@@ -91,6 +91,13 @@ func TestPutBack(t *testing.T) {
 		t.Fatalf("a new file listed in .vscode/: the directory was flagged %q, want medium", got[".vscode/"])
 	}
 
+	// A decoy: other bytes written just before review (the original with
+	// its version bumped; outside round putback/01) count as much.
+	writeFile(t, dir+"/package.json", `{"name":"p","version":"1.0.1","scripts":{"build":"tsc"}}`+"\n", 0o644)
+	if got := putBackRules(t, tg); got["package.json"] != "PUT-BACK high" {
+		t.Fatalf("a decoy written just before review: flagged %v", got)
+	}
+
 	// Outside the window: nothing.
 	old := putBackWindow
 	putBackWindow = 50 * time.Millisecond

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -61,19 +62,42 @@ func Revert(ctx context.Context, t *Target, paths []string) ([]string, error) {
 		if exists && mode != ModeFile && mode != ModeExec && mode != ModeSymlink {
 			return done, fmt.Errorf("%s: cannot restore a %s entry", p, FormatMode(mode))
 		}
-		if err := restore(t.Repo, p, data, mode, exists); err != nil {
+		w, err := restore(t.Repo, p, data, mode, exists)
+		if err != nil {
 			return done, fmt.Errorf("revert %s: %w", p, err)
 		}
 		done = append(done, p)
+		s.noteRevert(p, w)
 	}
-	return done, nil
+	return done, t.saveState(s)
+}
+
+// written is what restore left: the inode it wrote (ino 0 when it removed
+// the path) and its directory's ctime.
+type written struct {
+	ino, ctime, dirCtime int64
+}
+
+// noteRevert remembers what revert wrote, so the next review does not
+// take the user's own revert for an agent's take-away (PUT-BACK).
+func (s *state) noteRevert(p string, w written) {
+	if s.Reverted == nil {
+		s.Reverted = map[string][2]int64{}
+	}
+	if s.PutBackDirs == nil {
+		s.PutBackDirs = map[string]int64{}
+	}
+	if w.ino != 0 {
+		s.Reverted[p] = [2]int64{w.ino, w.ctime}
+	}
+	s.PutBackDirs[path.Dir(p)] = w.dirCtime
 }
 
 // restore writes (or removes) root/p safely.
-func restore(root, p string, data []byte, mode uint32, exists bool) error {
+func restore(root, p string, data []byte, mode uint32, exists bool) (w written, err error) {
 	dirfd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return err
+		return w, err
 	}
 	segs := strings.Split(p, "/")
 	for _, seg := range segs[:len(segs)-1] {
@@ -85,30 +109,36 @@ func restore(root, p string, data []byte, mode uint32, exists bool) error {
 		}
 		unix.Close(dirfd)
 		if err == unix.ENOENT && !exists {
-			return nil // nothing to remove
+			return w, nil // nothing to remove
 		}
 		if err != nil {
-			return fmt.Errorf("open directory %s: %w (a symlink on the way is refused)", seg, err)
+			return w, fmt.Errorf("open directory %s: %w (a symlink on the way is refused)", seg, err)
 		}
 		dirfd = next
 	}
 	defer unix.Close(dirfd)
+	defer func() {
+		var st unix.Stat_t
+		if err == nil && unix.Fstat(dirfd, &st) == nil {
+			w.dirCtime = ctimeNs(&st)
+		}
+	}()
 	name := segs[len(segs)-1]
 	if !exists {
 		err := unix.Unlinkat(dirfd, name, 0)
 		if err == unix.EISDIR {
-			return errors.New("is a directory; revert the files inside it")
+			return w, errors.New("is a directory; revert the files inside it")
 		}
 		if err == unix.ENOENT {
-			return nil
+			return w, nil
 		}
-		return err
+		return w, err
 	}
 	tmp := ".airlock-revert-" + name
 	_ = unix.Unlinkat(dirfd, tmp, 0)
 	if mode == ModeSymlink {
 		if err := unix.Symlinkat(string(data), dirfd, tmp); err != nil {
-			return err
+			return w, err
 		}
 	} else {
 		perm := uint32(0o644)
@@ -117,18 +147,25 @@ func restore(root, p string, data []byte, mode uint32, exists bool) error {
 		}
 		fd, err := unix.Openat(dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
 		if err != nil {
-			return err
+			return w, err
 		}
 		for off := 0; off < len(data); {
 			n, err := unix.Write(fd, data[off:])
 			if err != nil {
 				unix.Close(fd)
-				return err
+				return w, err
 			}
 			off += n
 		}
 		_ = unix.Fchmod(fd, perm)
 		unix.Close(fd)
 	}
-	return unix.Renameat(dirfd, tmp, dirfd, name)
+	if err := unix.Renameat(dirfd, tmp, dirfd, name); err != nil {
+		return w, err
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		w.ino, w.ctime = int64(st.Ino), ctimeNs(&st)
+	}
+	return w, nil
 }

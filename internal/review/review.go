@@ -142,6 +142,9 @@ type state struct {
 	// Direct mode: the directories the last review found changed just
 	// before it (their ctimes): not news to the next (direct_putback.go).
 	PutBackDirs map[string]int64 `json:"putBackDirs,omitempty"`
+	// Direct mode: what `revert` wrote since the last review (path →
+	// inode, ctime): the user's own, not an agent's take-away.
+	Reverted map[string][2]int64 `json:"reverted,omitempty"`
 }
 
 func (t *Target) dir() string { return filepath.Join(t.StateDir, "review") }
