@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 	"sort"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -114,7 +113,14 @@ func putBackOf(t touched, before map[string]ixEntry, after []ixEntry, cut time.T
 			continue // not staged now, or the inode the last review read
 		}
 		if n.stat[4] != b.stat[4] || n.stat[5] != b.stat[5] {
-			out.replaced[path.Dir(n.path)] = true // renamed in, or new
+			// Renamed in, or new: its directory changed, and so did the
+			// first tracked one above a directory that holds no tracked file.
+			d := path.Dir(n.path)
+			out.replaced[d] = true
+			for d != "." && !t.tracked[d] {
+				d = path.Dir(d)
+				out.replaced[d] = true
+			}
 		}
 		out.files = append(out.files, touchedPath{path: n.path, ctime: ctime, ino: n.stat[5], oid: n.oid, mode: n.stat[ixMode],
 			same: n.oid == b.oid && n.stat[ixMode] == b.stat[ixMode]})
@@ -202,23 +208,11 @@ func addPutBack(files []*File, pb touched, br *blobReader, began time.Time) ([]*
 		}
 		files = append(files, more...)
 	}
-	// A directory's change is accounted for by a path listed as created
-	// or removed directly in it (or below a directory in it that holds no
-	// tracked file: git lists only the files of a new directory), or by a
-	// file in it that is a new inode (renamed in). Even so the change is
-	// listed, as a medium: a visible change beside it must not hide it.
-	accounted := map[string]bool{}
-	for p, f := range byPath {
-		if f.OldMode != 0 && f.NewMode != 0 {
-			continue
-		}
-		d := path.Dir(strings.TrimSuffix(p, "/"))
-		accounted[d] = true
-		for d != "." && !pb.tracked[d] {
-			d = path.Dir(d)
-			accounted[d] = true
-		}
-	}
+	// A directory's change is accounted for only by a file created or
+	// renamed into it in the same window (a listed change from earlier,
+	// or a deletion of any age, says nothing of when the directory
+	// changed: outside round putback/11's decoys). Even then it is listed,
+	// as a medium: a visible change beside it must not hide a take-away.
 	sort.Slice(pb.dirs, func(i, j int) bool { return pb.dirs[i].path < pb.dirs[j].path })
 	for _, d := range pb.dirs {
 		name := d.path + "/"
@@ -227,7 +221,7 @@ func addPutBack(files []*File, pb touched, br *blobReader, began time.Time) ([]*
 		}
 		f := &File{Path: name, OldMode: ModeDir, NewMode: ModeDir, Size: -1,
 			PutBack: putBackNote("entries created, removed or renamed, or the directory moved, with no change review can list,", d.ctime, began)}
-		if accounted[d.path] || pb.replaced[d.path] {
+		if pb.replaced[d.path] {
 			f.PutBack = putBackNote("entries created, removed or renamed", d.ctime, began) + "; the changes listed in it may account for it"
 			f.putBackListed = true
 		}

@@ -164,3 +164,21 @@ func TestPutBackWhileReviewRuns(t *testing.T) {
 		t.Fatalf("put back while review ran: flagged %v", got)
 	}
 }
+
+// TestPutBackDecoyDoesNotAccount: the reviewed directory is renamed back
+// just before review, holding a decoy file added long before (listed as
+// new): a listed change from before the window says nothing of when the
+// directory changed (outside round putback/11).
+func TestPutBackDecoyDoesNotAccount(t *testing.T) {
+	dir, tg := putBackTree(t)
+	old := putBackWindow
+	putBackWindow = 30 * time.Millisecond
+	t.Cleanup(func() { putBackWindow = old })
+	must(t, os.Rename(dir+"/.vscode", dir+"/.vscode.orig"))
+	writeFile(t, dir+"/.vscode.orig/extensions.json", "{}\n", 0o644)
+	time.Sleep(60 * time.Millisecond)
+	must(t, os.Rename(dir+"/.vscode.orig", dir+"/.vscode"))
+	if got := putBackRules(t, tg); got[".vscode/"] != "PUT-BACK high" {
+		t.Fatalf(".vscode/ renamed back beside an old decoy: flagged %v", got)
+	}
+}
