@@ -371,15 +371,31 @@ func reviewErr(env Env, name, op string, err error) error {
 	return &Error{Code: protocol.CodeFailed, Message: op + ": " + msg}
 }
 
+// requestedAt is when the user asked for a review: the client's time
+// (ms) when it is sane (not after the bridge got the request, at most a
+// minute before), else the receipt.
+func requestedAt(ms int64, received time.Time) time.Time {
+	if ms <= 0 {
+		return received
+	}
+	at := time.UnixMilli(ms)
+	if at.After(received) || received.Sub(at) > time.Minute {
+		return received
+	}
+	return at
+}
+
 func (rv *reviewFeature) list(ctx context.Context, env Env, params json.RawMessage) (any, error) {
 	var p protocol.ReviewParams
 	if err := decodeParamsWant(protocol.MethodReviewList, "{name}", params, &p, func() bool { return p.Name != "" }); err != nil {
 		return nil, err
 	}
+	received := time.Now()
 	t, err := reviewSandbox(env, p.Name)
 	if err != nil {
 		return nil, err
 	}
+	t.RequestedAt = requestedAt(p.RequestedAtMs, received)
 	defer rv.lock(t.Name)()
 	res, err := review.Review(ctx, t)
 	if err != nil {

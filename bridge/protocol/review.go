@@ -9,9 +9,13 @@ const (
 	MethodReviewRevert = "review.revert" // ReviewRevertParams → ReviewRevertResult
 )
 
-// ReviewParams names the sandbox to review.
+// ReviewParams names the sandbox to review. RequestedAtMs is when the
+// user asked (the CLI's own start, Unix milliseconds): direct mode's
+// PUT-BACK counts what was written from a little before it; absent, the
+// bridge's receipt of the request.
 type ReviewParams struct {
-	Name string `json:"name"`
+	Name          string `json:"name"`
+	RequestedAtMs int64  `json:"requestedAtMs,omitempty"`
 }
 
 // Flag is one rule hit on a file.

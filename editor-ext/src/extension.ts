@@ -168,7 +168,7 @@ export class Airlock {
     const name = item?.sandbox.name ?? (await this.pickSandbox());
     if (!name) return;
     try {
-      const res = await this.call<ReviewResult>(Methods.reviewList, { name });
+      const res = await this.call<ReviewResult>(Methods.reviewList, { name, requestedAtMs: Date.now() });
       this.review.set(name, res.files ?? []);
       await vscode.commands.executeCommand('airlock.review.focus');
     } catch (e) {

@@ -109,9 +109,13 @@ export const MethodReviewList = "review.list";
 export const MethodReviewFile = "review.file";
 export const MethodReviewApply = "review.apply";
 export const MethodReviewRevert = "review.revert";
-// ReviewParams names the sandbox to review.
+// ReviewParams names the sandbox to review. RequestedAtMs is when the
+// user asked (the CLI's own start, Unix milliseconds): direct mode's
+// PUT-BACK counts what was written from a little before it; absent, the
+// bridge's receipt of the request.
 export interface ReviewParams {
   name: string;
+  requestedAtMs?: number;
 }
 // Flag is one rule hit on a file.
 export interface Flag {

@@ -73,7 +73,7 @@ func runReview(e *Env, args []string) error {
 		return Usagef("need exactly one sandbox name")
 	}
 	var res protocol.ReviewResult
-	if err := call(e, protocol.MethodReviewList, protocol.ReviewParams{Name: pos[0]}, &res); err != nil {
+	if err := call(e, protocol.MethodReviewList, protocol.ReviewParams{Name: pos[0], RequestedAtMs: startedAt().UnixMilli()}, &res); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -150,7 +150,7 @@ func runDiff(e *Env, args []string) error {
 		paths = []string{pos[1]}
 	} else {
 		var res protocol.ReviewResult
-		if err := call(e, protocol.MethodReviewList, protocol.ReviewParams{Name: name}, &res); err != nil {
+		if err := call(e, protocol.MethodReviewList, protocol.ReviewParams{Name: name, RequestedAtMs: startedAt().UnixMilli()}, &res); err != nil {
 			return err
 		}
 		for _, f := range res.Files {

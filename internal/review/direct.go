@@ -266,7 +266,10 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	}
 	res := &Result{Name: t.Name, Mode: t.Mode, Base: s.Base}
 	at := time.Now()
-	began := at
+	began := at // when the user asked: the earliest the agent can see review coming
+	if !t.RequestedAt.IsZero() && t.RequestedAt.Before(at) {
+		began = t.RequestedAt
+	}
 	// The walk for .git files and nested repositories runs alongside
 	// staging (it reads the folder only).
 	type metaRead struct {

@@ -20,30 +20,37 @@ import (
 // ctime. Any write, rename, link or chmod sets it, through the gate as
 // anywhere.
 //
-// A tracked file whose inode changed in the putBackWindow before the
-// review began (or while it ran), since the last review recorded it in
-// its index, and that holds exactly the content the last review saw, was
-// written again with the same bytes just as review began: PUT-BACK. A
-// directory changed in that window (an entry created, removed or
-// renamed, or the directory itself moved) is one too: a file taken away,
-// or a directory swapped for the one review saw; high where no listed
-// change in it accounts for that, medium where one may (a change the
-// agent lets review see must not hide the one it takes away). Honest work rarely does either in the seconds before a
-// review; when the agent was still working, the finding says to stop it
-// and review again. A review right after flags nothing new (the last one
-// saw those inodes), so an agent hiding a change shows up as a put-back
-// at every review it hides from.
+// Any file staged now whose inode changed from a little before the user
+// asked for the review (putBackWindow before the CLI's own start: the
+// fork the agent watches for) or while it ran, after the last review
+// read it, was written for the moment review reads: PUT-BACK, whether it
+// holds the bytes the last review saw or a decoy. A directory changed in
+// that window (an entry created, removed or renamed, or the directory
+// itself moved) is one too: a file taken away, or a directory swapped for
+// the one review saw; high where no file created or renamed into it in
+// the same window accounts for that, medium where one may (a change the
+// agent lets review see must not hide the one it takes away).
 //
-// The window is what keeps this quiet: `npm install` rewrites an
-// unchanged package-lock.json in place, `sed -i` renames every file it
-// visits, and neither is news unless it happened as review began. An
-// agent that hides on a signal seconds before a review (a user's other
-// host commands) is outside it; its change is back in the folder after
-// review, and the next review that does not coincide with its signal
-// shows it.
+// The window is what keeps this quiet. Honest work just before a review
+// (sed -i renames every file it visits, `npm install` rewrites an
+// unchanged package-lock.json, git stash pop, an editor's swap file)
+// happens before the user types the command, and the user reads the
+// agent's "done" before that: outside round putback/06-09 found all of
+// them flagged with a 5 s window counted from the bridge's start of the
+// review. An agent reacting to review's start writes after the CLI's fork
+// (3-13 ms after, in ignwalk2/04), inside it. One that hides on an
+// earlier signal (any host activity) must keep the original in place
+// most of the time, the user's own commands included; its change is back
+// after review, and the next review that does not follow its signal
+// shows it. A review right after flags nothing new (the last one saw
+// those inodes; directories are remembered by ctime), and what `airlock
+// revert` wrote is remembered too.
 
-// putBackWindow: how long before a review a rewrite counts as made for it.
-var putBackWindow = 5 * time.Second
+// putBackWindow: how long before the user asked for a review a write
+// counts as made for it (the CLI's start is measured from its fork, to a
+// clock tick; the slack covers the tick, the file times' coarse clock and
+// a loaded machine).
+var putBackWindow = 250 * time.Millisecond
 
 // touchedPath is a path and its inode's ctime (ns); for a put-back file
 // (putBackOf) also its object and mode.
@@ -166,9 +173,9 @@ func newDirs(dirs []touchedPath, seen map[string]int64) ([]touchedPath, map[stri
 // review that began at began.
 func putBackNote(what string, ctime int64, began time.Time) string {
 	d := time.Duration(ctime - began.UnixNano())
-	when := fmt.Sprintf("%.2f s before this review began", -d.Seconds())
+	when := fmt.Sprintf("%d ms before you asked for this review", -d.Milliseconds())
 	if d >= 0 {
-		when = fmt.Sprintf("%.2f s after this review began, while it ran", d.Seconds())
+		when = fmt.Sprintf("%d ms after you asked for this review, while it ran", d.Milliseconds())
 	}
 	return what + " " + when
 }

@@ -56,6 +56,10 @@ type Target struct {
 	// Trailers are added to the snapshot commit's message by Apply
 	// (provenance); none = the branch points at the snapshot itself.
 	Trailers []Trailer
+	// RequestedAt is when the user asked for this review (the CLI's own
+	// start); zero means now. Direct mode's PUT-BACK counts what was
+	// written from a little before it (direct_putback.go).
+	RequestedAt time.Time
 }
 
 // ErrNoBaseline: nothing recorded to compare with.
