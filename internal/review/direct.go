@@ -99,6 +99,9 @@ func (t *Target) stage(ctx context.Context, index string, since, touchedAfter ti
 		return nil, err
 	}
 	forced, ignoredProblems := t.ignoredToStage(since, sv.ignored, sv.ignStat, big)
+	if !touchedAfter.IsZero() {
+		sv.touched = ignoredTouched(sv.touched, sv.ignStat, touchedAfter)
+	}
 	problems = append(problems, ignoredProblems...)
 	if !sv.full {
 		if len(big) > 0 {

@@ -221,6 +221,7 @@ func TestDeletedIsDir(t *testing.T) {
 // same paths with the same modes and contents.
 func TestIgnoredWalkDifferential(t *testing.T) {
 	gitEnv(t)
+	noPutBackWindow(t) // the listings are compared, not when they changed (the git path has no walk to date directories)
 	ctx := context.Background()
 	dir := t.TempDir()
 	runGit(t, dir, "init", "-q", "-b", "main")

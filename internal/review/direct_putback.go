@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -72,6 +73,9 @@ type touched struct {
 	// replaced: the directories where a touched file is a new inode,
 	// whatever its content (putBackOf): an entry renamed in.
 	replaced map[string]bool
+	// ignReplaced: the ignored directories holding a file that new
+	// (ignoredTouched); they hold no index entry.
+	ignReplaced map[string]bool
 }
 
 func ctimeNs(st *unix.Stat_t) int64 { return st.Ctim.Sec*1e9 + st.Ctim.Nsec }
@@ -104,7 +108,7 @@ func entriesOf(ix *ixFile, paths []string) map[string]ixEntry {
 // a take-away as the original. Files that are new inodes in that window
 // mark their directories as replaced.
 func putBackOf(t touched, before map[string]ixEntry, after []ixEntry, cut time.Time) touched {
-	out := touched{dirs: t.dirs, tracked: t.tracked, replaced: map[string]bool{}}
+	out := touched{dirs: t.dirs, tracked: t.tracked, replaced: map[string]bool{}, ignReplaced: t.ignReplaced}
 	if before == nil {
 		return out
 	}
@@ -133,6 +137,29 @@ func putBackOf(t touched, before map[string]ixEntry, after []ixEntry, cut time.T
 			same: n.oid == b.oid && n.stat[ixMode] == b.stat[ixMode]})
 	}
 	return out
+}
+
+// ignoredTouched adds to t the ignored directories the walk entered whose
+// ctime is at or after cut (a package directory swapped back for review:
+// outside round putback/03), and marks as replaced the directories where
+// an ignored file is that new: node_modules holds no index entry, so
+// refreshGo never looks there.
+func ignoredTouched(t touched, stats map[string]ignStat, cut time.Time) touched {
+	c := cut.UnixNano()
+	for p, s := range stats {
+		if s.ctime < c {
+			continue
+		}
+		if s.dir {
+			t.dirs = append(t.dirs, touchedPath{path: strings.TrimSuffix(p, "/"), ctime: s.ctime})
+			continue
+		}
+		if t.ignReplaced == nil {
+			t.ignReplaced = map[string]bool{}
+		}
+		t.ignReplaced[path.Dir(p)] = true
+	}
+	return t
 }
 
 // notReverted drops the files `revert` wrote since the last review (the
@@ -228,7 +255,7 @@ func addPutBack(files []*File, pb touched, br *blobReader, began time.Time) ([]*
 		}
 		f := &File{Path: name, OldMode: ModeDir, NewMode: ModeDir, Size: -1,
 			PutBack: putBackNote("entries created, removed or renamed, or the directory moved, with no change review can list,", d.ctime, began)}
-		if pb.replaced[d.path] {
+		if pb.replaced[d.path] || pb.ignReplaced[d.path] {
 			f.PutBack = putBackNote("entries created, removed or renamed", d.ctime, began) + "; the changes listed in it may account for it"
 			f.putBackListed = true
 		}

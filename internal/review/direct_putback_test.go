@@ -182,3 +182,25 @@ func TestPutBackDecoyDoesNotAccount(t *testing.T) {
 		t.Fatalf(".vscode/ renamed back beside an old decoy: flagged %v", got)
 	}
 }
+
+// TestPutBackIgnoredDirectory: a package directory in node_modules swapped
+// back as review starts (every file at its start path with its start
+// inode): the directory's ctime tells, though it holds no index entry
+// (outside round putback/03).
+func TestPutBackIgnoredDirectory(t *testing.T) {
+	dir, tg := ignoredTree(t)
+	time.Sleep(2 * ignoredSlack)
+	ctx := context.Background()
+	if err := Baseline(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Review(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(dir, "node_modules", "a")
+	must(t, os.Rename(a, a+".orig"))
+	must(t, os.Rename(a+".orig", a))
+	if got := putBackRules(t, tg); got["node_modules/a/"] != "PUT-BACK high" {
+		t.Fatalf("node_modules/a swapped back before review: flagged %v", got)
+	}
+}
