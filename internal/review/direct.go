@@ -273,26 +273,31 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	if !t.RequestedAt.IsZero() && t.RequestedAt.Before(at) {
 		began = t.RequestedAt
 	}
-	// The walk for .git files and nested repositories runs alongside
-	// staging (it reads the folder only).
-	type metaRead struct {
-		m   Meta
-		err error
-	}
-	metaCh := make(chan metaRead, 1)
-	go func() {
-		m, err := t.liveMeta()
-		metaCh <- metaRead{m, err}
-	}()
-	defer func() { <-metaCh }()
 	cut := began.Add(-putBackWindow) // and never before the baseline, which saw what came before
 	if s.BaseAt.After(cut) {
 		cut = s.BaseAt
 	}
+	// The walk for .git files and nested repositories runs alongside
+	// staging (it reads the folder only); it also dates every directory
+	// it opens, for PUT-BACK.
+	type metaRead struct {
+		m    Meta
+		dirs []touchedPath
+		err  error
+	}
+	metaCh := make(chan metaRead, 1)
+	go func() {
+		m, dirs, err := t.liveMetaSince(cut)
+		metaCh <- metaRead{m, dirs, err}
+	}()
+	defer func() { <-metaCh }()
 	st, err := t.stage(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack), cut)
 	if err != nil {
 		return nil, err
 	}
+	mr := <-metaCh
+	metaCh <- mr // for the reads below and the deferred one
+	st.putBack.dirs = mergeDirs(st.putBack.dirs, mr.dirs)
 	st.putBack.dirs, s.PutBackDirs = newDirs(st.putBack.dirs, s.PutBackDirs)
 	st.putBack.files, s.Reverted = notReverted(st.putBack.files, s.Reverted), nil
 	cur := st.tree
@@ -335,7 +340,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	if err := loadJSON(filepath.Join(t.dir(), "meta-base.json"), &baseMeta); err != nil {
 		return nil, fmt.Errorf("read the .git baseline: %w", err)
 	}
-	mr := <-metaCh
+	mr = <-metaCh
 	metaCh <- mr // for the deferred receive
 	curMeta, err := mr.m, mr.err
 	if err != nil {

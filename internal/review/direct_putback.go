@@ -162,6 +162,19 @@ func ignoredTouched(t touched, stats map[string]ignStat, cut time.Time) touched 
 	return t
 }
 
+// mergeDirs joins two lists of touched directories, one entry per path.
+func mergeDirs(a, b []touchedPath) []touchedPath {
+	seen := make(map[string]bool, len(a)+len(b))
+	var out []touchedPath
+	for _, d := range append(append([]touchedPath{}, a...), b...) {
+		if !seen[d.path] {
+			seen[d.path] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // notReverted drops the files `revert` wrote since the last review (the
 // same inode and ctime).
 func notReverted(files []touchedPath, reverted map[string][2]int64) []touchedPath {

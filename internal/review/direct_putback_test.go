@@ -204,3 +204,20 @@ func TestPutBackIgnoredDirectory(t *testing.T) {
 		t.Fatalf("node_modules/a swapped back before review: flagged %v", got)
 	}
 }
+
+// TestPutBackNewDirectoryEmptied: a directory no review has seen a file
+// in (.vscode/, new) keeps existing while its one file is taken away as
+// review starts: no index entry leads there, the walk of the folder's
+// directories does (outside round putback/13).
+func TestPutBackNewDirectoryEmptied(t *testing.T) {
+	dir, tg := putBackTree(t)
+	old := putBackWindow
+	putBackWindow = 30 * time.Millisecond
+	t.Cleanup(func() { putBackWindow = old })
+	writeFile(t, dir+"/.idea/workspace.xml", "<project/>\n", 0o644)
+	time.Sleep(60 * time.Millisecond) // the root's new entry is older than the window
+	must(t, os.Remove(dir+"/.idea/workspace.xml"))
+	if got := putBackRules(t, tg); got[".idea/"] != "PUT-BACK high" {
+		t.Fatalf("a new directory emptied before review: flagged %v", got)
+	}
+}

@@ -31,7 +31,7 @@ type survey struct {
 	ignStat map[string]ignStat
 	full    bool     // too many changes: stage with a plain `git add -A`
 	hidden  []string // the files hide globs cover (never staged, only lstat'ed)
-	touched touched  // surveyGo only: inodes changed just before the review (direct_putback.go)
+	touched touched  // surveyGo only: what PUT-BACK needs of the index (direct_putback.go)
 }
 
 // tracked lists the index's gitlinks and other entries: read from the

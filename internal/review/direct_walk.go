@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,22 +34,35 @@ type dotGit struct {
 // the walk has listed by a symlink to a host path before the walk enters
 // it (outside round putback/12).
 func dotGits(root string, max int) []dotGit {
+	out, _ := dotGitsSince(root, max, time.Time{})
+	return out
+}
+
+// dotGitsSince is dotGits, and also returns every directory it opened
+// whose ctime is at or after since (when not zero; "." the root): one
+// fstat each (PUT-BACK, direct_putback.go).
+func dotGitsSince(root string, max int, since time.Time) ([]dotGit, []touchedPath) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	defer unix.Close(fd)
 	w := &gitWalker{root: fd, max: max, buf: make([]byte, 32<<10)}
+	if !since.IsZero() {
+		w.since = since.UnixNano()
+	}
 	w.dir("")
-	return w.out
+	return w.out, w.touched
 }
 
 type gitWalker struct {
-	root int // the workspace root's descriptor
-	max  int
-	buf  []byte
-	out  []dotGit
-	stop bool
+	root    int // the workspace root's descriptor
+	since   int64
+	touched []touchedPath
+	max     int
+	buf     []byte
+	out     []dotGit
+	stop    bool
 }
 
 type walkEnt struct {
@@ -89,6 +103,14 @@ func (w *gitWalker) read(rel string) []walkEnt {
 			return nil
 		}
 		defer unix.Close(fd)
+	}
+	var st unix.Stat_t
+	if w.since != 0 && unix.Fstat(fd, &st) == nil && ctimeNs(&st) >= w.since {
+		name := rel
+		if name == "" {
+			name = "."
+		}
+		w.touched = append(w.touched, touchedPath{path: name, ctime: ctimeNs(&st)})
 	}
 	var ents []walkEnt
 	_ = readDirents(fd, w.buf, func(name []byte, dt uint8) error {

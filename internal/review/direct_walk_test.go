@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // walkDotGits is what liveMeta's filepath.WalkDir found before dotGits.
@@ -88,7 +89,7 @@ func TestNestedMetaNotThroughSymlink(t *testing.T) {
 		done()
 		t.Fatalf("pinnedDir went through the symlink: %s", dir)
 	}
-	tg.addNested(m)
+	tg.addNested(m, time.Time{})
 	if len(m) != 0 {
 		t.Fatalf("nested .git read through a symlinked directory: %v", m)
 	}

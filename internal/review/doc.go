@@ -78,8 +78,9 @@
 //	              one fstat of each directory it opens (ctime: a moved
 //	              package directory), and at the baseline a file of the
 //	              ignored files' inodes in the state dir (ignored-base).
-//	              refreshGo fstats each directory it opens during a review
-//	              (PUT-BACK, direct_putback.go); no more is read or written.
+//	              The walk for nested .git entries fstats each directory it
+//	              opens (PUT-BACK, direct_putback.go); no more is read or
+//	              written.
 //	apply,        git rev-list, diff-tree --stdin, ls-tree and cat-file on
 //	history       the quarantine (at most 1,000 commits): reads only.
 //	clone mode,   CopyBaseline, before the sandbox starts: git add and

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/hostgit"
 )
@@ -420,17 +421,26 @@ const maxNested = 50
 // repositories are scanned like the top-level one. The walk (dotGits)
 // does not follow symlinks.
 func (t *Target) liveMeta() (Meta, error) {
-	m, err := ReadMeta(OSMetaFS{Dir: filepath.Join(t.Repo, ".git")})
-	if err != nil {
-		return nil, err
-	}
-	t.addNested(m)
-	return m, nil
+	m, _, err := t.liveMetaSince(time.Time{})
+	return m, err
 }
 
-// addNested adds the .git entries below the root's to m.
-func (t *Target) addNested(m Meta) {
-	for _, d := range dotGits(t.Repo, maxNested) {
+// liveMetaSince is liveMeta, and the folder's directories whose ctime is
+// at or after since (when not zero), from the same walk.
+func (t *Target) liveMetaSince(since time.Time) (Meta, []touchedPath, error) {
+	m, err := ReadMeta(OSMetaFS{Dir: filepath.Join(t.Repo, ".git")})
+	if err != nil {
+		return nil, nil, err
+	}
+	dirs := t.addNested(m, since)
+	return m, dirs, nil
+}
+
+// addNested adds the .git entries below the root's to m, and returns the
+// directories the walk found changed at or after since.
+func (t *Target) addNested(m Meta, since time.Time) []touchedPath {
+	found, dirs := dotGitsSince(t.Repo, maxNested, since)
+	for _, d := range found {
 		// Read from the directory itself, pinned: never through whatever
 		// the agent puts in place of a directory above it after the walk.
 		dir, done, err := pinnedDir(t.Repo, path.Dir(d.rel))
@@ -440,6 +450,7 @@ func (t *Target) addNested(m Meta) {
 		t.nestedMeta(m, d, dir)
 		done()
 	}
+	return dirs
 }
 
 // nestedMeta adds the nested .git entry d, in the pinned directory dir,

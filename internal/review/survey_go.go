@@ -26,8 +26,8 @@ import (
 // where survey must decide: an index it does not read. Gitlinks are
 // always listed (as survey does: status does not enter them).
 //
-// Directories whose inode changed at or after touchedAfter (when not
-// zero) are kept in the survey's touched (direct_putback.go).
+// With touchedAfter (not zero), the survey's touched lists the
+// directories holding index entries (direct_putback.go).
 func (t *Target) surveyGo(ctx context.Context, g gitCmd, touchedAfter time.Time) (*survey, *ixFile, error) {
 	ix, err := readIx(g.indexFile())
 	if err != nil {
@@ -98,14 +98,13 @@ func (t *Target) surveyGo(ctx context.Context, g gitCmd, touchedAfter time.Time)
 type refreshed struct {
 	changed []string
 	dirNow  bool    // an entry's path is a directory now
-	touched touched // directories changed at or after touchedAfter
+	touched touched // the directories holding index entries, when touchedAfter is set
 }
 
 // refreshGo lists the index entries the folder may no longer match, and
 // adds the regular files above maxLiveBytes to big. Directories are
 // opened one component at a time without following symlinks, by two
-// workers; each entry costs one fstatat (and each directory one fstat
-// when touchedAfter is set).
+// workers; each entry costs one fstatat.
 func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat, touchedAfter time.Time) refreshed {
 	type group struct {
 		dir     string
@@ -123,7 +122,6 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat, touchedAfter time
 	const workers = 2
 	changed := make([][]string, workers)
 	dirs := make([]bool, workers)
-	touch := make([]touched, workers)
 	var after int64 // 0: touched is not wanted
 	if !touchedAfter.IsZero() {
 		after = touchedAfter.UnixNano()
@@ -151,9 +149,6 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat, touchedAfter time
 					if dir, err = openDirNoFollow(root, groups[i].dir); err != nil {
 						dir = -1
 					}
-				}
-				if after != 0 && dir >= 0 && unix.Fstat(dir, &st) == nil && ctimeNs(&st) >= after {
-					touch[w].dirs = append(touch[w].dirs, touchedPath{path: groups[i].dir, ctime: ctimeNs(&st)})
 				}
 				for _, k := range groups[i].entries {
 					e := &ix.entries[k]
@@ -193,9 +188,8 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat, touchedAfter time
 	for w, c := range changed {
 		out.changed = append(out.changed, c...)
 		out.dirNow = out.dirNow || dirs[w]
-		out.touched.dirs = append(out.touched.dirs, touch[w].dirs...)
 	}
-	if len(out.touched.dirs) > 0 {
+	if after != 0 {
 		out.touched.tracked = make(map[string]bool, len(groups))
 		for _, g := range groups {
 			out.touched.tracked[g.dir] = true
