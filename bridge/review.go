@@ -396,6 +396,9 @@ func (rv *reviewFeature) list(ctx context.Context, env Env, params json.RawMessa
 		return nil, err
 	}
 	t.RequestedAt = requestedAt(p.RequestedAtMs, received)
+	if sb, err := env.Sandbox(p.Name); err == nil {
+		t.Stopped = !sb.Running()
+	}
 	defer rv.lock(t.Name)()
 	res, err := review.Review(ctx, t)
 	if err != nil {

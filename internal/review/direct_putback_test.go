@@ -221,3 +221,24 @@ func TestPutBackNewDirectoryEmptied(t *testing.T) {
 		t.Fatalf("a new directory emptied before review: flagged %v", got)
 	}
 }
+
+// TestPutBackStopped: with the sandbox stopped no agent can take anything
+// away, so whatever was just written is the user's: no PUT-BACK, and no
+// note that the agent can change the folder after the review.
+func TestPutBackStopped(t *testing.T) {
+	dir, tg := putBackTree(t)
+	tg.Stopped = true
+	rewrite(t, dir+"/package.json")
+	if got := putBackRules(t, tg); len(got) != 0 {
+		t.Fatalf("a stopped sandbox's review flagged %v", got)
+	}
+	res, err := Review(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range res.Notes {
+		if strings.Contains(n, "is running") {
+			t.Fatalf("note for a stopped sandbox: %s", n)
+		}
+	}
+}

@@ -60,6 +60,10 @@ type Target struct {
 	// start); zero means now. Direct mode's PUT-BACK counts what was
 	// written from a little before it (direct_putback.go).
 	RequestedAt time.Time
+	// Stopped: the sandbox is not running, so no agent can write the
+	// folder while review reads it (direct mode: no PUT-BACK window, and
+	// no note saying the agent can change the folder right after).
+	Stopped bool
 }
 
 // ErrNoBaseline: nothing recorded to compare with.
