@@ -286,14 +286,15 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	// staging (it reads the folder only); it also dates every directory
 	// it opens, for PUT-BACK.
 	type metaRead struct {
-		m    Meta
-		dirs []touchedPath
-		err  error
+		m        Meta
+		dirs     []touchedPath
+		problems []Problem
+		err      error
 	}
 	metaCh := make(chan metaRead, 1)
 	go func() {
-		m, dirs, err := t.liveMetaSince(cut)
-		metaCh <- metaRead{m, dirs, err}
+		m, dirs, ps, err := t.liveMetaSince(cut)
+		metaCh <- metaRead{m, dirs, ps, err}
 	}()
 	defer func() { <-metaCh }()
 	st, err := t.stage(ctx, "index-cur", s.BaseAt.Add(-ignoredSlack), cut)
@@ -352,7 +353,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		return nil, err
 	}
 	files = append(files, curMeta.Diff(baseMeta)...)
-	files = withProblems(files, st.problems)
+	files = withProblems(files, append(st.problems, mr.problems...))
 	t.markProtected(files)
 	at = res.step("git-meta", at)
 	// The agent's commits are captured inside the sandbox (its snapshot

@@ -52,11 +52,21 @@ func dotGitsSince(root string, max int, since time.Time) ([]dotGit, []touchedPat
 		w.since = since.UnixNano()
 	}
 	w.dir("")
+	if w.dirs > maxWalkDirs {
+		// Looked no further: say so where review lists .git entries.
+		w.out = append(w.out, dotGit{rel: "", typ: fs.ModeIrregular})
+	}
 	return w.out, w.touched
 }
 
+// maxWalkDirs bounds the directories the walk for .git entries opens: an
+// agent can make millions of empty ones (git status walks them too, at
+// about half the cost). Past it the walk stops, and review says so.
+var maxWalkDirs = 500000
+
 type gitWalker struct {
 	root    int // the workspace root's descriptor
+	dirs    int // directories opened
 	since   int64
 	touched []touchedPath
 	max     int
@@ -72,6 +82,10 @@ type walkEnt struct {
 }
 
 func (w *gitWalker) dir(rel string) {
+	if w.dirs++; w.dirs > maxWalkDirs {
+		w.stop = true
+		return
+	}
 	ents := w.read(rel)
 	sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
 	for _, e := range ents {

@@ -98,3 +98,28 @@ func TestNestedMetaNotThroughSymlink(t *testing.T) {
 		t.Fatalf("liveFile read %q through a symlinked directory (err %v)", data, err)
 	}
 }
+
+// TestWalkStopsAtMaxDirs: an agent's millions of empty directories stop
+// the walk for .git entries at maxWalkDirs, and review says so (outside
+// round putback, fix idea 2).
+func TestWalkStopsAtMaxDirs(t *testing.T) {
+	_, tg := putBackTree(t)
+	for i := 0; i < 20; i++ {
+		must(t, os.MkdirAll(filepath.Join(tg.Repo, "build", fmt.Sprintf("d%02d", i)), 0o755))
+	}
+	old := maxWalkDirs
+	maxWalkDirs = 10
+	t.Cleanup(func() { maxWalkDirs = old })
+	res, err := Review(t.Context(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Reports {
+		for _, f := range r.Findings {
+			if f.Severity == High && strings.Contains(r.File.Problem+f.Detail, "stopped looking") {
+				return
+			}
+		}
+	}
+	t.Fatalf("no high finding says the walk stopped: %+v", res.Reports)
+}

@@ -421,26 +421,36 @@ const maxNested = 50
 // repositories are scanned like the top-level one. The walk (dotGits)
 // does not follow symlinks.
 func (t *Target) liveMeta() (Meta, error) {
-	m, _, err := t.liveMetaSince(time.Time{})
+	m, _, _, err := t.liveMetaSince(time.Time{})
 	return m, err
 }
 
 // liveMetaSince is liveMeta, and the folder's directories whose ctime is
-// at or after since (when not zero), from the same walk.
-func (t *Target) liveMetaSince(since time.Time) (Meta, []touchedPath, error) {
+// at or after since (when not zero), from the same walk, and a problem
+// when the walk stopped at maxWalkDirs.
+func (t *Target) liveMetaSince(since time.Time) (Meta, []touchedPath, []Problem, error) {
 	m, err := ReadMeta(OSMetaFS{Dir: filepath.Join(t.Repo, ".git")})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	dirs := t.addNested(m, since)
-	return m, dirs, nil
+	dirs, stopped := t.addNested(m, since)
+	var ps []Problem
+	if stopped {
+		ps = append(ps, Problem{Msg: fmt.Sprintf("the folder holds more than %d directories: review stopped looking for nested .git entries (and for directories changed as it began) past them", maxWalkDirs)})
+	}
+	return m, dirs, ps, nil
 }
 
 // addNested adds the .git entries below the root's to m, and returns the
-// directories the walk found changed at or after since.
-func (t *Target) addNested(m Meta, since time.Time) []touchedPath {
+// directories the walk found changed at or after since, and whether it
+// stopped at maxWalkDirs.
+func (t *Target) addNested(m Meta, since time.Time) (dirs []touchedPath, stopped bool) {
 	found, dirs := dotGitsSince(t.Repo, maxNested, since)
 	for _, d := range found {
+		if d.typ == fs.ModeIrregular && d.rel == "" {
+			stopped = true
+			continue
+		}
 		// Read from the directory itself, pinned: never through whatever
 		// the agent puts in place of a directory above it after the walk.
 		dir, done, err := pinnedDir(t.Repo, path.Dir(d.rel))
@@ -450,7 +460,7 @@ func (t *Target) addNested(m Meta, since time.Time) []touchedPath {
 		t.nestedMeta(m, d, dir)
 		done()
 	}
-	return dirs
+	return dirs, stopped
 }
 
 // nestedMeta adds the nested .git entry d, in the pinned directory dir,
