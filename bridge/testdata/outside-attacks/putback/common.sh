@@ -11,7 +11,8 @@
 #   detector, not the signal.
 #   With HIDE_DELAY set, hide(k) starts that many seconds after the review
 #   began (in the background), to land while review runs (HIDE_DELAYS: one
-#   per review, in turn). ROUND_GAP: seconds
+#   per review, in turn). BEFORE_REVIEW: a command the harness runs
+#   between hide(k) and the review (the user's previous command). ROUND_GAP: seconds
 #   between show(k) and the next review (0).
 #  TRIGGER=fork: the agent times it itself with ignwalk2/04's trigger (the
 #   host-wide fork counter in /proc/stat: >= K (8) forks within 20 ms means
@@ -72,7 +73,7 @@ rounds() {
 			t0=$(date +%s.%N); (sleep "$HIDE_DELAY"; agent_call "hide($((i-1)))") & HP=$!
 			rv >/dev/null; echo "$t0" >>"$T/starts"; wait "$HP"
 		else
-			[ "$TRIGGER" = exec ] && agent_call "hide($((i-1)))"
+			[ "$TRIGGER" = exec ] && { agent_call "hide($((i-1)))"; ${BEFORE_REVIEW:-:}; }
 			t0=$(date +%s.%N); rv >/dev/null; echo "$t0" >>"$T/starts"
 		fi
 		[ "$TRIGGER" = exec ] && { agent_call "show($((i-1)))"; sleep "${ROUND_GAP:-0}"; }
