@@ -99,9 +99,7 @@ func TestPutBack(t *testing.T) {
 	}
 
 	// Outside the window: nothing.
-	old := putBackWindow
-	putBackWindow = 50 * time.Millisecond
-	t.Cleanup(func() { putBackWindow = old })
+	windowOf(t, 50*time.Millisecond)
 	rewrite(t, dir+"/package.json")
 	must(t, os.Remove(dir+"/.vscode/extensions.json"))
 	time.Sleep(100 * time.Millisecond)
@@ -132,9 +130,12 @@ func TestPutBackDirectorySwap(t *testing.T) {
 
 // noPutBackWindow makes PUT-BACK look only at what changes while a review
 // runs, for tests whose own setup writes the folder just before it.
-func noPutBackWindow(t *testing.T) {
+func noPutBackWindow(t *testing.T) { windowOf(t, 0) }
+
+// windowOf sets PUT-BACK's window for one test.
+func windowOf(t *testing.T, d time.Duration) {
 	old := putBackWindow
-	putBackWindow = 0
+	putBackWindow = d
 	t.Cleanup(func() { putBackWindow = old })
 }
 
@@ -144,9 +145,7 @@ func noPutBackWindow(t *testing.T) {
 // (outside round putback/10): the stat taken as it is read tells.
 func TestPutBackWhileReviewRuns(t *testing.T) {
 	dir, tg := putBackTree(t)
-	old := putBackWindow
-	putBackWindow = 15 * time.Millisecond // more than file times' coarse tick
-	t.Cleanup(func() { putBackWindow = old })
+	windowOf(t, 15*time.Millisecond) // more than file times' coarse tick
 	orig, err := os.ReadFile(dir + "/package.json")
 	must(t, err)
 	f, err := os.OpenFile(dir+"/package.json", os.O_WRONLY|os.O_TRUNC, 0)
@@ -171,9 +170,7 @@ func TestPutBackWhileReviewRuns(t *testing.T) {
 // directory changed (outside round putback/11).
 func TestPutBackDecoyDoesNotAccount(t *testing.T) {
 	dir, tg := putBackTree(t)
-	old := putBackWindow
-	putBackWindow = 30 * time.Millisecond
-	t.Cleanup(func() { putBackWindow = old })
+	windowOf(t, 30*time.Millisecond)
 	must(t, os.Rename(dir+"/.vscode", dir+"/.vscode.orig"))
 	writeFile(t, dir+"/.vscode.orig/extensions.json", "{}\n", 0o644)
 	time.Sleep(60 * time.Millisecond)
@@ -211,9 +208,7 @@ func TestPutBackIgnoredDirectory(t *testing.T) {
 // directories does (outside round putback/13).
 func TestPutBackNewDirectoryEmptied(t *testing.T) {
 	dir, tg := putBackTree(t)
-	old := putBackWindow
-	putBackWindow = 30 * time.Millisecond
-	t.Cleanup(func() { putBackWindow = old })
+	windowOf(t, 30*time.Millisecond)
 	writeFile(t, dir+"/.idea/workspace.xml", "<project/>\n", 0o644)
 	time.Sleep(60 * time.Millisecond) // the root's new entry is older than the window
 	must(t, os.Remove(dir+"/.idea/workspace.xml"))
