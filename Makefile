@@ -11,8 +11,11 @@ export CGO_ENABLED ?= 0
 # for review's differential parser tests). Installed once from lockfiles.
 NPM_DIRS := sshd/testdata/node internal/signer/testdata/js internal/review/testdata/js editor-ext
 testdeps: $(addsuffix /node_modules/.package-lock.json,$(NPM_DIRS))
+# A download that stalls (seen once: npm ci sat 14 minutes on an open
+# connection to the registry) is cut at 5 minutes and tried once more.
 %/node_modules/.package-lock.json: %/package-lock.json
-	cd $* && npm ci --no-audit --no-fund
+	cd $* && { timeout 300 npm ci --no-audit --no-fund || { echo "npm ci in $* failed or stalled; trying once more" >&2; \
+		timeout 300 npm ci --no-audit --no-fund; }; }
 
 all: build
 
