@@ -40,47 +40,73 @@ func (e *HistoryRefusedError) Error() string {
 // historyRefusal scans the versions the commits from base (a commit, or
 // emptyTree) to snap hold beyond both ends, with g reading the quarantine.
 func historyRefusal(ctx context.Context, g gitCmd, base, snap string, accept []string) error {
+	if base == "" {
+		base = emptyTree
+	}
+	raw, err := commitDiffs(ctx, g, base, snap)
+	if raw == nil || err != nil {
+		return err
+	}
+	// The ends: what the final diff shows (old and new) is no news.
+	final, err := diffTrees(ctx, g, base, snap)
+	if err != nil {
+		return err
+	}
+	vs, err := versionsBeyond(raw, final)
+	if len(vs) == 0 || err != nil {
+		return err
+	}
+	// A path the final diff does not name is the same at both ends: its
+	// version at snap is the base's.
+	unchanged, err := treeEntries(ctx, g, snap)
+	if err != nil {
+		return err
+	}
+	rounds, where := versionRounds(vs, final, unchanged)
+	return scanRounds(ctx, g, rounds, where, accept)
+}
+
+// commitDiffs is `git diff-tree` of every commit from base to snap (nil
+// when there is one at most: its content is the final tree's).
+func commitDiffs(ctx context.Context, g gitCmd, base, snap string) ([]byte, error) {
 	args := []string{"rev-list", "--max-count=" + strconv.Itoa(maxHistoryCommits+1), snap}
-	if base != emptyTree && base != "" {
+	if base != emptyTree {
 		args = append(args, "--not", base)
 	}
 	out, err := g.run(ctx, args...)
 	if err != nil {
-		return fmt.Errorf("list the agent's commits: %w", err)
+		return nil, fmt.Errorf("list the agent's commits: %w", err)
 	}
 	ids := strings.Fields(string(out))
 	if len(ids) > maxHistoryCommits {
-		return fmt.Errorf("the agent made more than %d commits; apply scans at most that many: squash them in the sandbox and review again: nothing applied", maxHistoryCommits)
+		return nil, fmt.Errorf("the agent made more than %d commits; apply scans at most that many: squash them in the sandbox and review again: nothing applied", maxHistoryCommits)
 	}
 	if len(ids) < 2 {
-		return nil // one commit: its content is the final tree's
+		return nil, nil
 	}
 	dt := g
 	dt.stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
 	raw, err := dt.run(ctx, "diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index", "-m", "--root")
 	if err != nil {
-		return fmt.Errorf("read the agent's commits: %w", err)
+		return nil, fmt.Errorf("read the agent's commits: %w", err)
 	}
-	// The ends: what the final diff shows (old and new) is no news.
-	if base == "" {
-		base = emptyTree
-	}
-	final, err := diffTrees(ctx, g, base, snap)
-	if err != nil {
-		return err
-	}
+	return raw, nil
+}
+
+// version is one blob a commit gave a path.
+type version struct {
+	e      rawEntry
+	commit string
+}
+
+// versionsBeyond reads commitDiffs' output: each distinct version of a
+// path that neither end of the final diff has.
+func versionsBeyond(raw []byte, final []rawEntry) ([]version, error) {
 	shown := map[string]bool{}
-	baseOf := map[string]rawEntry{}
 	for _, e := range final {
 		shown[e.path+" "+e.oldOID], shown[e.path+" "+e.newOID] = true, true
-		baseOf[e.path] = e
-	}
-	type version struct {
-		e      rawEntry
-		commit string
 	}
 	var vs []version
-	seen := map[string]bool{}
 	commit := ""
 	parts := bytes.Split(raw, []byte{0})
 	for i := 0; i < len(parts); i++ {
@@ -93,27 +119,29 @@ func historyRefusal(ctx context.Context, g gitCmd, base, snap string, accept []s
 		}
 		f := strings.Fields(tok[1:])
 		if len(f) < 5 || i+1 >= len(parts) {
-			return fmt.Errorf("diff-tree: unexpected output %q", clip(tok))
+			return nil, fmt.Errorf("diff-tree: unexpected output %q", clip(tok))
 		}
 		i++
 		p := string(parts[i])
 		nm, _ := strconv.ParseUint(f[1], 8, 32)
-		if nm == 0 || nm == uint64(ModeGitlink) || shown[p+" "+f[3]] || seen[p+" "+f[3]] {
+		if nm == 0 || nm == uint64(ModeGitlink) || shown[p+" "+f[3]] {
 			continue
 		}
-		seen[p+" "+f[3]] = true
+		shown[p+" "+f[3]] = true
 		vs = append(vs, version{rawEntry{newMode: uint32(nm), newOID: f[3], oldOID: zeroOID, path: p}, commit})
 	}
-	if len(vs) == 0 {
-		return nil
+	return vs, nil
+}
+
+// versionRounds makes each version a change from the base's version of
+// its path (final's old side, or unchanged's), dropping the base's own,
+// in rounds so that one Scan sees each path once; where names each
+// ("round path" → "path (commit abc1234)").
+func versionRounds(vs []version, final []rawEntry, unchanged map[string]rawEntry) ([][]rawEntry, map[string]string) {
+	baseOf := map[string]rawEntry{}
+	for _, e := range final {
+		baseOf[e.path] = e
 	}
-	// A path the final diff does not name is the same at both ends: its
-	// version at snap is the base's.
-	unchanged, err := treeEntries(ctx, g, snap)
-	if err != nil {
-		return err
-	}
-	// Versions by round, so that one Scan sees each path once.
 	var rounds [][]rawEntry
 	where := map[string]string{}
 	n := map[string]int{}
@@ -137,6 +165,11 @@ func historyRefusal(ctx context.Context, g gitCmd, base, snap string, accept []s
 		rounds[k] = append(rounds[k], e)
 		where[strconv.Itoa(k)+" "+e.path] = e.path + " (commit " + v.commit[:min(7, len(v.commit))] + ")"
 	}
+	return rounds, where
+}
+
+// scanRounds scans each round and refuses on unaccepted high flags.
+func scanRounds(ctx context.Context, g gitCmd, rounds [][]rawEntry, where map[string]string, accept []string) error {
 	var refused []string
 	rules := map[string]bool{}
 	for k, es := range rounds {

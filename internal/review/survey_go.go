@@ -106,81 +106,21 @@ type refreshed struct {
 // opened one component at a time without following symlinks, by two
 // workers; each entry costs one fstatat.
 func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat, touchedAfter time.Time) refreshed {
-	type group struct {
-		dir     string
-		entries []int
-	}
-	var groups []group
-	for i, e := range ix.entries {
-		d := path.Dir(e.path)
-		if len(groups) == 0 || groups[len(groups)-1].dir != d {
-			groups = append(groups, group{dir: d})
-		}
-		groups[len(groups)-1].entries = append(groups[len(groups)-1].entries, i)
-	}
-	racySec, racyNsec := uint32(ix.mtime.Unix()), uint32(ix.mtime.Nanosecond())
+	groups := groupsOf(ix)
 	const workers = 2
 	changed := make([][]string, workers)
 	dirs := make([]bool, workers)
-	var after int64 // 0: touched is not wanted
-	if !touchedAfter.IsZero() {
-		after = touchedAfter.UnixNano()
-	}
-	var mu sync.Mutex
+	var mu sync.Mutex // guards big
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			root, err := unix.Open(t.Repo, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-			if err != nil {
-				for i := w; i < len(groups); i += workers {
-					for _, k := range groups[i].entries {
-						changed[w] = append(changed[w], ix.entries[k].path)
-					}
-				}
-				return
-			}
-			defer unix.Close(root)
-			var st unix.Stat_t
+			var mine []entryGroup
 			for i := w; i < len(groups); i += workers {
-				dir := root
-				if groups[i].dir != "." {
-					if dir, err = openDirNoFollow(root, groups[i].dir); err != nil {
-						dir = -1
-					}
-				}
-				for _, k := range groups[i].entries {
-					e := &ix.entries[k]
-					if dir < 0 || unix.Fstatat(dir, path0Base(e.path), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-						changed[w] = append(changed[w], e.path)
-						continue
-					}
-					if st.Mode&unix.S_IFMT == unix.S_IFDIR && e.stat[ixMode] != ModeGitlink {
-						dirs[w] = true
-					}
-					if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size > maxLiveBytes {
-						if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(e.path))); err == nil && fi.Mode().IsRegular() && fi.Size() > maxLiveBytes {
-							mu.Lock()
-							big[e.path] = statBig(fi)
-							mu.Unlock()
-						} else {
-							changed[w] = append(changed[w], e.path)
-						}
-						continue
-					}
-					// Racily clean (git's rule, by mtime) or changed since the
-					// index was written (by ctime, which the agent cannot put
-					// back: outside round survey, 01-05).
-					if !statMatches(e, &st) || e.stat[ixMtimeSec] > racySec || e.stat[ixMtimeSec] == racySec && e.stat[3] >= racyNsec ||
-						e.stat[0] > racySec || e.stat[0] == racySec && e.stat[1] >= racyNsec {
-						changed[w] = append(changed[w], e.path)
-					}
-				}
-				if dir >= 0 && dir != root {
-					unix.Close(dir)
-				}
+				mine = append(mine, groups[i])
 			}
+			changed[w], dirs[w] = t.refreshGroups(ix, mine, big, &mu)
 		}(w)
 	}
 	wg.Wait()
@@ -189,13 +129,90 @@ func (t *Target) refreshGo(ix *ixFile, big map[string]bigStat, touchedAfter time
 		out.changed = append(out.changed, c...)
 		out.dirNow = out.dirNow || dirs[w]
 	}
-	if after != 0 {
+	if !touchedAfter.IsZero() {
 		out.touched.tracked = make(map[string]bool, len(groups))
 		for _, g := range groups {
 			out.touched.tracked[g.dir] = true
 		}
 	}
 	return out
+}
+
+// entryGroup is the index entries of one directory (indexes into
+// ix.entries).
+type entryGroup struct {
+	dir     string
+	entries []int
+}
+
+// groupsOf groups ix's entries by directory, in index order (a directory
+// whose entries are not contiguous makes more than one group).
+func groupsOf(ix *ixFile) []entryGroup {
+	var groups []entryGroup
+	for i, e := range ix.entries {
+		d := path.Dir(e.path)
+		if len(groups) == 0 || groups[len(groups)-1].dir != d {
+			groups = append(groups, entryGroup{dir: d})
+		}
+		groups[len(groups)-1].entries = append(groups[len(groups)-1].entries, i)
+	}
+	return groups
+}
+
+// refreshGroups is one worker of refreshGo: the paths of groups the
+// folder may no longer match, and whether one is a directory now.
+func (t *Target) refreshGroups(ix *ixFile, groups []entryGroup, big map[string]bigStat, mu *sync.Mutex) (changed []string, dirNow bool) {
+	racySec, racyNsec := uint32(ix.mtime.Unix()), uint32(ix.mtime.Nanosecond())
+	root, err := unix.Open(t.Repo, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		for _, g := range groups {
+			for _, k := range g.entries {
+				changed = append(changed, ix.entries[k].path)
+			}
+		}
+		return changed, false
+	}
+	defer unix.Close(root)
+	var st unix.Stat_t
+	for _, g := range groups {
+		dir := root
+		if g.dir != "." {
+			if dir, err = openDirNoFollow(root, g.dir); err != nil {
+				dir = -1
+			}
+		}
+		for _, k := range g.entries {
+			e := &ix.entries[k]
+			if dir < 0 || unix.Fstatat(dir, path0Base(e.path), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+				changed = append(changed, e.path)
+				continue
+			}
+			if st.Mode&unix.S_IFMT == unix.S_IFDIR && e.stat[ixMode] != ModeGitlink {
+				dirNow = true
+			}
+			if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size > maxLiveBytes {
+				if fi, err := os.Lstat(filepath.Join(t.Repo, filepath.FromSlash(e.path))); err == nil && fi.Mode().IsRegular() && fi.Size() > maxLiveBytes {
+					mu.Lock()
+					big[e.path] = statBig(fi)
+					mu.Unlock()
+				} else {
+					changed = append(changed, e.path)
+				}
+				continue
+			}
+			// Racily clean (git's rule, by mtime) or changed since the
+			// index was written (by ctime, which the agent cannot put
+			// back: outside round survey, 01-05).
+			if !statMatches(e, &st) || e.stat[ixMtimeSec] > racySec || e.stat[ixMtimeSec] == racySec && e.stat[3] >= racyNsec ||
+				e.stat[0] > racySec || e.stat[0] == racySec && e.stat[1] >= racyNsec {
+				changed = append(changed, e.path)
+			}
+		}
+		if dir >= 0 && dir != root {
+			unix.Close(dir)
+		}
+	}
+	return changed, dirNow
 }
 
 // statMatches: the folder's file has the stat data the entry recorded
