@@ -184,7 +184,26 @@ const (
 
 // start runs qemu -daemonize: it returns once qemu has set up its devices
 // and written its pid file (errors such as a bad disk come back here).
+// A qemu that was just killed can still hold its image's lock for a
+// moment after it shows as stopped (a clean-clone CI run under load:
+// `Failed to get "write" lock`): that one error is tried again, for up
+// to 2 s.
 func (l *launch) start(ctx context.Context) (int, error) {
+	for i := 0; ; i++ {
+		pid, err := l.startOnce(ctx)
+		if err == nil || i >= 10 || !strings.Contains(err.Error(), `Failed to get "write" lock`) {
+			return pid, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// startOnce is one qemu -daemonize.
+func (l *launch) startOnce(ctx context.Context) (int, error) {
 	os.Remove(filepath.Join(l.Dir, "qemu.pid"))
 	os.Remove(filepath.Join(l.Dir, "console.log"))
 	files, err := l.diskFiles()
