@@ -125,9 +125,6 @@ func (t *Target) saveIgnoredBase(stats map[string]ignStat) error {
 	}
 	b := make([]byte, 0, len(stats)*48)
 	for p, s := range stats {
-		if s.dir {
-			continue
-		}
 		b = binary.AppendUvarint(b, s.ino)
 		b = append(append(b, p...), 0)
 	}

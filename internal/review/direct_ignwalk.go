@@ -45,7 +45,6 @@ type ignStat struct {
 	regular  bool
 	ino      uint64
 	dirCtime int64
-	dir      bool // a directory the walk entered (key "path/")
 }
 
 func ignStatOf(st *unix.Stat_t, dirCtime int64) ignStat {
@@ -153,9 +152,6 @@ func (w *ignWalker) enter(parent int, name, rel string, depth int, dirCtime int6
 	if err := unix.Fstat(fd, &st); err != nil {
 		return err
 	}
-	// The directory itself, under its path with a trailing "/" (no file's
-	// key ends so): PUT-BACK looks at ignored directories too.
-	w.stats[rel+"/"] = ignStat{ctime: ctimeNs(&st), ino: st.Ino, dir: true}
 	dirCtime = max(dirCtime, ctimeNs(&st))
 	var subdirs []string
 	err = readDirents(fd, w.buf, func(b []byte, dt uint8) error {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 	"sort"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -64,12 +63,13 @@ type touchedPath struct {
 	same  bool // a file: the object and mode the last review saw
 }
 
-// touched lists the files and directories whose inode changed at or
-// after a time (refreshGo).
+// touched is what PUT-BACK found in one review: the files written in the
+// window (putBackOf) and the folder's directories changed in it (the
+// walk for .git entries, dotGitsSince).
 type touched struct {
-	files   []touchedPath   // index entries
-	dirs    []touchedPath   // directories holding index entries ("." the root)
-	tracked map[string]bool // every directory holding index entries (when dirs is not empty)
+	files   []touchedPath   // staged paths
+	dirs    []touchedPath   // directories of the folder, ignored ones too ("." the root)
+	tracked map[string]bool // every directory holding index entries (refreshGo, when a window is asked for)
 	// replaced: the directories where a touched file is a new inode,
 	// whatever its content (putBackOf): an entry renamed in.
 	replaced map[string]bool
@@ -139,19 +139,14 @@ func putBackOf(t touched, before map[string]ixEntry, after []ixEntry, cut time.T
 	return out
 }
 
-// ignoredTouched adds to t the ignored directories the walk entered whose
-// ctime is at or after cut (a package directory swapped back for review:
-// outside round putback/03), and marks as replaced the directories where
-// an ignored file is that new: node_modules holds no index entry, so
-// refreshGo never looks there.
+// ignoredTouched marks as replaced the ignored directories holding a
+// file whose ctime is at or after cut: node_modules holds no index entry,
+// so putBackOf never sees its files. (The directories themselves are
+// dated by the walk for .git entries, which enters ignored ones too.)
 func ignoredTouched(t touched, stats map[string]ignStat, cut time.Time) touched {
 	c := cut.UnixNano()
 	for p, s := range stats {
 		if s.ctime < c {
-			continue
-		}
-		if s.dir {
-			t.dirs = append(t.dirs, touchedPath{path: strings.TrimSuffix(p, "/"), ctime: s.ctime})
 			continue
 		}
 		if t.ignReplaced == nil {
