@@ -113,6 +113,7 @@ func reviewTarget(env Env, sb SandboxRef) (*review.Target, error) {
 		Guest: &sshGuest{sb: sb, gitDir: path.Join(guestRepo, ".git")}, GuestRepo: guestRepo,
 		FetchEnv:      []string{"GIT_SSH_COMMAND=" + fetchSSH(env.Home(), sshConfig)},
 		MaxFetchBytes: maxFetch(cfg.Disk, sb.RecordDir()), // the agent's git-upload-pack sizes the pack
+		Stopped:       !sb.Running(),                      // no agent to hide anything from review
 	}, nil
 }
 
@@ -396,9 +397,6 @@ func (rv *reviewFeature) list(ctx context.Context, env Env, params json.RawMessa
 		return nil, err
 	}
 	t.RequestedAt = requestedAt(p.RequestedAtMs, received)
-	if sb, err := env.Sandbox(p.Name); err == nil {
-		t.Stopped = !sb.Running()
-	}
 	defer rv.lock(t.Name)()
 	res, err := review.Review(ctx, t)
 	if err != nil {
