@@ -113,7 +113,6 @@ func reviewTarget(env Env, sb SandboxRef) (*review.Target, error) {
 		Guest: &sshGuest{sb: sb, gitDir: path.Join(guestRepo, ".git")}, GuestRepo: guestRepo,
 		FetchEnv:      []string{"GIT_SSH_COMMAND=" + fetchSSH(env.Home(), sshConfig)},
 		MaxFetchBytes: maxFetch(cfg.Disk, sb.RecordDir()), // the agent's git-upload-pack sizes the pack
-		Stopped:       !sb.Running(),                      // no agent to hide anything from review
 	}, nil
 }
 
@@ -372,6 +371,17 @@ func reviewErr(env Env, name, op string, err error) error {
 	return &Error{Code: protocol.CodeFailed, Message: op + ": " + msg}
 }
 
+// knownStopped: the backend says the sandbox is stopped, so no agent can
+// hide anything from review (direct mode's PUT-BACK is off). Not the
+// bridge's attachment: a sandbox the bridge has not attached (yet) may
+// still run its agent; any doubt counts as running.
+func knownStopped(ctx context.Context, sb SandboxRef) bool {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st, err := sb.Backend().Status(ctx, sb.Name())
+	return err == nil && st.State == vm.StateStopped
+}
+
 // requestedAt is when the user asked for a review: the client's time
 // (ms) when it is sane (not after the bridge got the request, at most a
 // minute before), else the receipt.
@@ -397,6 +407,9 @@ func (rv *reviewFeature) list(ctx context.Context, env Env, params json.RawMessa
 		return nil, err
 	}
 	t.RequestedAt = requestedAt(p.RequestedAtMs, received)
+	if sb, err := env.Sandbox(p.Name); err == nil {
+		t.Stopped = knownStopped(ctx, sb)
+	}
 	defer rv.lock(t.Name)()
 	res, err := review.Review(ctx, t)
 	if err != nil {
