@@ -131,6 +131,9 @@ func New(opt Options) (*Daemon, error) {
 // Home implements Env.
 func (d *Daemon) Home() string { return d.p.home }
 
+// Self is the airlock binary named in ProxyCommand lines.
+func (d *Daemon) Self() string { return d.self }
+
 // Logger implements Env.
 func (d *Daemon) Logger() *slog.Logger { return d.log }
 

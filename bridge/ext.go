@@ -25,6 +25,7 @@ import (
 // Env is what the daemon offers features.
 type Env interface {
 	Home() string                            // $AIRLOCK_HOME
+	Self() string                            // the airlock binary the bridge names in ProxyCommand lines
 	Sandbox(name string) (SandboxRef, error) // a known sandbox; error wraps vm.ErrNotFound
 	Notify(method string, params any)        // notification to every subscribed client
 	Logger() *slog.Logger

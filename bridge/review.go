@@ -40,6 +40,7 @@ type reviewFeature struct {
 	mu          sync.Mutex // guards locks and baseFetches
 	locks       map[string]*reviewLock
 	baseFetches map[string]context.CancelFunc
+	fetching    sync.WaitGroup // the background base fetches, which close waits for
 }
 
 // reviewLock is held or waited for by refs callers; the entry goes when
@@ -111,7 +112,7 @@ func reviewTarget(env Env, sb SandboxRef) (*review.Target, error) {
 	return &review.Target{
 		Name: sb.Name(), Mode: mode, Repo: repo, StateDir: sb.RecordDir(), Hide: hide, Protect: protect,
 		Guest: &sshGuest{sb: sb, gitDir: path.Join(guestRepo, ".git")}, GuestRepo: guestRepo,
-		FetchEnv:      []string{"GIT_SSH_COMMAND=" + fetchSSH(env.Home(), sshConfig)},
+		FetchEnv:      []string{"GIT_SSH_COMMAND=" + fetchSSH(env.Home(), sshConfig) + " -o " + shellQuote("ProxyCommand="+proxyCommand(env.Home(), env.Self(), sb.Name(), false))},
 		MaxFetchBytes: maxFetch(cfg.Disk, sb.RecordDir()), // the agent's git-upload-pack sizes the pack
 	}, nil
 }
@@ -121,8 +122,8 @@ func reviewTarget(env Env, sb SandboxRef) (*review.Target, error) {
 const fetchPersist = "30"
 
 // fetchSSH is the ssh command review's git fetch runs: the generated
-// config (ProxyCommand `airlock ssh-proxy`, the sandbox's pinned host
-// key), and one connection shared by the fetches of each sandbox
+// config (the sandbox's pinned host key; reviewTarget replaces its
+// ProxyCommand by one that never starts a bridge), and one connection shared by the fetches of each sandbox
 // (OpenSSH's ControlMaster, its socket in AIRLOCK_HOME/ssh, 0700), so a
 // review does not pay a CLI start and an SSH handshake for its fetch
 // (ssh round trip 30-40 ms, shared 5-10 ms). The master ends when the
@@ -295,7 +296,9 @@ func (rv *reviewFeature) started(ctx context.Context, env Env, sb SandboxRef) er
 		rv.mu.Lock()
 		rv.baseFetches[t.Name] = cancel
 		rv.mu.Unlock()
+		rv.fetching.Add(1)
 		go func() {
+			defer rv.fetching.Done()
 			defer cancel()
 			defer rv.lock(t.Name)()
 			if err := review.FetchBase(ctx, t); err != nil {
@@ -321,13 +324,16 @@ func (rv *reviewFeature) removed(ctx context.Context, env Env, name string) erro
 }
 
 // close stops every background base fetch with the daemon.
+// close ends the background base fetches and waits for them (git and its
+// ssh are killed as a group), so none outlives the bridge.
 func (rv *reviewFeature) close() {
 	rv.mu.Lock()
-	defer rv.mu.Unlock()
 	for name, cancel := range rv.baseFetches {
 		cancel()
 		delete(rv.baseFetches, name)
 	}
+	rv.mu.Unlock()
+	rv.fetching.Wait()
 }
 
 func reviewSandbox(env Env, name string) (*review.Target, error) {

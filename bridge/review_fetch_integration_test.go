@@ -38,6 +38,11 @@ func TestReviewFetchSharesOneConnection(t *testing.T) {
 	if n := processesNaming(h.Home()); n == 0 {
 		t.Fatal("no ssh master or ssh-proxy names the harness's home while the sandbox runs")
 	}
+	// The bridge's own fetches never start a bridge (one cut short as the
+	// bridge stopped brought up a second bridge on the old state).
+	if all, noStart := proxiesNaming(h.Home()); all == 0 || noStart != all {
+		t.Fatalf("%d ssh-proxy processes of review's fetch, %d with --no-start", all, noStart)
+	}
 	if _, e, code := h.Airlock(t, "rm", "--force", name); code != 0 {
 		t.Fatalf("rm: %s", e)
 	}
@@ -67,4 +72,25 @@ func processesNaming(home string) int {
 		}
 	}
 	return n
+}
+
+// proxiesNaming counts the `airlock ssh-proxy` processes of home (in their
+// environment), and those of them that may not start a bridge.
+func proxiesNaming(home string) (all, noStart int) {
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		cmd := strings.ReplaceAll(string(b), "\x00", " ")
+		if strings.Contains("\x00"+string(env), "\x00AIRLOCK_HOME="+home+"\x00") && strings.Contains(cmd, " ssh-proxy ") {
+			all++
+			if strings.Contains(cmd, " ssh-proxy --no-start ") {
+				noStart++
+			}
+		}
+	}
+	return all, noStart
 }

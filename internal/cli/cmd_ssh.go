@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +21,7 @@ import (
 
 func init() {
 	Register(&Command{Name: "ssh", Usage: "ssh NAME [-- CMD...]", Summary: "open an SSH session in a sandbox with the system ssh", Run: runSSH})
-	Register(&Command{Name: "ssh-proxy", Usage: "ssh-proxy NAME", Summary: "stdio to a sandbox's sshd (for ProxyCommand)", Run: runSSHProxy})
+	Register(&Command{Name: "ssh-proxy", Usage: "ssh-proxy [--no-start] NAME", Summary: "stdio to a sandbox's sshd (for ProxyCommand)", Run: runSSHProxy})
 	Register(&Command{Name: "ssh-config", Usage: "ssh-config [--install]", Summary: "print (or install into ~/.ssh) Host NAME.airlock blocks", Run: runSSHConfig})
 	Register(&Command{Name: "ports", Usage: "ports [--json] NAME", Summary: "list a sandbox's port forwards", Run: runPorts})
 }
@@ -58,12 +59,26 @@ func runSSH(e *Env, args []string) error {
 }
 
 func runSSHProxy(e *Env, args []string) error {
-	name, err := oneName(e, "ssh-proxy", args)
-	if err != nil {
+	fs := newFlags("ssh-proxy", e)
+	noStart := fs.Bool("no-start", false, "only use a running bridge, never start one (the bridge's own fetches: one cut short as it stops must not start a new bridge)")
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() != 1 {
+		return Usagef("want exactly one sandbox name")
+	}
+	name := strings.TrimSuffix(fs.Arg(0), ".airlock")
 	var h protocol.SSHHostResult
-	if err := call(e, protocol.MethodSSHHost, protocol.NameParams{Name: strings.TrimSuffix(name, ".airlock")}, &h); err != nil {
+	if *noStart {
+		c, err := bridge.Dial(context.Background(), e.Home())
+		if err != nil {
+			return fmt.Errorf("no bridge runs for %s", e.Home())
+		}
+		defer c.Close()
+		if err := c.Call(context.Background(), protocol.MethodSSHHost, protocol.NameParams{Name: name}, &h); err != nil {
+			return rpcErr(err)
+		}
+	} else if err := call(e, protocol.MethodSSHHost, protocol.NameParams{Name: name}, &h); err != nil {
 		return err
 	}
 	conn, err := net.Dial("unix", h.Endpoint)

@@ -23,5 +23,9 @@
 //	                   repository only at apply
 //	                   (its branch); a fetch's pack at most MaxFileBytes
 //	network            a fetch's ssh to the sandbox through $AIRLOCK_HOME/ssh/config
+//	                   (ProxyCommand `airlock ssh-proxy --no-start`: never starts a bridge)
+//	process group      its own (setpgid); when the caller's context ends the
+//	                   whole group is killed (kill(-pgid, SIGKILL)): git, its
+//	                   ssh and that ssh's ProxyCommand
 //	never              repository hooks, fsmonitor, system config, prompts
 package hostgit

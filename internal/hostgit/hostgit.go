@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -54,8 +55,13 @@ func (c Cmd) Run(ctx context.Context, args ...string) ([]byte, error) {
 	}
 	cmd := exec.CommandContext(ctx, name, argv...)
 	cmd.Dir = c.Dir
-	// When ctx ends, git is killed; its children (ssh, a ProxyCommand) may
-	// keep the pipes open, so stop waiting for them shortly after.
+	// When ctx ends, git is killed with its whole process group: its
+	// children (ssh, a ProxyCommand) would otherwise outlive it, and a
+	// ProxyCommand starting after its bridge stopped acts on stale state.
+	// Stop waiting for pipes a detached child (an ssh ControlMaster) may
+	// hold shortly after.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 	cmd.Env = append(cmd.Env, c.Env...)
