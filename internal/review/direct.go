@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -139,20 +141,17 @@ func (t *Target) stage(ctx context.Context, index string, since, touchedAfter ti
 // gitStage is stage's work done by git: git add of what the survey found
 // (or of everything), of the ignored files to force, then write-tree.
 func (t *Target) gitStage(ctx context.Context, g gitCmd, sv *survey, excl, forced []string) (string, []Problem, error) {
-	var problems []Problem
-	var specs strings.Builder
+	var specs []string
 	if sv.full {
-		specs.WriteString(".\x00")
+		specs = append(specs, ".")
 	} else {
 		for _, p := range sv.changed {
-			specs.WriteString(":(literal)" + p + "\x00")
+			specs = append(specs, ":(literal)"+p)
 		}
 	}
 	if sv.full {
 		// Hidden files are never staged, whatever "." covers.
-		for _, p := range hidePathspecs(t.Hide) {
-			specs.WriteString(p + "\x00")
-		}
+		specs = append(specs, hidePathspecs(t.Hide)...)
 	}
 	// The paths listed are files status reported, the hidden ones left
 	// out in Go (readStatus), or nested repositories (staged as gitlinks,
@@ -160,16 +159,50 @@ func (t *Target) gitStage(ctx context.Context, g gitCmd, sv *survey, excl, force
 	// then stages no untracked file two directories deep (":(literal)a/b/c"
 	// beside ":(exclude,glob)**/.env" adds nothing), which hid a new
 	// lib/big/package.json from review (outside attack 06).
-	if specs.Len() > 0 {
-		for _, p := range excl {
-			specs.WriteString(p + "\x00")
-		}
+	if len(specs) > 0 {
+		specs = append(specs, excl...)
 	}
-	args := append(t.addFlags(len(sv.changed), sv.full), "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
-	var stderr boundedBuf
-	if specs.Len() == 0 {
-		// Nothing changed since the last review: nothing to stage.
-	} else if _, err := (hostgit.Cmd{Dir: g.dir, Env: g.env, Stdin: strings.NewReader(specs.String()), Stderr: &stderr}).Run(ctx, args...); err != nil {
+	problems, err := gitAdd(ctx, g, t.addFlags(len(sv.changed), sv.full), specs)
+	if err != nil {
+		return "", nil, err
+	}
+	ignored, err := forceAdd(ctx, g, forced)
+	if err != nil {
+		return "", nil, err
+	}
+	problems = append(problems, ignored...)
+	out, err := g.run(ctx, append(append([]string{}, privFlags...), "write-tree")...)
+	if err != nil {
+		return "", nil, err
+	}
+	return strings.TrimSpace(string(out)), problems, nil
+}
+
+// gitAdd stages specs (none: nothing changed since the last review) with
+// git add -A. A directory the survey listed that became a symbolic link
+// before git read it makes git refuse the whole command ("pathspec ...
+// is beyond a symbolic link"): an agent could make every review fail
+// (outside round putback/12). That path is left out with a finding
+// (GIT-REJECTED, high) and the rest staged; after maxBeyondSymlink such
+// paths the review fails.
+func gitAdd(ctx context.Context, g gitCmd, flags, specs []string) ([]Problem, error) {
+	var problems []Problem
+	args := append(slices.Clip(flags), "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
+	// Only excludes left would stage everything else, hidden files too.
+	for slices.ContainsFunc(specs, func(s string) bool { return !strings.HasPrefix(s, ":(exclude") }) {
+		var stderr boundedBuf
+		_, err := hostgit.Cmd{Dir: g.dir, Env: g.env, Stdin: strings.NewReader(strings.Join(specs, "\x00") + "\x00"), Stderr: &stderr}.Run(ctx, args...)
+		if err == nil {
+			return problems, nil
+		}
+		if m := beyondSymlink.FindStringSubmatch(stderr.String()); m != nil && len(problems) < maxBeyondSymlink {
+			if i := slices.Index(specs, m[1]); i >= 0 && strings.HasPrefix(m[1], ":(literal)") {
+				specs = slices.Delete(specs, i, i+1)
+				problems = append(problems, Problem{Path: strings.TrimSuffix(strings.TrimPrefix(m[1], ":(literal)"), "/"),
+					Msg: "a directory on its path became a symbolic link while review read the folder (is the agent still writing?): not captured; look at it in the sandbox and review again"})
+				continue
+			}
+		}
 		var lines []string
 		for _, l := range strings.Split(stderr.String(), "\n") {
 			if strings.HasPrefix(l, "error: ") {
@@ -184,23 +217,20 @@ func (t *Target) gitStage(ctx context.Context, g gitCmd, sv *survey, excl, force
 			if strings.Contains(stderr.String(), "failed to read") {
 				// A file shrank while git read it (outside round pack/06):
 				// nothing was recorded; say why in the user's words.
-				return "", nil, fmt.Errorf("stage the workspace: files changed while review read them (is the agent still writing?); nothing was recorded, run review again: %s", clip(lastLines(stderr.String(), 1)))
+				return nil, fmt.Errorf("stage the workspace: files changed while review read them (is the agent still writing?); nothing was recorded, run review again: %s", clip(lastLines(stderr.String(), 1)))
 			}
-			return "", nil, fmt.Errorf("stage the workspace: %w: %s", err, clip(lastLines(stderr.String(), 3)))
+			return nil, fmt.Errorf("stage the workspace: %w: %s", err, clip(lastLines(stderr.String(), 3)))
 		}
-		problems = append(problems, addProblems(lines)...)
+		return append(problems, addProblems(lines)...), nil
 	}
-	ignored, err := forceAdd(ctx, g, forced)
-	if err != nil {
-		return "", nil, err
-	}
-	problems = append(problems, ignored...)
-	out, err := g.run(ctx, append(append([]string{}, privFlags...), "write-tree")...)
-	if err != nil {
-		return "", nil, err
-	}
-	return strings.TrimSpace(string(out)), problems, nil
+	return problems, nil
 }
+
+// beyondSymlink is git's refusal of a pathspec below a symbolic link.
+var beyondSymlink = regexp.MustCompile(`fatal: pathspec '([^']*)' is beyond a symbolic link`)
+
+// maxBeyondSymlink bounds the paths gitAdd leaves out, one git run each.
+const maxBeyondSymlink = 16
 
 // rawAttributes turns off every content conversion of review's git for
 // every path ($GIT_DIR/info/attributes outranks the folder's

@@ -123,3 +123,59 @@ func TestWalkStopsAtMaxDirs(t *testing.T) {
 	}
 	t.Fatalf("no high finding says the walk stopped: %+v", res.Reports)
 }
+
+// TestSymlinkedParentMidReview: a new nested repository's directory
+// becomes a symlink after the survey listed it and before git stages it
+// (outside round putback/12's other outcome). git add refused the whole
+// pathspec ("beyond a symbolic link") and the review failed: an agent
+// could make every review fail. Now the path is left out with a finding
+// and the rest is reviewed.
+func TestSymlinkedParentMidReview(t *testing.T) {
+	dir, tg := putBackTree(t)
+	outside := t.TempDir()
+	writeFile(t, dir+"/x/victim/README", "nested\n", 0o644)
+	runGit(t, dir+"/x/victim", "init", "-q")
+	writeFile(t, dir+"/src/b.go", "package a\n", 0o644)
+	afterSurvey = func() {
+		must(t, os.Rename(dir+"/x", dir+"/x.real"))
+		must(t, os.Symlink(outside, dir+"/x"))
+	}
+	t.Cleanup(func() { afterSurvey = nil })
+	res, err := Review(t.Context(), tg)
+	if err != nil {
+		t.Fatalf("review failed: %v", err)
+	}
+	got := map[string]string{}
+	for _, r := range res.Reports {
+		for _, f := range r.Findings {
+			got[r.File.Path] += f.Rule + " " + f.Severity.String() + "; "
+		}
+	}
+	if !strings.Contains(got["x/victim"], "high") {
+		t.Fatalf("x/victim not flagged high: %v", got)
+	}
+	if _, ok := got["src/b.go"]; !ok {
+		if _, _, _, n := res.Counts(); n == 0 {
+			t.Fatalf("the rest of the folder was not reviewed: %v", got)
+		}
+	}
+}
+
+// gitAdd leaves out a path beyond a symlink; with only excludes left it
+// stages nothing (git would read them as "everything else", hidden files
+// included).
+func TestGitAddOnlyExcludesLeft(t *testing.T) {
+	gitEnv(t)
+	dir := t.TempDir()
+	runGit(t, dir, "init", "-q")
+	writeFile(t, dir+"/.env", "SECRET=1\n", 0o600)
+	writeFile(t, dir+"/real/x/f", "f\n", 0o644)
+	must(t, os.Symlink(dir+"/real", dir+"/x"))
+	ps, err := gitAdd(t.Context(), gitCmd{dir: dir}, nil, []string{":(literal)x/x/", ":(exclude,literal)big.bin"})
+	if err != nil || len(ps) != 1 || ps[0].Path != "x/x" {
+		t.Fatalf("problems %v, err %v", ps, err)
+	}
+	if out := runGit(t, dir, "ls-files"); strings.TrimSpace(out) != "" {
+		t.Fatalf("staged with only excludes left: %q", out)
+	}
+}
