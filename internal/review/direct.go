@@ -162,7 +162,7 @@ func (t *Target) gitStage(ctx context.Context, g gitCmd, sv *survey, excl, force
 	if len(specs) > 0 {
 		specs = append(specs, excl...)
 	}
-	problems, err := gitAdd(ctx, g, t.addFlags(len(sv.changed), sv.full), specs)
+	problems, err := gitAdd(ctx, g, append(t.addFlags(len(sv.changed), sv.full), "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"), specs)
 	if err != nil {
 		return "", nil, err
 	}
@@ -179,15 +179,14 @@ func (t *Target) gitStage(ctx context.Context, g gitCmd, sv *survey, excl, force
 }
 
 // gitAdd stages specs (none: nothing changed since the last review) with
-// git add -A. A directory the survey listed that became a symbolic link
+// the git add of args (reading pathspecs from stdin). A directory the survey listed that became a symbolic link
 // before git read it makes git refuse the whole command ("pathspec ...
 // is beyond a symbolic link"): an agent could make every review fail
 // (outside round putback/12). That path is left out with a finding
 // (GIT-REJECTED, high) and the rest staged; after maxBeyondSymlink such
 // paths the review fails.
-func gitAdd(ctx context.Context, g gitCmd, flags, specs []string) ([]Problem, error) {
+func gitAdd(ctx context.Context, g gitCmd, args, specs []string) ([]Problem, error) {
 	var problems []Problem
-	args := append(slices.Clip(flags), "add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
 	// Only excludes left would stage everything else, hidden files too.
 	for slices.ContainsFunc(specs, func(s string) bool { return !strings.HasPrefix(s, ":(exclude") }) {
 		var stderr boundedBuf

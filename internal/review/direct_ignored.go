@@ -4,18 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/airlock-sandbox/airlock/internal/fsx"
-	"github.com/airlock-sandbox/airlock/internal/hostgit"
 )
 
 // Direct mode reviews the live folder, and git's ignore rules are not the
@@ -150,32 +147,17 @@ func (t *Target) loadIgnoredBase() *ignoredBase {
 	return out
 }
 
-// forceAdd stages ignored files with git and returns what git refused.
+// forceAdd stages ignored files with git and returns what git refused
+// (a nested repository without a commit, a path beyond a symbolic link):
+// findings, not a failed review.
 func forceAdd(ctx context.Context, g gitCmd, list []string) ([]Problem, error) {
-	var problems []Problem
-	if len(list) == 0 {
-		return nil, nil
+	specs := make([]string, len(list))
+	for i, p := range list {
+		specs[i] = ":(literal)" + p
 	}
-	var in strings.Builder
-	for _, p := range list {
-		in.WriteString(":(literal)" + p + "\x00")
-	}
-	var stderr boundedBuf
-	add := append(append([]string{}, privFlags...), "add", "-f", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
-	if _, err := (hostgit.Cmd{Dir: g.dir, Env: g.env, Stdin: strings.NewReader(in.String()), Stderr: &stderr}).Run(ctx, add...); err != nil {
-		// A path git refuses (a nested repository without a commit) is a
-		// finding, not a failed review.
-		var lines []string
-		for _, l := range strings.Split(stderr.String(), "\n") {
-			if strings.HasPrefix(l, "error: ") {
-				lines = append(lines, l)
-			}
-		}
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 1 || len(lines) == 0 {
-			return nil, fmt.Errorf("stage ignored files: %w", err)
-		}
-		problems = append(problems, addProblems(lines)...)
+	problems, err := gitAdd(ctx, g, append(append([]string{}, privFlags...), "add", "-f", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul"), specs)
+	if err != nil {
+		return nil, fmt.Errorf("stage ignored files: %w", err)
 	}
 	return problems, nil
 }

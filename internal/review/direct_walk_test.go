@@ -171,7 +171,7 @@ func TestGitAddOnlyExcludesLeft(t *testing.T) {
 	writeFile(t, dir+"/.env", "SECRET=1\n", 0o600)
 	writeFile(t, dir+"/real/x/f", "f\n", 0o644)
 	must(t, os.Symlink(dir+"/real", dir+"/x"))
-	ps, err := gitAdd(t.Context(), gitCmd{dir: dir}, nil, []string{":(literal)x/x/", ":(exclude,literal)big.bin"})
+	ps, err := gitAdd(t.Context(), gitCmd{dir: dir}, []string{"add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"}, []string{":(literal)x/x/", ":(exclude,literal)big.bin"})
 	if err != nil || len(ps) != 1 || ps[0].Path != "x/x" {
 		t.Fatalf("problems %v, err %v", ps, err)
 	}
