@@ -425,6 +425,9 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		capCh = nil
 		s.GitSnapshot = c.snap
 		res.Notes = append(res.Notes, c.notes...)
+		if c.snap != "" && s.GitBase != "" {
+			res.Notes = append(res.Notes, historyNotes(ctx, t.qGit(), s.GitBase, c.snap)...)
+		}
 		res.step("commits", at)
 	}
 	if err := t.saveState(s); err != nil {

@@ -152,6 +152,10 @@ func TestApplyScansHistory(t *testing.T) {
 	if un := res.Unaccepted(nil); len(un) > 0 {
 		t.Fatalf("review of the final tree flags %v", un)
 	}
+	// Review shows what apply would bring beyond the final tree.
+	if !noteHas(res, "only in the agent's commits", ".vscode/tasks.json (commit ", "HIGH") {
+		t.Fatalf("review's notes do not show the version only a commit holds: %q", res.Notes)
+	}
 	_, _, err = Apply(ctx, tg, "", nil)
 	var he *HistoryRefusedError
 	if !errors.As(err, &he) || !strings.Contains(err.Error(), ".vscode/tasks.json (commit ") {
@@ -185,12 +189,30 @@ func TestCloneApplyScansHistory(t *testing.T) {
 	runGit(t, sandbox, "commit", "-q", "-m", "wip")
 	runGit(t, sandbox, "rm", "-rq", ".husky")
 	runGit(t, sandbox, "commit", "-q", "-m", "tidy")
-	if _, err := Review(ctx, tg); err != nil {
+	res, err := Review(ctx, tg)
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := Apply(ctx, tg, "", nil)
+	if !noteHas(res, "only in the agent's commits", ".husky/pre-commit (commit ", "HIGH") {
+		t.Fatalf("review's notes do not show the version only a commit holds: %q", res.Notes)
+	}
+	_, _, err = Apply(ctx, tg, "", nil)
 	var he *HistoryRefusedError
 	if !errors.As(err, &he) || !strings.Contains(err.Error(), ".husky/pre-commit (commit ") {
 		t.Fatalf("apply: %v, want a refusal naming .husky/pre-commit and its commit", err)
 	}
+}
+
+// noteHas says whether one of res's notes holds every part.
+func noteHas(res *Result, parts ...string) bool {
+	for _, n := range res.Notes {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(n, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }

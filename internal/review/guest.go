@@ -368,9 +368,9 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.step("diff+scan", at)
 	res.Base, res.Snapshot, res.Reports = base, snap, reps
-	res.Notes = append(res.Notes, notes...)
+	res.Notes = append(append(res.Notes, notes...), historyNotes(ctx, t.qGit(), base, snap)...)
+	res.step("diff+scan", at)
 	s.Snapshot = snap
 	if err := t.saveState(s); err != nil {
 		return nil, err

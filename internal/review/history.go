@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,32 +40,94 @@ func (e *HistoryRefusedError) Error() string {
 }
 
 // historyRefusal scans the versions the commits from base (a commit, or
-// emptyTree) to snap hold beyond both ends, with g reading the quarantine.
+// emptyTree) to snap hold beyond both ends, with g reading the quarantine,
+// and refuses on unaccepted high flags.
 func historyRefusal(ctx context.Context, g gitCmd, base, snap string, accept []string) error {
+	flagged, err := historyFlags(ctx, g, base, snap)
+	if err != nil {
+		return err
+	}
+	var refused []string
+	rules := map[string]bool{}
+	for _, h := range flagged {
+		un := (&Result{Reports: []*Report{h.Report}}).Unaccepted(accept)
+		for _, r := range un {
+			rules[r] = true
+		}
+		if len(un) > 0 {
+			refused = append(refused, h.Where)
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	rs := slices.Sorted(maps.Keys(rules))
+	return &HistoryRefusedError{Rules: rs, Where: refused}
+}
+
+// historyFlag is one version only the agent's intermediate commits hold,
+// with its findings.
+type historyFlag struct {
+	Where  string // "path (commit abc1234)"
+	Report *Report
+}
+
+// historyFlags scans the versions the commits from base to snap hold
+// beyond both ends and returns those with findings.
+func historyFlags(ctx context.Context, g gitCmd, base, snap string) ([]historyFlag, error) {
 	if base == "" {
 		base = emptyTree
 	}
 	raw, err := commitDiffs(ctx, g, base, snap)
 	if raw == nil || err != nil {
-		return err
+		return nil, err
 	}
 	// The ends: what the final diff shows (old and new) is no news.
 	final, err := diffTrees(ctx, g, base, snap)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	vs, err := versionsBeyond(raw, final)
 	if len(vs) == 0 || err != nil {
-		return err
+		return nil, err
 	}
 	// A path the final diff does not name is the same at both ends: its
 	// version at snap is the base's.
 	unchanged, err := treeEntries(ctx, g, snap)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rounds, where := versionRounds(vs, final, unchanged)
-	return scanRounds(ctx, g, rounds, where, accept)
+	return scanRounds(ctx, g, rounds, where)
+}
+
+// historyNotes are review's lines for what only the agent's intermediate
+// commits hold with medium or high findings: review lists the final tree,
+// apply brings the commits (and refuses their unaccepted high flags).
+func historyNotes(ctx context.Context, g gitCmd, base, snap string) []string {
+	flagged, err := historyFlags(ctx, g, base, snap)
+	if err != nil {
+		return []string{"the agent's commits could not be read for versions the final tree does not hold (apply reads them again): " + err.Error()}
+	}
+	const maxLines = 20
+	var out []string
+	for i, h := range flagged {
+		if len(out) == maxLines {
+			out = append(out, fmt.Sprintf("and up to %d more versions with findings only in the agent's commits", len(flagged)-i))
+			break
+		}
+		var fs []string
+		for _, f := range h.Report.Findings {
+			if f.Severity >= Medium {
+				fs = append(fs, strings.ToUpper(f.Severity.String())+" "+f.Rule)
+			}
+		}
+		if len(fs) == 0 {
+			continue
+		}
+		out = append(out, "only in the agent's commits, not in the final tree (apply brings them as history; `git show` them): "+h.Where+": "+strings.Join(fs, ", "))
+	}
+	return out
 }
 
 // commitDiffs is `git diff-tree` of every commit from base to snap (nil
@@ -168,35 +232,22 @@ func versionRounds(vs []version, final []rawEntry, unchanged map[string]rawEntry
 	return rounds, where
 }
 
-// scanRounds scans each round and refuses on unaccepted high flags.
-func scanRounds(ctx context.Context, g gitCmd, rounds [][]rawEntry, where map[string]string, accept []string) error {
-	var refused []string
-	rules := map[string]bool{}
+// scanRounds scans each round and returns the versions with findings.
+func scanRounds(ctx context.Context, g gitCmd, rounds [][]rawEntry, where map[string]string) ([]historyFlag, error) {
+	var out []historyFlag
 	for k, es := range rounds {
 		sort.Slice(es, func(i, j int) bool { return es[i].path < es[j].path })
 		files, err := filesFromDiff(ctx, g, es)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, rep := range Scan(files) {
-			un := (&Result{Reports: []*Report{rep}}).Unaccepted(accept)
-			for _, r := range un {
-				rules[r] = true
-			}
-			if len(un) > 0 {
-				refused = append(refused, where[strconv.Itoa(k)+" "+rep.File.Path])
+			if len(rep.Findings) > 0 {
+				out = append(out, historyFlag{Where: where[strconv.Itoa(k)+" "+rep.File.Path], Report: rep})
 			}
 		}
 	}
-	if len(refused) == 0 {
-		return nil
-	}
-	var rs []string
-	for r := range rules {
-		rs = append(rs, r)
-	}
-	sort.Strings(rs)
-	return &HistoryRefusedError{Rules: rs, Where: refused}
+	return out, nil
 }
 
 // treeEntries lists a tree's blobs and symlinks by path, as diff entries
