@@ -426,7 +426,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 		s.GitSnapshot = c.snap
 		res.Notes = append(res.Notes, c.notes...)
 		if c.snap != "" && s.GitBase != "" {
-			res.Notes = append(res.Notes, historyNotes(ctx, t.qGit(), s.GitBase, c.snap)...)
+			res.Notes = append(res.Notes, t.historyNotes(ctx, s, s.GitBase, c.snap)...)
 		}
 		res.step("commits", at)
 	}

@@ -369,7 +369,7 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 		return nil, err
 	}
 	res.Base, res.Snapshot, res.Reports = base, snap, reps
-	res.Notes = append(append(res.Notes, notes...), historyNotes(ctx, t.qGit(), base, snap)...)
+	res.Notes = append(append(res.Notes, notes...), t.historyNotes(ctx, s, base, snap)...)
 	res.step("diff+scan", at)
 	s.Snapshot = snap
 	if err := t.saveState(s); err != nil {

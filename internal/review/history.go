@@ -69,6 +69,7 @@ func historyRefusal(ctx context.Context, g gitCmd, base, snap string, accept []s
 // with its findings.
 type historyFlag struct {
 	Where  string // "path (commit abc1234)"
+	Commit string // abc1234
 	Report *Report
 }
 
@@ -102,32 +103,60 @@ func historyFlags(ctx context.Context, g gitCmd, base, snap string) ([]historyFl
 }
 
 // historyNotes are review's lines for what only the agent's intermediate
-// commits hold with medium or high findings: review lists the final tree,
-// apply brings the commits (and refuses their unaccepted high flags).
-func historyNotes(ctx context.Context, g gitCmd, base, snap string) []string {
-	flagged, err := historyFlags(ctx, g, base, snap)
+// commits hold with medium or high flags, one per path: review lists the
+// final tree, apply brings the commits (and refuses their unaccepted high
+// flags). A review of the same base and snapshot as the last reuses its
+// lines (s.History): hundreds of commits take a scan of a second.
+func (t *Target) historyNotes(ctx context.Context, s *state, base, snap string) []string {
+	key := base + ".." + snap
+	if s.History != nil && s.History.Of == key {
+		return s.History.Notes
+	}
+	flagged, err := historyFlags(ctx, t.qGit(), base, snap)
 	if err != nil {
 		return []string{"the agent's commits could not be read for versions the final tree does not hold (apply reads them again): " + err.Error()}
 	}
-	const maxLines = 20
-	var out []string
-	for i, h := range flagged {
-		if len(out) == maxLines {
-			out = append(out, fmt.Sprintf("and up to %d more versions with findings only in the agent's commits", len(flagged)-i))
-			break
-		}
-		var fs []string
+	type seen struct {
+		commits []string
+		rules   []string
+	}
+	var order []string
+	by := map[string]*seen{}
+	for _, h := range flagged {
+		p := h.Report.File.Path
 		for _, f := range h.Report.Findings {
-			if f.Severity >= Medium {
-				fs = append(fs, strings.ToUpper(f.Severity.String())+" "+f.Rule)
+			if f.Severity < Medium {
+				continue
+			}
+			if by[p] == nil {
+				by[p] = &seen{}
+				order = append(order, p)
+			}
+			if r := strings.ToUpper(f.Severity.String()) + " " + f.Rule; !slices.Contains(by[p].rules, r) {
+				by[p].rules = append(by[p].rules, r)
+			}
+			if c := h.Commit; !slices.Contains(by[p].commits, c) {
+				by[p].commits = append(by[p].commits, c)
 			}
 		}
-		if len(fs) == 0 {
-			continue
-		}
-		out = append(out, "only in the agent's commits, not in the final tree (apply brings them as history; `git show` them): "+h.Where+": "+strings.Join(fs, ", "))
 	}
+	var out []string
+	for _, p := range order {
+		b := by[p]
+		cs := strings.Join(b.commits[:min(3, len(b.commits))], ", ")
+		if len(b.commits) > 3 {
+			cs += fmt.Sprintf(" and %d more", len(b.commits)-3)
+		}
+		out = append(out, fmt.Sprintf("only in the agent's commits, not in the final tree (apply brings them as history; `git show` them): %s (commit %s): %s", p, cs, strings.Join(b.rules, ", ")))
+	}
+	s.History = &historyMemo{Of: key, Notes: out}
 	return out
+}
+
+// historyMemo is the last review's historyNotes and what they were of.
+type historyMemo struct {
+	Of    string   `json:"of"`
+	Notes []string `json:"notes,omitempty"`
 }
 
 // commitDiffs is `git diff-tree` of every commit from base to snap (nil
@@ -234,16 +263,26 @@ func versionRounds(vs []version, final []rawEntry, unchanged map[string]rawEntry
 
 // scanRounds scans each round and returns the versions with findings.
 func scanRounds(ctx context.Context, g gitCmd, rounds [][]rawEntry, where map[string]string) ([]historyFlag, error) {
+	if len(rounds) == 0 {
+		return nil, nil
+	}
+	br, err := newBlobReader(ctx, g) // one for all rounds: a path may have hundreds of versions
+	if err != nil {
+		return nil, err
+	}
+	defer br.close()
 	var out []historyFlag
 	for k, es := range rounds {
 		sort.Slice(es, func(i, j int) bool { return es[i].path < es[j].path })
-		files, err := filesFromDiff(ctx, g, es)
+		files, err := br.files(es)
 		if err != nil {
 			return nil, err
 		}
 		for _, rep := range Scan(files) {
 			if len(rep.Findings) > 0 {
-				out = append(out, historyFlag{Where: where[strconv.Itoa(k)+" "+rep.File.Path], Report: rep})
+				w := where[strconv.Itoa(k)+" "+rep.File.Path]
+				_, c, _ := strings.Cut(strings.TrimSuffix(w, ")"), " (commit ")
+				out = append(out, historyFlag{Where: w, Commit: c, Report: rep})
 			}
 		}
 	}

@@ -153,6 +153,9 @@ type state struct {
 	// Direct mode: what `revert` wrote since the last review (path →
 	// inode, ctime): the user's own, not an agent's take-away.
 	Reverted map[string][2]int64 `json:"reverted,omitempty"`
+	// What the agent's intermediate commits hold beyond the final tree,
+	// as the last review noted it (history.go).
+	History *historyMemo `json:"history,omitempty"`
 }
 
 func (t *Target) dir() string { return filepath.Join(t.StateDir, "review") }
