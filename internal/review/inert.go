@@ -18,7 +18,7 @@ import (
 //   - data and assets: images, fonts, media, tabular data, and anything
 //     under a test-data, fixtures or snapshots directory.
 
-const unknownReason = "No rule knows this file and it is not plain source, documentation or data: a linter, formatter, test runner, language server or IDE may read it by itself. Look at it."
+const unknownReason = "No rule flagged this change, and the file is not plain source, documentation or data: a linter, formatter, test runner, language server or IDE may read it by itself. Look at it."
 
 var (
 	sourceExt = setOf(".go", ".py", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".java", ".kt", ".kts", ".scala",

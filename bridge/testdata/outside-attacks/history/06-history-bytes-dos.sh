@@ -1,16 +1,17 @@
 #!/bin/bash
 # 06 (phase 1): host work for the agent's history, paid by the host. The
-# agent writes 300 commits (under apply's 1,000-commit cap), each with a
+# agent writes 120 commits (under apply's 1,000-commit cap), each with a
 # different 60 MB version of src/big.txt (one byte differs; git deltas
 # and zlib make the whole history ~3 MB in the sandbox), then deletes the
 # file: the final tree is clean and review lists nothing. apply reads
 # every intermediate version (each under the 64 MiB scan limit) on the
-# host: 18 GB through delta chains. Got through = apply still busy after
-# LIMIT seconds (90 unless set) while the agent spent a few seconds and a
-# few MB; the host's CPU is what the bridge spends. With 1,000 commits
+# host: 7 GB through delta chains. Got through = apply still busy after
+# LIMIT seconds (60 unless set; NC sets the commit count) on a history
+# that costs the sandbox ~1 MB of disk; the host's CPU is what the bridge
+# spends (review's capture pays a share too). With 1,000 commits
 # and several such files per commit it is hours.
 . "$(dirname "$0")/../lib.sh"; . "$(dirname "$0")/../ignwalk/common.sh"; . "$(dirname "$0")/common.sh"
-MODE=${1:-direct}; LIMIT=${LIMIT:-90}; NC=${NC:-300}
+MODE=${1:-direct}; LIMIT=${LIMIT:-60}; NC=${NC:-120}
 NPKG=2 mkproj; write_sandbox "$MODE"; up_sandbox
 S=$(date +%s)
 ag "python3 - $NC <<'P' | git fast-import --quiet && git reset -q --hard master && echo \"agent: \$(git rev-list --count HEAD) commits, objects \$(du -sh .git/objects | cut -f1)\"
