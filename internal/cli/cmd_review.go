@@ -20,7 +20,7 @@ import (
 const ExitHighFlags = 3
 
 func init() {
-	Register(&Command{Name: "review", Usage: "review NAME [--json]",
+	Register(&Command{Name: "review", Usage: "review NAME [--json] [--stop]",
 		Summary: "list what the agent changed, with risk flags (exit 3 when something high is flagged)", Run: runReview})
 	Register(&Command{Name: "diff", Usage: "diff NAME [PATH]",
 		Summary: "unified diff of the agent's work, .git internals included", Run: runDiff})
@@ -65,12 +65,18 @@ func (l *listFlag) Set(v string) error {
 func runReview(e *Env, args []string) error {
 	fs := newFlags("review", e)
 	asJSON := fs.Bool("json", false, "print the review as JSON")
+	stop := fs.Bool("stop", false, "stop the sandbox first: then nothing can change or hide anything in the folder while and after you review it (`airlock start NAME` runs it again)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return Usagef("need exactly one sandbox name")
+	}
+	if *stop {
+		if err := call(e, protocol.MethodStop, protocol.NameParams{Name: pos[0]}, nil); err != nil {
+			return err
+		}
 	}
 	var res protocol.ReviewResult
 	if err := call(e, protocol.MethodReviewList, protocol.ReviewParams{Name: pos[0], RequestedAtMs: startedAt().UnixMilli()}, &res); err != nil {

@@ -309,7 +309,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	if t.Stopped {
 		cut = time.Time{} // no agent runs: whatever was written, the user wrote
 	} else {
-		res.Notes = append(res.Notes, "the sandbox is running: its agent can change the folder again right after this review (or hide a change while it runs); stop it (airlock stop "+t.Name+") and review again before you open or run anything from the folder")
+		res.Notes = append(res.Notes, "the sandbox is running: its agent can change the folder again right after this review (or hide a change while it runs); review it stopped (airlock review --stop "+t.Name+") before you open or run anything from the folder")
 	}
 	// The walk for .git files and nested repositories runs alongside
 	// staging (it reads the folder only); it also dates every directory

@@ -29,5 +29,5 @@ echo "agent side took $(( $(date +%s) - S )) s"; sleep 0.5
 S=$(date +%s); rv 300; echo "  review took $(( $(date +%s) - S )) s, listed: [$(listed)]"
 S=$(date +%s); timeout "$LIMIT" airlock apply "$N" --branch t-dos >"$T/apply.log" 2>&1; ARC=$?
 echo "  apply rc=$ARC after $(( $(date +%s) - S )) s: $(tail -2 "$T/apply.log")"
-if [ "$ARC" = 124 ]; then echo "  apply still working after $LIMIT s on a history the agent made in seconds"; R=1; fi
+if [ "$ARC" = 124 ]; then echo "  apply still working after $LIMIT s on a history of ~0.5 MB of objects"; R=1; fi
 finish
