@@ -112,8 +112,8 @@ func printReview(w io.Writer, r *protocol.ReviewResult) {
 		fmt.Fprintf(w, "ran on %s (%s), kernel %s, plan %s, policy %s\n", p.Backend, p.Accelerator,
 			safeText(orNone(p.Kernel)), short(p.Plan), short(p.Policy))
 	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+	for _, n := range r.Notes { // they may name sandbox-chosen paths
+		fmt.Fprintf(w, "note: %s\n", safeText(n))
 	}
 	for _, f := range r.Files {
 		mode := f.NewMode
