@@ -65,7 +65,7 @@ func (l *listFlag) Set(v string) error {
 func runReview(e *Env, args []string) error {
 	fs := newFlags("review", e)
 	asJSON := fs.Bool("json", false, "print the review as JSON")
-	stop := fs.Bool("stop", false, "stop the sandbox first: then nothing can change or hide anything in the folder while and after you review it (`airlock start NAME` runs it again)")
+	stop := fs.Bool("stop", false, "stop the sandbox (`airlock start NAME` runs it again): direct mode stops it first, so nothing can change or hide anything in the folder while and after you review it; clone and mountless review need it running and stop it after")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -73,9 +73,18 @@ func runReview(e *Env, args []string) error {
 	if len(pos) != 1 {
 		return Usagef("need exactly one sandbox name")
 	}
+	stopAfter := false
 	if *stop {
-		if err := call(e, protocol.MethodStop, protocol.NameParams{Name: pos[0]}, nil); err != nil {
+		sb, err := findSandbox(e, pos[0])
+		if err != nil {
 			return err
+		}
+		// Clone and mountless: apply brings the snapshot reviewed, which is
+		// taken inside the running sandbox; stop it after.
+		if stopAfter = sb.Mode != "direct"; !stopAfter {
+			if err := call(e, protocol.MethodStop, protocol.NameParams{Name: pos[0]}, nil); err != nil {
+				return err
+			}
 		}
 	}
 	var res protocol.ReviewResult
@@ -90,6 +99,11 @@ func runReview(e *Env, args []string) error {
 		}
 	} else {
 		printReview(e.Stdout, &res)
+	}
+	if stopAfter {
+		if err := call(e, protocol.MethodStop, protocol.NameParams{Name: pos[0]}, nil); err != nil {
+			return err
+		}
 	}
 	if res.Summary.High > 0 {
 		return &ExitError{Code: ExitHighFlags}
