@@ -189,7 +189,12 @@ func mavenPlugin() Matcher {
 // other build logic: Exec, Target, UsingTask, Import, inline tasks, and
 // targets hooked in with InitialTargets/BeforeTargets/AfterTargets.
 func msbuildExec() Matcher {
-	risky := map[string]bool{"exec": true, "target": true, "usingtask": true, "import": true, "importgroup": true, "task": true}
+	// Pre/PostBuildEvent are shell commands the common targets run;
+	// analyzers and source generators (an Analyzer item, or a project
+	// referenced as one) run inside the compiler, and the IDE's design-time
+	// build runs them on open.
+	risky := map[string]bool{"exec": true, "target": true, "usingtask": true, "import": true, "importgroup": true, "task": true,
+		"prebuildevent": true, "postbuildevent": true, "analyzer": true}
 	return func(f *File, _ *scanCtx) []Hit {
 		if f.New == nil {
 			return nil
@@ -201,7 +206,8 @@ func msbuildExec() Matcher {
 		}
 		for _, e := range es {
 			_, init := e.attrs["initialtargets"]
-			if risky[e.name] || init {
+			analyzer := strings.EqualFold(e.attrs["outputitemtype"], "analyzer")
+			if risky[e.name] || init || analyzer {
 				hits = append(hits, Hit{Line: e.line, Detail: clip("<" + e.name + "> " + e.attrs["command"] + e.attrs["project"] + e.attrs["name"])})
 			}
 		}

@@ -65,6 +65,10 @@ func isHiddenRune(r rune) bool {
 		return true
 	case r >= 0x2061 && r <= 0x2064, r >= 0x206a && r <= 0x206f, r >= 0xfff9 && r <= 0xfffb, r >= 0x1d173 && r <= 0x1d17a:
 		return true
+	case r < 0x20 && r != '\t' && r != '\n' && r != '\v' && r != '\f' && r != '\r', r == 0x7f, r >= 0x80 && r <= 0x9f:
+		// Control characters: a terminal escape (ESC[8m conceals what
+		// follows in `cat`), a backspace that overprints, C1 controls.
+		return true
 	}
 	return false
 }

@@ -42,7 +42,10 @@ var formats = []struct {
 	{[]string{".cargo/config.toml", ".cargo/config", "Cargo.toml", "pyproject.toml", "bunfig.toml", "mise.toml", ".mise.toml",
 		"mise.local.toml", ".mise.local.toml", ".config/mise.toml", ".config/mise/config.toml", ".codex/config.toml",
 		"rust-toolchain.toml", "uv.toml", ".helix/languages.toml", ".helix/config.toml"}, format{"toml", "a TOML reader"}},
-	{[]string{"pytest.ini", "tox.ini", "setup.cfg"}, format{"ini", "Python's configparser"}},
+	{[]string{"pytest.ini", "tox.ini", "setup.cfg", ".coveragerc", "mypy.ini", ".mypy.ini"}, format{"ini", "Python's configparser"}},
+	{[]string{"hie.yaml"}, format{"yaml", "a YAML reader"}},
+	{[]string{".bsp/*.json"}, format{"json", "a JSON reader"}},
+	{[]string{".luarc.json", ".luarc.jsonc", "**/.luarc.json"}, format{"jsonc", "lua-language-server (JSON with comments)"}},
 }
 
 // formatOf returns the format of a path, if it is a config file we parse.
