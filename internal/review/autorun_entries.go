@@ -33,7 +33,7 @@ var entryNames = func() []string {
 		"jest.config.js", "jest.config.ts", "postcss.config.js", "postcss.config.cjs", "babel.config.js", "svelte.config.js",
 		"playwright.config.ts", "stylelint.config.js", "next.config.js", "next.config.mjs", "astro.config.mjs", "nuxt.config.ts",
 		"jest.config.mjs", "jest.config.cjs", "vitest.config.mts", "vitest.config.mjs", ".nvim.lua", ".exrc", ".nvimrc", ".lazy.lua",
-		".dir-locals.el", ".dir-locals-2.el")
+		".dir-locals.el", ".dir-locals-2.el", ".cargo/config.toml", ".cargo/config")
 }()
 
 // entryOut is what one entry runs.
@@ -265,6 +265,10 @@ func entryOf(p string, b []byte) entryOut {
 		}
 	case lbase == "build.rs":
 		e.files = append(e.files, cmdRef{cmd: p, dir: dir, via: "Cargo build script (rust-analyzer runs it on open)"})
+	case path.Base(dir) == ".cargo" && (lbase == "config.toml" || lbase == "config"):
+		for _, n := range strs(nodesOf(p, b), "target.*.linker", "target.*.runner", "target.*.runner.*", "build.rustc", "build.rustc-wrapper", "build.rustc-workspace-wrapper") {
+			cmd(p+" "+n.Path+" (cargo runs it when it builds, rust-analyzer's check on open included)", n.Value)
+		}
 	case lbase == "cargo.toml":
 		nodes := nodesOf(p, b)
 		for _, n := range strs(nodes, "package.build") {

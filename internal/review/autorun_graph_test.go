@@ -46,3 +46,19 @@ func TestAutorunGraphOutsideRound01(t *testing.T) {
 		}
 	}
 }
+
+// An unchanged .cargo/config.toml names the linker; changing that script
+// is a change to what every cargo build (rust-analyzer's check on open)
+// runs (outside round4/002).
+func TestCargoConfigLinkerReached(t *testing.T) {
+	ctx := map[string]string{
+		".cargo/config.toml": "[target.x86_64-unknown-linux-gnu]\nlinker = \"tools/cc-fast\"\n",
+		"Cargo.toml":         "[package]\nname = \"x\"\nversion = \"0.1.0\"\n",
+	}
+	f := mod("tools/cc-fast", "#!/bin/sh\nexec cc \"$@\"\n", "#!/bin/sh\ntouch /tmp/x\nexec cc \"$@\"\n")
+	f.OldMode, f.NewMode = 0o100755, 0o100755
+	reps := ScanTree([]*File{f}, func(p string) ([]byte, bool) { b, ok := ctx[p]; return []byte(b), ok })
+	if sev := reps[0].Max(); sev != High {
+		t.Fatalf("the linker script cargo runs: %v", reps[0].Findings)
+	}
+}
