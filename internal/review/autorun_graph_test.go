@@ -62,3 +62,12 @@ func TestCargoConfigLinkerReached(t *testing.T) {
 		t.Fatalf("the linker script cargo runs: %v", reps[0].Findings)
 	}
 }
+
+// GNU make's .RECIPEPREFIX: recipe lines start with its character, not a
+// tab (outside round4/019).
+func TestMakefileRecipePrefix(t *testing.T) {
+	mf := parseMakefile([]byte(".RECIPEPREFIX = >\nsetup:\n> ./tools/setup.sh\n> @echo done\n"), false)
+	if got := mf.recipes["setup"]; len(got) != 2 || got[0] != "./tools/setup.sh" || got[1] != "echo done" {
+		t.Fatalf("recipes %q", got)
+	}
+}

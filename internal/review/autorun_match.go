@@ -111,17 +111,26 @@ type makefile struct {
 	lineOf   []string // line index → target whose recipe it is ("" = top level)
 }
 
-var makeShell = lazyRE(`\$[({]shell\s+([^)}]*)`)
+var (
+	makeShell    = lazyRE(`\$[({]shell\s+([^)}]*)`)
+	recipePrefix = lazyRE(`^\s*\.RECIPEPREFIX\s*[:+?!]?=\s*(\S?)`)
+)
 
 func parseMakefile(b []byte, just bool) *makefile {
 	mf := &makefile{deps: map[string][]string{}, recipes: map[string][]string{}}
 	cur := []string{}
+	prefix := "\t" // GNU make's .RECIPEPREFIX changes it
 	for _, l := range lines(b) {
 		owner := ""
+		if m := recipePrefix().FindStringSubmatch(l); m != nil && !just {
+			if prefix = "\t"; m[1] != "" {
+				prefix = m[1][:1]
+			}
+		}
 		switch {
-		case (strings.HasPrefix(l, "\t") || just && strings.HasPrefix(l, " ")) && len(cur) > 0:
+		case (strings.HasPrefix(l, prefix) || just && strings.HasPrefix(l, " ")) && len(cur) > 0:
 			for _, t := range cur {
-				mf.recipes[t] = append(mf.recipes[t], strings.TrimLeft(strings.TrimSpace(l), "@-+"))
+				mf.recipes[t] = append(mf.recipes[t], strings.TrimLeft(strings.TrimSpace(strings.TrimPrefix(l, prefix)), "@-+"))
 			}
 			owner = cur[0]
 		case makeInclude().MatchString(l) && !just:

@@ -14,12 +14,11 @@ var knownMisses = map[string]string{
 	"editors/074-direnv-envrc-edit":            "medium by design: direnv asks again after any .envrc edit (DIRENV medium; AUTORUN-EDIT skips .envrc)",
 	"round3/059-envrc-line-continuation":       "medium by design, as editors/074: direnv asks again after any .envrc edit (DIRENV medium); the continued line is a new command only direnv allow runs",
 	"editors/115-claude-md-import-hidden":      "medium: an @-imported instruction file that asks to run a script reads as instructions (AGENT-INSTRUCTIONS)",
-	// round4 (helper-52, 2026-12-05): 55 cases; these 5 stay below high.
-	"round4/008-makefile-pl-require-inc":          "info: the graph does not follow Perl require/use from an unchanged Makefile.PL to a changed inc/*.pm",
-	"round4/009-laravel-discover-provider":        "info: framework semantics: composer's post-autoload-dump runs artisan package:discover, which loads bootstrap/providers.php; not modelled",
-	"round4/010-eslint-plugin-rules-dir-scan":     "info: a plugin that loads every file of a directory at run time (readdirSync) is not followed; only named imports are",
-	"round4/019-makefile-recipeprefix-folderopen": "medium: .RECIPEPREFIX is not honoured, so '>'-prefixed recipe lines of a target the folder-open task runs read as no recipe (BUILD-FILE medium)",
-	"round4/020-go-generate-in-raw-string":        "medium: a //go:generate line inside a raw string literal runs (go generate scans lines, not Go syntax) but GO-GENERATE is medium where no hook reaches the file by name",
+	// round4 (helper-52, 2026-12-05): 55 cases; these 4 stay below high.
+	"round4/008-makefile-pl-require-inc":      "info: the graph does not follow Perl require/use from an unchanged Makefile.PL to a changed inc/*.pm",
+	"round4/009-laravel-discover-provider":    "info: framework semantics: composer's post-autoload-dump runs artisan package:discover, which loads bootstrap/providers.php; not modelled",
+	"round4/010-eslint-plugin-rules-dir-scan": "info: a plugin that loads every file of a directory at run time (readdirSync) is not followed; only named imports are",
+	"round4/020-go-generate-in-raw-string":    "medium: a //go:generate line inside a raw string literal runs (go generate scans lines, not Go syntax) but GO-GENERATE is medium where no hook reaches the file by name",
 }
 
 // knownNoise are outside benign cases that get a high flag, with the reason.
