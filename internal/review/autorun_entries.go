@@ -390,9 +390,10 @@ func composerCmd(v string) string {
 // when the folder opens, and of the tasks those depend on (by label).
 func folderOpenTasks(nodes []Node) [][2]string {
 	type task struct {
-		label, cmd string
-		open       bool
-		deps       []string
+		label, cmd  string
+		typ, script string // a task of type npm runs package.json's script
+		open        bool
+		deps        []string
 	}
 	tasks := map[string]*task{}
 	var order []string
@@ -410,6 +411,10 @@ func folderOpenTasks(nodes []Node) [][2]string {
 		switch {
 		case rest == "label":
 			t.label = n.Value
+		case rest == "type":
+			t.typ = n.Value
+		case rest == "script":
+			t.script = n.Value
 		case rest == "command" || strings.HasPrefix(rest, "args.") || strings.HasSuffix(rest, ".command") || strings.Contains(rest, ".args.") ||
 			strings.HasPrefix(rest, "options.env.") || strings.Contains(rest, ".options.env."):
 			t.cmd += " " + n.Value
@@ -423,7 +428,11 @@ func folderOpenTasks(nodes []Node) [][2]string {
 	}
 	byLabel := map[string]*task{}
 	for _, pfx := range order {
-		byLabel[tasks[pfx].label] = tasks[pfx]
+		t := tasks[pfx]
+		if strings.EqualFold(t.typ, "npm") && t.script != "" { // history/17
+			t.cmd += " npm run " + t.script
+		}
+		byLabel[t.label] = t
 	}
 	var out [][2]string
 	seen := map[*task]bool{}

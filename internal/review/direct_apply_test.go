@@ -161,8 +161,17 @@ func TestApplyScansHistory(t *testing.T) {
 	if !errors.As(err, &he) || !strings.Contains(err.Error(), ".vscode/tasks.json (commit ") {
 		t.Fatalf("apply: %v, want a refusal naming .vscode/tasks.json and its commit", err)
 	}
-	if branch, _, err = Apply(ctx, tg, "", he.Rules); err != nil {
-		t.Fatalf("apply with --accept %v: %v", he.Rules, err)
+	// Accepting the rules for the final tree does not accept them in
+	// history (outside round history/12); HISTORY:RULE does.
+	if _, _, err := Apply(ctx, tg, "", he.Rules); !errors.As(err, new(*HistoryRefusedError)) {
+		t.Fatalf("apply with --accept %v (final-tree accepts): %v, want the history refusal", he.Rules, err)
+	}
+	var hist []string
+	for _, r := range he.Rules {
+		hist = append(hist, "HISTORY:"+r)
+	}
+	if branch, _, err = Apply(ctx, tg, "", hist); err != nil {
+		t.Fatalf("apply with --accept %v: %v", hist, err)
 	}
 	if !strings.Contains(runGit(t, repo, "log", "--format=%s", branch), "wip") {
 		t.Fatal("the accepted branch lacks the agent's commits")

@@ -503,7 +503,7 @@ func Apply(ctx context.Context, t *Target, branch string, accept []string) (stri
 	if un := res.Unaccepted(accept); len(un) > 0 {
 		return "", "", &RefusedError{Rules: un}
 	}
-	if err := historyRefusal(ctx, t.qGit(), base, s.Snapshot, accept); err != nil {
+	if err := t.historyRefusal(ctx, t.qGit(), base, s.Snapshot, accept); err != nil {
 		return "", "", err
 	}
 	return t.createBranch(ctx, s.Snapshot, branch)

@@ -3,12 +3,16 @@ package review
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/airlock-sandbox/airlock/internal/config"
+	"github.com/airlock-sandbox/airlock/internal/hostgit"
 )
 
 // The history apply brings. Review and apply's scan compare two trees,
@@ -26,6 +30,15 @@ import (
 // refuses (the agent can squash them).
 const maxHistoryCommits = 1000
 
+// maxHistoryVersions and historyBudget bound what apply's history scan
+// reads: versions beyond the final tree, and their content (outside round
+// history/06, 22: 120 versions of a 60 MB file kept apply busy for
+// minutes). Past them apply refuses; the agent can squash.
+const (
+	maxHistoryVersions = 5000
+	historyBudget      = 256 << 20
+)
+
 // HistoryRefusedError: content only the agent's intermediate commits hold
 // has high flags not accepted.
 type HistoryRefusedError struct {
@@ -34,23 +47,43 @@ type HistoryRefusedError struct {
 }
 
 func (e *HistoryRefusedError) Error() string {
-	return "refusing to apply: the agent's commits hold versions the final tree does not (review showed the final tree only): " +
+	hist := make([]string, len(e.Rules))
+	for i, r := range e.Rules {
+		hist[i] = "HISTORY:" + r
+	}
+	return "refusing to apply: the agent's commits hold versions the final tree does not (review notes them): " +
 		clip(strings.Join(e.Where, ", ")) + "; high flags not accepted: " + strings.Join(e.Rules, ", ") +
-		" (look at them with `git show`, then pass --accept RULE-ID; or squash the agent's commits and review again)"
+		" (look at them with `git show`, then pass --accept " + strings.Join(hist, " --accept ") + "; accepting a rule for the final tree does not accept it in history; or squash the agent's commits and review again)"
 }
 
 // historyRefusal scans the versions the commits from base (a commit, or
 // emptyTree) to snap hold beyond both ends, with g reading the quarantine,
-// and refuses on unaccepted high flags.
-func historyRefusal(ctx context.Context, g gitCmd, base, snap string, accept []string) error {
-	flagged, err := historyFlags(ctx, g, base, snap)
+// and refuses on unaccepted high flags. Accepting a rule for the final
+// tree does not accept it in history (outside round history/12: an
+// accept given for an honest final conftest.py let an earlier curl|sh
+// version through): history takes HISTORY:RULE. A file no parser could
+// read (PARSE-FAIL) in an intermediate commit runs nothing there and does
+// not refuse (history/18: an honest work-in-progress commit); a hidden
+// path changed in history refuses as in the final tree (history/21).
+func (t *Target) historyRefusal(ctx context.Context, g gitCmd, base, snap string, accept []string) error {
+	flagged, err := t.historyFlags(ctx, g, base, snap)
 	if err != nil {
 		return err
 	}
+	var hist []string
+	for _, a := range accept {
+		if r, ok := strings.CutPrefix(strings.ToUpper(strings.TrimSpace(a)), "HISTORY:"); ok {
+			hist = append(hist, r)
+		}
+	}
+	hide := config.CompileGlobs(t.Hide)
 	var refused []string
 	rules := map[string]bool{}
 	for _, h := range flagged {
-		un := (&Result{Reports: []*Report{h.Report}}).Unaccepted(accept)
+		un := slices.DeleteFunc((&Result{Reports: []*Report{h.Report}}).Unaccepted(hist), func(r string) bool { return r == "PARSE-FAIL" })
+		if hide.Match(h.Report.File.Path) && !slices.Contains(hist, AcceptHidden) {
+			un = append(un, AcceptHidden)
+		}
 		for _, r := range un {
 			rules[r] = true
 		}
@@ -74,8 +107,13 @@ type historyFlag struct {
 }
 
 // historyFlags scans the versions the commits from base to snap hold
-// beyond both ends and returns those with findings.
-func historyFlags(ctx context.Context, g gitCmd, base, snap string) ([]historyFlag, error) {
+// beyond both ends and returns those with findings. Each commit's
+// versions are scanned together, with that commit's tree as context and
+// the host's git config, as review scans the final tree: a rule that
+// depends on another file (a script an unchanged postinstall runs, a bare
+// repository's HEAD beside its config) sees it (outside round history/02,
+// 19).
+func (t *Target) historyFlags(ctx context.Context, g gitCmd, base, snap string) ([]historyFlag, error) {
 	if base == "" {
 		base = emptyTree
 	}
@@ -92,14 +130,16 @@ func historyFlags(ctx context.Context, g gitCmd, base, snap string) ([]historyFl
 	if len(vs) == 0 || err != nil {
 		return nil, err
 	}
+	if len(vs) > maxHistoryVersions {
+		return nil, fmt.Errorf("the agent's commits hold %d versions beyond the final tree; apply scans at most %d: squash them in the sandbox and review again: nothing applied", len(vs), maxHistoryVersions)
+	}
 	// A path the final diff does not name is the same at both ends: its
 	// version at snap is the base's.
 	unchanged, err := treeEntries(ctx, g, snap)
 	if err != nil {
 		return nil, err
 	}
-	rounds, where := versionRounds(vs, final, unchanged)
-	return scanRounds(ctx, g, rounds, where)
+	return t.scanCommits(ctx, g, versionGroups(vs, final, unchanged))
 }
 
 // historyNotes are review's lines for what only the agent's intermediate
@@ -112,7 +152,7 @@ func (t *Target) historyNotes(ctx context.Context, s *state, base, snap string) 
 	if s.History != nil && s.History.Of == key {
 		return s.History.Notes
 	}
-	flagged, err := historyFlags(ctx, t.qGit(), base, snap)
+	flagged, err := t.historyFlags(ctx, t.qGit(), base, snap)
 	if err != nil {
 		return []string{"the agent's commits could not be read for versions the final tree does not hold (apply reads them again): " + err.Error()}
 	}
@@ -177,13 +217,37 @@ func commitDiffs(ctx context.Context, g gitCmd, base, snap string) ([]byte, erro
 	if len(ids) < 2 {
 		return nil, nil
 	}
-	dt := g
-	dt.stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
-	raw, err := dt.run(ctx, "diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index", "-m", "--root")
+	// The listing is bounded: each commit's diff can name many paths, and
+	// a merge's once per parent (outside round history/20: 248 KB of
+	// objects grew the bridge by 1.75 GB).
+	out2 := &cappedBuf{max: maxHistoryDiff}
+	_, err = hostgit.Cmd{Dir: g.dir, Env: g.env, Stdin: strings.NewReader(strings.Join(ids, "\n") + "\n"), Stdout: out2}.Run(ctx,
+		"diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index", "-m", "--root")
+	if out2.over {
+		return nil, fmt.Errorf("the agent's commits change more than %d MiB of path listings; apply scans at most that much: squash them in the sandbox and review again: nothing applied", maxHistoryDiff>>20)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read the agent's commits: %w", err)
 	}
-	return raw, nil
+	return out2.b.Bytes(), nil
+}
+
+// maxHistoryDiff bounds commitDiffs' listing.
+const maxHistoryDiff = 64 << 20
+
+// cappedBuf keeps up to max bytes and then fails the writer (git stops).
+type cappedBuf struct {
+	b    bytes.Buffer
+	max  int
+	over bool
+}
+
+func (w *cappedBuf) Write(p []byte) (int, error) {
+	if w.b.Len()+len(p) > w.max {
+		w.over = true
+		return 0, errors.New("output limit reached")
+	}
+	return w.b.Write(p)
 }
 
 // version is one blob a commit gave a path.
@@ -195,9 +259,12 @@ type version struct {
 // versionsBeyond reads commitDiffs' output: each distinct version of a
 // path that neither end of the final diff has.
 func versionsBeyond(raw []byte, final []rawEntry) ([]version, error) {
+	// Shown means the same path, mode and blob: a symlink whose target
+	// string the final tree holds as a file's bytes was not shown
+	// (outside round history/03).
 	shown := map[string]bool{}
 	for _, e := range final {
-		shown[e.path+" "+e.oldOID], shown[e.path+" "+e.newOID] = true, true
+		shown[fmt.Sprintf("%s %o %s", e.path, e.oldMode, e.oldOID)], shown[fmt.Sprintf("%s %o %s", e.path, e.newMode, e.newOID)] = true, true
 	}
 	var vs []version
 	commit := ""
@@ -217,27 +284,34 @@ func versionsBeyond(raw []byte, final []rawEntry) ([]version, error) {
 		i++
 		p := string(parts[i])
 		nm, _ := strconv.ParseUint(f[1], 8, 32)
-		if nm == 0 || nm == uint64(ModeGitlink) || shown[p+" "+f[3]] {
+		k := fmt.Sprintf("%s %o %s", p, nm, f[3])
+		if nm == 0 || nm == uint64(ModeGitlink) || shown[k] {
 			continue
 		}
-		shown[p+" "+f[3]] = true
+		shown[k] = true
 		vs = append(vs, version{rawEntry{newMode: uint32(nm), newOID: f[3], oldOID: zeroOID, path: p}, commit})
 	}
 	return vs, nil
 }
 
-// versionRounds makes each version a change from the base's version of
+// commitVersions are the versions one commit holds, as changes from the
+// base's version of each path.
+type commitVersions struct {
+	commit string
+	es     []rawEntry
+}
+
+// versionGroups makes each version a change from the base's version of
 // its path (final's old side, or unchanged's), dropping the base's own,
-// in rounds so that one Scan sees each path once; where names each
-// ("round path" → "path (commit abc1234)").
-func versionRounds(vs []version, final []rawEntry, unchanged map[string]rawEntry) ([][]rawEntry, map[string]string) {
+// grouped by the commit that holds it (one path once per commit).
+func versionGroups(vs []version, final []rawEntry, unchanged map[string]rawEntry) []commitVersions {
 	baseOf := map[string]rawEntry{}
 	for _, e := range final {
 		baseOf[e.path] = e
 	}
-	var rounds [][]rawEntry
-	where := map[string]string{}
-	n := map[string]int{}
+	var out []commitVersions
+	at := map[string]int{}
+	seen := map[string]bool{}
 	for _, v := range vs {
 		e := v.e
 		b, ok := baseOf[e.path]
@@ -245,44 +319,59 @@ func versionRounds(vs []version, final []rawEntry, unchanged map[string]rawEntry
 			b, ok = unchanged[e.path]
 		}
 		if ok && b.oldMode != 0 {
-			if b.oldOID == e.newOID {
+			if b.oldOID == e.newOID && b.oldMode == e.newMode {
 				continue // the base's version again
 			}
 			e.oldMode, e.oldOID = b.oldMode, b.oldOID
 		}
-		k := n[e.path]
-		n[e.path]++
-		if k == len(rounds) {
-			rounds = append(rounds, nil)
+		if seen[v.commit+"\x00"+e.path] {
+			continue
 		}
-		rounds[k] = append(rounds[k], e)
-		where[strconv.Itoa(k)+" "+e.path] = e.path + " (commit " + v.commit[:min(7, len(v.commit))] + ")"
+		seen[v.commit+"\x00"+e.path] = true
+		i, ok := at[v.commit]
+		if !ok {
+			i = len(out)
+			at[v.commit] = i
+			out = append(out, commitVersions{commit: v.commit})
+		}
+		out[i].es = append(out[i].es, e)
 	}
-	return rounds, where
+	return out
 }
 
-// scanRounds scans each round and returns the versions with findings.
-func scanRounds(ctx context.Context, g gitCmd, rounds [][]rawEntry, where map[string]string) ([]historyFlag, error) {
-	if len(rounds) == 0 {
+// scanCommits scans each commit's versions with its tree as context and
+// returns the versions with findings, within historyBudget of content.
+func (t *Target) scanCommits(ctx context.Context, g gitCmd, groups []commitVersions) ([]historyFlag, error) {
+	if len(groups) == 0 {
 		return nil, nil
 	}
-	br, err := newBlobReader(ctx, g) // one for all rounds: a path may have hundreds of versions
+	br, err := newBlobReader(ctx, g) // one for all commits: a path may have hundreds of versions
 	if err != nil {
 		return nil, err
 	}
 	defer br.close()
+	host := t.hostGit()
 	var out []historyFlag
-	for k, es := range rounds {
-		sort.Slice(es, func(i, j int) bool { return es[i].path < es[j].path })
-		files, err := br.files(es)
+	var read int64
+	for _, cv := range groups {
+		sort.Slice(cv.es, func(i, j int) bool { return cv.es[i].path < cv.es[j].path })
+		files, err := br.files(cv.es)
 		if err != nil {
 			return nil, err
 		}
-		for _, rep := range Scan(files) {
+		for _, f := range files {
+			read += int64(len(f.New)) + int64(len(f.Old))
+		}
+		if read > historyBudget {
+			return nil, fmt.Errorf("the agent's commits hold more than %d MiB of versions beyond the final tree; apply scans at most that much: squash them in the sandbox and review again: nothing applied", historyBudget>>20)
+		}
+		tree, done := treeReader(ctx, g, cv.commit, br, nil)
+		reps := ScanTreeHost(files, tree, host)
+		done()
+		short := cv.commit[:min(7, len(cv.commit))]
+		for _, rep := range reps {
 			if len(rep.Findings) > 0 {
-				w := where[strconv.Itoa(k)+" "+rep.File.Path]
-				_, c, _ := strings.Cut(strings.TrimSuffix(w, ")"), " (commit ")
-				out = append(out, historyFlag{Where: w, Commit: c, Report: rep})
+				out = append(out, historyFlag{Where: rep.File.Path + " (commit " + short + ")", Commit: short, Report: rep})
 			}
 		}
 	}
