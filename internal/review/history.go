@@ -360,7 +360,9 @@ func (t *Target) scanCommits(ctx context.Context, g gitCmd, groups []commitVersi
 			return nil, err
 		}
 		for _, f := range files {
-			read += int64(len(f.New)) + int64(len(f.Old))
+			// What git decompressed, not what the scan kept (a 60 MB
+			// version is read whole and kept to maxScanBytes).
+			read += max(f.Size, int64(len(f.New)))
 		}
 		if read > historyBudget {
 			return nil, fmt.Errorf("the agent's commits hold more than %d MiB of versions beyond the final tree; apply scans at most that much: squash them in the sandbox and review again: nothing applied", historyBudget>>20)
