@@ -251,7 +251,10 @@ func markGitConfigTargets(s *scanCtx) {
 		// bare repository git will use when someone runs git inside it.
 		if strings.EqualFold(path.Base(f.Path), "config") && f.NewMode != 0 && !strings.HasPrefix(f.Path, ".git/") {
 			dir := path.Dir(f.Path)
-			if _, ok := s.files[path.Join(dir, "HEAD")]; ok {
+			// HEAD changed with it, or already in the tree (a commit that
+			// adds config beside a HEAD the final tree keeps: history/19).
+			_, changedHEAD := s.files[path.Join(dir, "HEAD")]
+			if _, inTree := s.read(path.Join(dir, "HEAD")); changedHEAD || inTree {
 				s.bare[dir] = true
 				f.gitConfig = true
 				queue = append(queue, f)
