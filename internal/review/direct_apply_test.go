@@ -124,6 +124,9 @@ func TestApplyScansHistory(t *testing.T) {
 	if err := Baseline(ctx, tg); err != nil {
 		t.Fatal(err)
 	}
+	// The "agent" commits on a detached HEAD: its commits are on no host
+	// branch (commits the host's branches hold are the user's own).
+	runGit(t, repo, "checkout", "-q", "--detach")
 	commit := func(msg string) {
 		runGit(t, repo, "add", "-A")
 		runGit(t, repo, "commit", "-q", "-m", msg)

@@ -117,7 +117,7 @@ func (t *Target) historyFlags(ctx context.Context, g gitCmd, base, snap string) 
 	if base == "" {
 		base = emptyTree
 	}
-	raw, err := commitDiffs(ctx, g, base, snap)
+	raw, err := commitDiffs(ctx, g, base, snap, t.hostTips(ctx, g))
 	if raw == nil || err != nil {
 		return nil, err
 	}
@@ -201,11 +201,14 @@ type historyMemo struct {
 
 // commitDiffs is `git diff-tree` of every commit from base to snap (nil
 // when there is one at most: its content is the final tree's).
-func commitDiffs(ctx context.Context, g gitCmd, base, snap string) ([]byte, error) {
-	args := []string{"rev-list", "--max-count=" + strconv.Itoa(maxHistoryCommits+1), snap}
+func commitDiffs(ctx context.Context, g gitCmd, base, snap string, known []string) ([]byte, error) {
+	args := []string{"rev-list", "--max-count=" + strconv.Itoa(maxHistoryCommits+1), snap, "--not"}
 	if base != emptyTree {
-		args = append(args, "--not", base)
+		args = append(args, base)
 	}
+	// Commits the host repository already has are the user's, not the
+	// agent's (an honest merge of the user's branch: history/08).
+	args = append(args, known...)
 	out, err := g.run(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list the agent's commits: %w", err)
@@ -248,6 +251,32 @@ func (w *cappedBuf) Write(p []byte) (int, error) {
 		return 0, errors.New("output limit reached")
 	}
 	return w.b.Write(p)
+}
+
+// hostTips are the host repository's branch and tag tips that g (the
+// quarantine, which borrows the host's objects) can read.
+func (t *Target) hostTips(ctx context.Context, g gitCmd) []string {
+	out, err := t.repoGit().run(ctx, "for-each-ref", "--format=%(objectname)", "refs/heads", "refs/tags")
+	if err != nil {
+		return nil
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) == 0 {
+		return nil
+	}
+	chk := g
+	chk.stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+	out, err = chk.run(ctx, "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return nil
+	}
+	var tips []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if id, typ, _ := strings.Cut(l, " "); isOID(id) && typ == "commit" && len(tips) < 1000 {
+			tips = append(tips, id)
+		}
+	}
+	return tips
 }
 
 // version is one blob a commit gave a path.
