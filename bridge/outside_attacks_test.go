@@ -21,6 +21,8 @@ var stillOpen = map[string]string{
 	"clonebase2/09-many-files-up-time":        "a performance check, run by hand: a 30,000-file repository whose up must take under 25 s, which the suite's four parallel scripts on a loaded CI machine do not guarantee",
 	"clonebase2/08-global-filter-on-clone":    "documented limit (hostgit's trust boundary): the host user's own global git config (a filter driver such as git-lfs) applies when clone mode clones their repository, as it would for git clone; the repository's own config never does",
 	"ignwalk2/03-honest-untrack":              "issue 28 (low, usability): direct apply refuses commits that untrack a file the folder still holds (`git rm --cached`), saying so; review shows the folder, where nothing changed",
+	"history/06-history-bytes-dos":            "a performance check, run by hand: 120 versions of a 60 MB file in the agent's history must be refused by apply's history budget within its LIMIT (113 s here for the whole script at load 2), which four parallel scripts on a loaded CI machine do not guarantee",
+	"history/22-history-parse-cost":           "a performance check, run by hand: 60 versions of a 3.8 MB nested package.json must be refused or scanned within its LIMIT (148 s here for the whole script at load 2), which four parallel scripts on a loaded CI machine do not guarantee",
 	"putback/14-hide-on-previous-command":     "issue 28 (high, open, documented): an agent that takes a change away on the user's previous command (any host fork burst), not on the review's own start, is outside PUT-BACK's window (250 ms before the CLI's fork: the 5 s window caught it and flagged honest work, putback/06-09); its change is back after review. A stopped sandbox cannot hide: review of a running direct-mode sandbox says to review it stopped (airlock review --stop NAME) before opening or running anything from the folder",
 	"ignwalk2/08-atime-roundtrip":             "issue 28 (low, compatibility): in a direct-mode folder an access time set on purpose (utime, cp -p) reads back as the modification time: the gate hides atime, since any report that keeps such a time also shows the host read that follows a change (ignwalk/08); keeping the times the sandbox itself set, per inode, is the next step",
 	"ignwalk2/06-honest-commit-a-with-hidden": "issue 28 (low, usability): an honest `git add -A && git commit` records a tracked file the agent cannot see (hide) as deleted; direct apply refuses it unless --accept HIDDEN-PATH (before: the branch silently deleted it)",
@@ -46,13 +48,13 @@ func TestOutsideAttacks(t *testing.T) {
 	// survey (stagego, survey) and its pack path, rule filter and clone
 	// mode's early read (pack), the namespace start path (startpath), and
 	// direct review's walk of ignored directories, commit capture and
-	// apply (ignwalk, ignwalk2), and review's PUT-BACK (putback), each set
-	// in its folder.
+	// apply (ignwalk, ignwalk2), review's PUT-BACK (putback), and apply's
+	// scan of the agent's history (history), each set in its folder.
 	var scripts []string
 	for _, set := range []struct {
 		glob string
 		want int
-	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 30}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}, {"testdata/outside-attacks/clonebase/[0-9]*.sh", 10}, {"testdata/outside-attacks/clonebase2/[0-9]*.sh", 13}, {"testdata/outside-attacks/stagego/[0-9]*.sh", 4}, {"testdata/outside-attacks/survey/[0-9]*.sh", 5}, {"testdata/outside-attacks/pack/[0-9]*.sh", 8}, {"testdata/outside-attacks/startpath/[0-9]*.sh", 5}, {"testdata/outside-attacks/ignwalk/[0-9]*.sh", 12}, {"testdata/outside-attacks/ignwalk2/[0-9]*.sh", 10}, {"testdata/outside-attacks/putback/[0-9]*.sh", 14}} {
+	}{{"testdata/outside-attacks/[0-9]*.sh", 18}, {"testdata/outside-attacks/review/[0-9]*.sh", 9}, {"testdata/outside-attacks/signer/[0-9]*.sh", 22}, {"testdata/outside-attacks/mcp/[0-9]*.sh", 22}, {"testdata/outside-attacks/direct/[0-9]*.sh", 30}, {"testdata/outside-attacks/egress/[0-9]*.sh", 19}, {"testdata/outside-attacks/clonebase/[0-9]*.sh", 10}, {"testdata/outside-attacks/clonebase2/[0-9]*.sh", 13}, {"testdata/outside-attacks/stagego/[0-9]*.sh", 4}, {"testdata/outside-attacks/survey/[0-9]*.sh", 5}, {"testdata/outside-attacks/pack/[0-9]*.sh", 8}, {"testdata/outside-attacks/startpath/[0-9]*.sh", 5}, {"testdata/outside-attacks/ignwalk/[0-9]*.sh", 12}, {"testdata/outside-attacks/ignwalk2/[0-9]*.sh", 10}, {"testdata/outside-attacks/putback/[0-9]*.sh", 14}, {"testdata/outside-attacks/history/[0-9]*.sh", 22}} {
 		got, _ := filepath.Glob(set.glob)
 		if len(got) < set.want {
 			t.Fatalf("found %d attack scripts for %s, want the %d kept", len(got), set.glob, set.want)
