@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -227,4 +228,38 @@ func noteHas(res *Result, parts ...string) bool {
 		}
 	}
 	return false
+}
+
+// A hidden path changed only in an intermediate commit refuses apply
+// without HIDDEN-PATH even when that version has no finding at all (an
+// inert document the hide globs cover): history/21's check must not hang
+// on the scan flagging something.
+func TestHistoryHiddenInertRefuses(t *testing.T) {
+	gitEnv(t)
+	ctx := context.Background()
+	host := hostRepo(t)
+	sandbox := filepath.Join(t.TempDir(), "ws")
+	runGit(t, "", "clone", "-q", "--no-hardlinks", "-c", "core.hooksPath=/dev/null", host, sandbox)
+	tg := &Target{Name: "c", Mode: ModeClone, Repo: host, StateDir: t.TempDir(), Guest: localGuest{sandbox}, FetchURL: sandbox, Hide: []string{"README.md"}}
+	if err := Baseline(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	if err := FetchBase(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, sandbox+"/README.md", "# demo\n\nswapped\n", 0o644)
+	runGit(t, sandbox, "commit", "-qam", "wip")
+	writeFile(t, sandbox+"/README.md", "# demo\n", 0o644)
+	runGit(t, sandbox, "commit", "-qam", "tidy")
+	if _, err := Review(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Apply(ctx, tg, "", nil)
+	var he *HistoryRefusedError
+	if !errors.As(err, &he) || !slices.Contains(he.Rules, AcceptHidden) {
+		t.Fatalf("apply: %v, want a history refusal naming %s", err, AcceptHidden)
+	}
+	if _, _, err := Apply(ctx, tg, "", []string{"HISTORY:" + AcceptHidden}); err != nil {
+		t.Fatalf("apply with --accept HISTORY:%s: %v", AcceptHidden, err)
+	}
 }

@@ -82,7 +82,10 @@
 //	              opens (PUT-BACK, direct_putback.go); no more is read or
 //	              written.
 //	apply,        git rev-list, diff-tree --stdin, ls-tree and cat-file on
-//	history       the quarantine (at most 1,000 commits): reads only.
+//	history       the quarantine (at most 1,000 commits, 5,000 versions,
+//	(and review's 256 MiB of blobs, 64 MiB of listing), and for-each-ref of
+//	notes)        refs/heads and refs/tags on the host repository (their
+//	              commits are the user's): reads only.
 //	clone mode,   CopyBaseline, before the sandbox starts: git add and
 //	baseline      write-tree on a temporary index of the bridge's fresh
 //	              clone, the commit as a loose object written in Go (SHA-1

@@ -88,7 +88,7 @@ func (t *Target) historyRefusal(ctx context.Context, g gitCmd, base, snap string
 			rules[r] = true
 		}
 		if len(un) > 0 {
-			refused = append(refused, h.Where)
+			refused = append(refused, h.where())
 		}
 	}
 	if len(refused) == 0 {
@@ -99,15 +99,17 @@ func (t *Target) historyRefusal(ctx context.Context, g gitCmd, base, snap string
 }
 
 // historyFlag is one version only the agent's intermediate commits hold,
-// with its findings.
+// with its findings (perhaps none).
 type historyFlag struct {
-	Where  string // "path (commit abc1234)"
 	Commit string // abc1234
 	Report *Report
 }
 
+// where names the version: "path (commit abc1234)".
+func (h historyFlag) where() string { return h.Report.File.Path + " (commit " + h.Commit + ")" }
+
 // historyFlags scans the versions the commits from base to snap hold
-// beyond both ends and returns those with findings. Each commit's
+// beyond both ends and returns them with their findings. Each commit's
 // versions are scanned together, with that commit's tree as context and
 // the host's git config, as review scans the final tree: a rule that
 // depends on another file (a script an unchanged postinstall runs, a bare
@@ -369,7 +371,7 @@ func versionGroups(vs []version, final []rawEntry, unchanged map[string]rawEntry
 }
 
 // scanCommits scans each commit's versions with its tree as context and
-// returns the versions with findings, within historyBudget of content.
+// returns them with their findings, within historyBudget of content.
 func (t *Target) scanCommits(ctx context.Context, g gitCmd, groups []commitVersions) ([]historyFlag, error) {
 	if len(groups) == 0 {
 		return nil, nil
@@ -399,11 +401,10 @@ func (t *Target) scanCommits(ctx context.Context, g gitCmd, groups []commitVersi
 		tree, done := treeReader(ctx, g, cv.commit, br, nil)
 		reps := ScanTreeHost(files, tree, host)
 		done()
-		short := cv.commit[:min(7, len(cv.commit))]
+		// Every version, flagged or not: a hidden path refuses without a
+		// finding (an inert .md the hide globs cover, changed in history).
 		for _, rep := range reps {
-			if len(rep.Findings) > 0 {
-				out = append(out, historyFlag{Where: rep.File.Path + " (commit " + short + ")", Commit: short, Report: rep})
-			}
+			out = append(out, historyFlag{Commit: cv.commit[:min(7, len(cv.commit))], Report: rep})
 		}
 	}
 	return out, nil
