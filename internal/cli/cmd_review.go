@@ -265,14 +265,18 @@ func runApply(e *Env, args []string) error {
 }
 
 // unknownRules are the --accept IDs no review rule has.
+// A rule for history is written HISTORY:RULE (apply's refusal names it
+// so); HIDDEN-PATH accepts hidden paths' changes (outside round
+// history2/05: both were refused here, so a history flag could only be
+// squashed away).
 func unknownRules(accept []string) []string {
-	known := map[string]bool{"UNKNOWN-FILE": true} // review's finding for files no rule understands
+	known := map[string]bool{"UNKNOWN-FILE": true, review.AcceptHidden: true} // UNKNOWN-FILE: review's finding for files no rule understands
 	for _, r := range review.Rules() {
 		known[r.ID] = true
 	}
 	var bad []string
 	for _, id := range accept {
-		if !known[id] {
+		if rule, _ := strings.CutPrefix(strings.ToUpper(id), "HISTORY:"); !known[rule] {
 			bad = append(bad, id)
 		}
 	}

@@ -32,3 +32,12 @@ func TestPrintReview(t *testing.T) {
 		t.Error("escape character reached the terminal")
 	}
 }
+
+// apply's refusals name HISTORY:RULE and HIDDEN-PATH; --accept takes them
+// (outside round history2/05), and still refuses what no rule is.
+func TestUnknownRules(t *testing.T) {
+	got := unknownRules([]string{"HISTORY:VSCODE-AUTORUN", "history:npm-lifecycle", "HIDDEN-PATH", "HISTORY:HIDDEN-PATH", "VSCODE-AUTORUN", "NOT-A-RULE", "HISTORY:NOT-A-RULE"})
+	if strings.Join(got, ",") != "NOT-A-RULE,HISTORY:NOT-A-RULE" {
+		t.Fatalf("unknown: %q", got)
+	}
+}
