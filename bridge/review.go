@@ -441,6 +441,7 @@ func ReviewResultToWire(res *review.Result) *protocol.ReviewResult {
 	out := &protocol.ReviewResult{Sandbox: res.Name, Mode: res.Mode, Base: res.Base, Snapshot: res.Snapshot,
 		Files: []protocol.ReviewFile{}, Notes: res.Notes}
 	out.Summary.High, out.Summary.Medium, out.Summary.Info, out.Summary.Files = res.Counts()
+	out.Summary.HistoryHigh = res.HistoryHigh
 	for _, r := range res.Reports {
 		f := protocol.ReviewFile{Path: r.File.Path, Status: string(r.File.Status()),
 			OldMode: review.FormatMode(r.File.OldMode), NewMode: review.FormatMode(r.File.NewMode)}
@@ -462,7 +463,12 @@ func (rv *reviewFeature) file(ctx context.Context, env Env, params json.RawMessa
 		return nil, err
 	}
 	defer rv.lock(t.Name)()
-	c, err := review.FileContent(ctx, t, p.Path)
+	var c *review.Content
+	if p.Commit != "" {
+		c, err = review.CommitFileContent(ctx, t, p.Commit, p.Path)
+	} else {
+		c, err = review.FileContent(ctx, t, p.Path)
+	}
 	if err != nil {
 		return nil, reviewErr(env, p.Name, "review.file", err)
 	}

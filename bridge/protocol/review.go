@@ -42,6 +42,10 @@ type ReviewSummary struct {
 	Medium int `json:"medium"`
 	Info   int `json:"info"`
 	Files  int `json:"files"`
+	// HistoryHigh counts versions only the agent's intermediate commits
+	// hold that apply refuses without --accept HISTORY:COMMIT (notes name
+	// each); `airlock review` exits 3 for them too.
+	HistoryHigh int `json:"historyHigh,omitempty"`
 }
 
 // ReviewResult is a fresh review of one sandbox.
@@ -76,6 +80,10 @@ type Provenance struct {
 type ReviewFileParams struct {
 	Name string `json:"name"`
 	Path string `json:"path"`
+	// Commit, when set: the path as that commit of the agent's holds it
+	// (at least 12 hex digits), beside the base's version, read from the
+	// host's quarantine (what a history refusal names).
+	Commit string `json:"commit,omitempty"`
 }
 
 // ReviewFileContent is one path's two sides. Binary content is omitted

@@ -139,6 +139,7 @@ export interface ReviewSummary {
   medium: number;
   info: number;
   files: number;
+  historyHigh?: number;
 }
 // ReviewResult is a fresh review of one sandbox.
 export interface ReviewResult {
@@ -168,6 +169,7 @@ export interface Provenance {
 export interface ReviewFileParams {
   name: string;
   path: string;
+  commit?: string;
 }
 // ReviewFileContent is one path's two sides. Binary content is omitted
 // (Binary set); symlinks carry their target as content.

@@ -22,7 +22,7 @@ const ExitHighFlags = 3
 func init() {
 	Register(&Command{Name: "review", Usage: "review NAME [--json] [--stop]",
 		Summary: "list what the agent changed, with risk flags (exit 3 when something high is flagged)", Run: runReview})
-	Register(&Command{Name: "diff", Usage: "diff NAME [PATH]",
+	Register(&Command{Name: "diff", Usage: "diff NAME [PATH] [--commit COMMIT]",
 		Summary: "unified diff of the agent's work, .git internals included", Run: runDiff})
 	Register(&Command{Name: "apply", Usage: "apply NAME [--branch B] [--accept RULE-ID]...",
 		Summary: "create branch airlock/NAME from the sandbox's work as last reviewed (no checkout, no hooks)", Run: runApply})
@@ -80,8 +80,16 @@ func runReview(e *Env, args []string) error {
 			return err
 		}
 		// Clone and mountless: apply brings the snapshot reviewed, which is
-		// taken inside the running sandbox; stop it after.
+		// taken inside the running sandbox; stop it after. Direct: the
+		// agent's commits are captured inside the running sandbox too, so
+		// a first review captures them, and the review shown is of the
+		// stopped folder (apply brings that capture).
 		if stopAfter = sb.Mode != "direct"; !stopAfter {
+			if sb.State == "running" {
+				if err := call(e, protocol.MethodReviewList, protocol.ReviewParams{Name: pos[0], RequestedAtMs: startedAt().UnixMilli()}, new(protocol.ReviewResult)); err != nil {
+					return err
+				}
+			}
 			if err := call(e, protocol.MethodStop, protocol.NameParams{Name: pos[0]}, nil); err != nil {
 				return err
 			}
@@ -105,7 +113,7 @@ func runReview(e *Env, args []string) error {
 			return err
 		}
 	}
-	if res.Summary.High > 0 {
+	if res.Summary.High > 0 || res.Summary.HistoryHigh > 0 {
 		return &ExitError{Code: ExitHighFlags}
 	}
 	return nil
@@ -149,6 +157,9 @@ func printReview(w io.Writer, r *protocol.ReviewResult) {
 	}
 	s := r.Summary
 	fmt.Fprintf(w, "%d files changed: %d high, %d medium, %d info\n", s.Files, s.High, s.Medium, s.Info)
+	if s.HistoryHigh > 0 {
+		fmt.Fprintf(w, "and %d version(s) in the agent's commits that apply refuses without --accept HISTORY:COMMIT (the notes above name them)\n", s.HistoryHigh)
+	}
 }
 
 // safeText keeps terminal control characters from sandbox-chosen paths
@@ -157,12 +168,16 @@ func safeText(s string) string { return guestout.Clean(s) }
 
 func runDiff(e *Env, args []string) error {
 	fs := newFlags("diff", e)
+	commit := fs.String("commit", "", "show PATH as this commit of the agent's holds it (what apply's history refusal names), against the base")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) < 1 || len(pos) > 2 {
 		return Usagef("need a sandbox name and at most one path")
+	}
+	if *commit != "" && len(pos) != 2 {
+		return Usagef("--commit needs a path (apply's refusal names the commit and the path)")
 	}
 	name := pos[0]
 	var paths []string
@@ -184,7 +199,7 @@ func runDiff(e *Env, args []string) error {
 	defer c.Close()
 	for _, p := range paths {
 		var fc protocol.ReviewFileContent
-		if err := rpcErr(c.Call(context.Background(), protocol.MethodReviewFile, protocol.ReviewFileParams{Name: name, Path: p}, &fc)); err != nil {
+		if err := rpcErr(c.Call(context.Background(), protocol.MethodReviewFile, protocol.ReviewFileParams{Name: name, Path: p, Commit: *commit}, &fc)); err != nil {
 			return err
 		}
 		if !fc.BaseExists && !fc.CurrentExists {
@@ -241,6 +256,9 @@ func runApply(e *Env, args []string) error {
 		return Usagef("need exactly one sandbox name")
 	}
 	if bad := unknownRules(accept); len(bad) > 0 {
+		if strings.HasPrefix(strings.ToUpper(bad[0]), "HISTORY:") {
+			return Usagef("--accept %s: history is accepted per commit, as HISTORY:COMMIT with at least 12 hex digits of a commit apply's refusal names", strings.Join(bad, ","))
+		}
 		return Usagef("--accept %s: no review rule has that ID (`airlock review %s` shows each finding's rule)", strings.Join(bad, ","), pos[0])
 	}
 	repo := applyRepo(e, pos[0])
@@ -264,11 +282,10 @@ func runApply(e *Env, args []string) error {
 	return nil
 }
 
-// unknownRules are the --accept IDs no review rule has.
-// A rule for history is written HISTORY:RULE (apply's refusal names it
-// so); HIDDEN-PATH accepts hidden paths' changes (outside round
-// history2/05: both were refused here, so a history flag could only be
-// squashed away).
+// unknownRules are the --accept IDs no review rule has. HIDDEN-PATH
+// accepts hidden paths' changes; history is accepted per commit,
+// HISTORY:COMMIT as apply's refusal names it (outside round history2/04:
+// a rule accepted for history took unlisted versions along).
 func unknownRules(accept []string) []string {
 	known := map[string]bool{"UNKNOWN-FILE": true, review.AcceptHidden: true} // UNKNOWN-FILE: review's finding for files no rule understands
 	for _, r := range review.Rules() {
@@ -276,7 +293,7 @@ func unknownRules(accept []string) []string {
 	}
 	var bad []string
 	for _, id := range accept {
-		if rule, _ := strings.CutPrefix(strings.ToUpper(id), "HISTORY:"); !known[rule] {
+		if !known[strings.ToUpper(id)] && !review.HistoryAccept(id) {
 			bad = append(bad, id)
 		}
 	}

@@ -392,7 +392,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	// began with the staging told the agent when to take a file away and
 	// put it back after (outside round ignwalk/06, 07).
 	var capCh chan captured
-	if t.Guest != nil {
+	if t.Guest != nil && !t.Stopped {
 		capCh = make(chan captured, 1)
 		capCtx, cancel := context.WithCancel(ctx)
 		go func() { capCh <- directCommitCapture(capCtx, t, s.GitBase) }()
@@ -423,17 +423,30 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	if capCh != nil {
 		c := <-capCh
 		capCh = nil
-		s.GitSnapshot = c.snap
+		s.GitSnapshot, s.GitSnapshotAt = c.snap, time.Now()
 		res.Notes = append(res.Notes, c.notes...)
-		if c.snap != "" && s.GitBase != "" {
-			res.Notes = append(res.Notes, t.historyNotes(ctx, s, s.GitBase, c.snap)...)
-		}
+	} else if t.Guest != nil {
+		res.Notes = append(res.Notes, stoppedCapture(s))
+	}
+	if s.GitSnapshot != "" && s.GitBase != "" {
+		notes, high := t.historyNotes(ctx, s, s.GitBase, s.GitSnapshot)
+		res.Notes, res.HistoryHigh = append(res.Notes, notes...), high
 		res.step("commits", at)
 	}
 	if err := t.saveState(s); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// stoppedCapture is the note on the agent's commits when the sandbox is
+// stopped: they are captured inside it, so apply brings the last capture
+// (airlock review --stop reviews once running, then stopped).
+func stoppedCapture(s *state) string {
+	if s.GitSnapshot == "" {
+		return "the sandbox is stopped, and the agent's commits were not captured while it ran: apply is unavailable until it runs and is reviewed again"
+	}
+	return "the sandbox is stopped: apply brings the agent's commits as the review of it running captured them at " + s.GitSnapshotAt.UTC().Format(time.TimeOnly) + " UTC (notes below); commits made after that stay in the sandbox"
 }
 
 // treeOnlyGit is the private git with index but no work tree: comparing

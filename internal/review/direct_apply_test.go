@@ -157,25 +157,30 @@ func TestApplyScansHistory(t *testing.T) {
 		t.Fatalf("review of the final tree flags %v", un)
 	}
 	// Review shows what apply would bring beyond the final tree.
-	if !noteHas(res, "only in the agent's commits", ".vscode/tasks.json (commit ", "HIGH") {
-		t.Fatalf("review's notes do not show the version only a commit holds: %q", res.Notes)
+	wip := strings.TrimSpace(runGit(t, repo, "rev-parse", "HEAD~1"))[:historyIDLen]
+	if !noteHas(res, "in the agent's commits", "commit "+wip+": .vscode/tasks.json: ", "HIGH") || res.HistoryHigh != 1 {
+		t.Fatalf("review's notes do not show the version only a commit holds (history high %d): %q", res.HistoryHigh, res.Notes)
 	}
 	_, _, err = Apply(ctx, tg, "", nil)
 	var he *HistoryRefusedError
-	if !errors.As(err, &he) || !strings.Contains(err.Error(), ".vscode/tasks.json (commit ") {
+	if !errors.As(err, &he) || !strings.Contains(err.Error(), "commit "+wip+": .vscode/tasks.json: ") {
 		t.Fatalf("apply: %v, want a refusal naming .vscode/tasks.json and its commit", err)
 	}
-	// Accepting the rules for the final tree does not accept them in
-	// history (outside round history/12); HISTORY:RULE does.
-	if _, _, err := Apply(ctx, tg, "", he.Rules); !errors.As(err, new(*HistoryRefusedError)) {
-		t.Fatalf("apply with --accept %v (final-tree accepts): %v, want the history refusal", he.Rules, err)
+	// Accepting the rules, for the final tree or as HISTORY:RULE, does
+	// not accept history (outside round history/12, history2/04): the
+	// commit does.
+	rules := he.Versions[0].Rules
+	if _, _, err := Apply(ctx, tg, "", append(slices.Clone(rules), "HISTORY:"+rules[0])); !errors.As(err, new(*HistoryRefusedError)) {
+		t.Fatalf("apply with --accept %v: %v, want the history refusal", rules, err)
 	}
-	var hist []string
-	for _, r := range he.Rules {
-		hist = append(hist, "HISTORY:"+r)
+	if _, _, err := Apply(ctx, tg, "", []string{"HISTORY:" + wip[:7]}); !errors.As(err, new(*HistoryRefusedError)) {
+		t.Fatalf("apply with a 7-digit commit: %v, want the history refusal", err)
 	}
-	if branch, _, err = Apply(ctx, tg, "", hist); err != nil {
-		t.Fatalf("apply with --accept %v: %v", hist, err)
+	if !slices.Equal(he.Commits(), []string{wip}) || !strings.Contains(err.Error(), "--accept HISTORY:"+wip) {
+		t.Fatalf("refusal names commits %v, want %s: %v", he.Commits(), wip, err)
+	}
+	if branch, _, err = Apply(ctx, tg, "", []string{"history:" + strings.ToUpper(wip)}); err != nil {
+		t.Fatalf("apply with --accept HISTORY:%s: %v", wip, err)
 	}
 	if !strings.Contains(runGit(t, repo, "log", "--format=%s", branch), "wip") {
 		t.Fatal("the accepted branch lacks the agent's commits")
@@ -206,12 +211,12 @@ func TestCloneApplyScansHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !noteHas(res, "only in the agent's commits", ".husky/pre-commit (commit ", "HIGH") {
+	if !noteHas(res, "in the agent's commits", ".husky/pre-commit: ", "HIGH") || res.HistoryHigh != 1 {
 		t.Fatalf("review's notes do not show the version only a commit holds: %q", res.Notes)
 	}
 	_, _, err = Apply(ctx, tg, "", nil)
 	var he *HistoryRefusedError
-	if !errors.As(err, &he) || !strings.Contains(err.Error(), ".husky/pre-commit (commit ") {
+	if !errors.As(err, &he) || !strings.Contains(err.Error(), ": .husky/pre-commit: ") {
 		t.Fatalf("apply: %v, want a refusal naming .husky/pre-commit and its commit", err)
 	}
 }
@@ -256,10 +261,13 @@ func TestHistoryHiddenInertRefuses(t *testing.T) {
 	}
 	_, _, err := Apply(ctx, tg, "", nil)
 	var he *HistoryRefusedError
-	if !errors.As(err, &he) || !slices.Contains(he.Rules, AcceptHidden) {
+	if !errors.As(err, &he) || len(he.Versions) != 1 || !slices.Contains(he.Versions[0].Rules, AcceptHidden) {
 		t.Fatalf("apply: %v, want a history refusal naming %s", err, AcceptHidden)
 	}
-	if _, _, err := Apply(ctx, tg, "", []string{"HISTORY:" + AcceptHidden}); err != nil {
-		t.Fatalf("apply with --accept HISTORY:%s: %v", AcceptHidden, err)
+	if _, _, err := Apply(ctx, tg, "", []string{AcceptHidden, "HISTORY:" + AcceptHidden}); err == nil {
+		t.Fatal("apply with HIDDEN-PATH accepted the hidden path changed in history")
+	}
+	if _, _, err := Apply(ctx, tg, "", []string{"HISTORY:" + he.Versions[0].Commit}); err != nil {
+		t.Fatalf("apply with --accept HISTORY:%s: %v", he.Versions[0].Commit, err)
 	}
 }

@@ -81,11 +81,14 @@
 //	              The walk for nested .git entries fstats each directory it
 //	              opens (PUT-BACK, direct_putback.go); no more is read or
 //	              written.
-//	apply,        git rev-list, diff-tree --stdin, ls-tree and cat-file on
-//	history       the quarantine (at most 1,000 commits, 5,000 versions,
-//	(and review's 256 MiB of blobs, 64 MiB of listing), and for-each-ref of
-//	notes)        refs/heads and refs/tags on the host repository (their
-//	              commits are the user's): reads only.
+//	apply,        git rev-list --stdin, diff-tree --stdin, ls-tree and
+//	history       cat-file on the quarantine (at most 1,000 commits, 5,000
+//	(and review's versions beyond the final tree and 256 MiB of them, 1 GiB
+//	notes)        of the final tree's versions in older commits, 64 MiB of
+//	              listing; each version scanned in every commit bringing
+//	              it), and for-each-ref of refs/heads and refs/tags on the
+//	              host repository (their commits are the user's, every
+//	              one): reads only.
 //	clone mode,   CopyBaseline, before the sandbox starts: git add and
 //	baseline      write-tree on a temporary index of the bridge's fresh
 //	              clone, the commit as a loose object written in Go (SHA-1

@@ -369,7 +369,8 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 		return nil, err
 	}
 	res.Base, res.Snapshot, res.Reports = base, snap, reps
-	res.Notes = append(append(res.Notes, notes...), t.historyNotes(ctx, s, base, snap)...)
+	hist, high := t.historyNotes(ctx, s, base, snap)
+	res.Notes, res.HistoryHigh = append(append(res.Notes, notes...), hist...), high
 	res.step("diff+scan", at)
 	s.Snapshot = snap
 	if err := t.saveState(s); err != nil {

@@ -5,13 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/airlock-sandbox/airlock/internal/config"
 	"github.com/airlock-sandbox/airlock/internal/hostgit"
 )
 
@@ -22,9 +20,9 @@ import (
 // ignwalk2/01), yet `git bisect`, a cherry-pick or a per-commit CI run on
 // the pushed branch checks it out. So apply scans that content too, with
 // the same rules and the same bar: every version a path had in the
-// agent's commits that is neither the base's nor the final one is scanned
-// as a change from the base, and its high flags must be accepted as the
-// final tree's are.
+// agent's commits other than the base's is judged, as a change from the
+// base, in every commit that brings it, and its high flags must be
+// accepted per commit (--accept HISTORY:COMMIT; see history_accept.go).
 
 // maxHistoryCommits bounds the commits apply reads; past it apply
 // refuses (the agent can squash them).
@@ -37,84 +35,32 @@ const maxHistoryCommits = 1000
 const (
 	maxHistoryVersions = 5000
 	historyBudget      = 256 << 20
+	historyFinalBudget = 1 << 30
 )
 
-// HistoryRefusedError: content only the agent's intermediate commits hold
-// has high flags not accepted.
-type HistoryRefusedError struct {
-	Rules []string
-	Where []string // "path (commit abc1234)", one per flagged version
-}
-
-func (e *HistoryRefusedError) Error() string {
-	hist := make([]string, len(e.Rules))
-	for i, r := range e.Rules {
-		hist[i] = "HISTORY:" + r
-	}
-	return "refusing to apply: the agent's commits hold versions the final tree does not (review notes them): " +
-		clip(strings.Join(e.Where, ", ")) + "; high flags not accepted: " + strings.Join(e.Rules, ", ") +
-		" (look at them with `git show`, then pass --accept " + strings.Join(hist, " --accept ") + "; accepting a rule for the final tree does not accept it in history; or squash the agent's commits and review again)"
-}
-
-// historyRefusal scans the versions the commits from base (a commit, or
-// emptyTree) to snap hold beyond both ends, with g reading the quarantine,
-// and refuses on unaccepted high flags. Accepting a rule for the final
-// tree does not accept it in history (outside round history/12: an
-// accept given for an honest final conftest.py let an earlier curl|sh
-// version through): history takes HISTORY:RULE. A file no parser could
-// read (PARSE-FAIL) in an intermediate commit runs nothing there and does
-// not refuse (history/18: an honest work-in-progress commit); a hidden
-// path changed in history refuses as in the final tree (history/21).
-func (t *Target) historyRefusal(ctx context.Context, g gitCmd, base, snap string, accept []string) error {
-	flagged, err := t.historyFlags(ctx, g, base, snap)
-	if err != nil {
-		return err
-	}
-	var hist []string
-	for _, a := range accept {
-		if r, ok := strings.CutPrefix(strings.ToUpper(strings.TrimSpace(a)), "HISTORY:"); ok {
-			hist = append(hist, r)
-		}
-	}
-	hide := config.CompileGlobs(t.Hide)
-	var refused []string
-	rules := map[string]bool{}
-	for _, h := range flagged {
-		un := slices.DeleteFunc((&Result{Reports: []*Report{h.Report}}).Unaccepted(hist), func(r string) bool { return r == "PARSE-FAIL" })
-		if hide.Match(h.Report.File.Path) && !slices.Contains(hist, AcceptHidden) {
-			un = append(un, AcceptHidden)
-		}
-		for _, r := range un {
-			rules[r] = true
-		}
-		if len(un) > 0 {
-			refused = append(refused, h.where())
-		}
-	}
-	if len(refused) == 0 {
-		return nil
-	}
-	rs := slices.Sorted(maps.Keys(rules))
-	return &HistoryRefusedError{Rules: rs, Where: refused}
-}
-
-// historyFlag is one version only the agent's intermediate commits hold,
-// with its findings (perhaps none).
+// historyFlag is one version a commit of the agent's holds, with its
+// findings in that commit's tree (perhaps none).
 type historyFlag struct {
-	Commit string // abc1234
+	Commit string // full id
 	Report *Report
+	final  bool // the final tree's version of the path, judged in an older commit
 }
 
-// where names the version: "path (commit abc1234)".
-func (h historyFlag) where() string { return h.Report.File.Path + " (commit " + h.Commit + ")" }
+// short is the commit as refusals, notes and HISTORY:COMMIT accepts name
+// it: 12 hex digits, which an agent cannot collide with by brute force.
+func (h historyFlag) short() string { return h.Commit[:min(historyIDLen, len(h.Commit))] }
 
-// historyFlags scans the versions the commits from base to snap hold
-// beyond both ends and returns them with their findings. Each commit's
-// versions are scanned together, with that commit's tree as context and
-// the host's git config, as review scans the final tree: a rule that
-// depends on another file (a script an unchanged postinstall runs, a bare
-// repository's HEAD beside its config) sees it (outside round history/02,
-// 19).
+// historyFlags judges every version the commits from base to snap hold
+// in every commit that brings it (outside round history2/08: a version
+// judged once, in the newest commit holding it, hid the older commit where
+// an unchanged postinstall ran it). Each commit's versions are scanned
+// together, with that commit's tree as context and the host's git config,
+// as review scans the final tree: a rule that depends on another file (a
+// script an unchanged postinstall runs, a bare repository's HEAD beside
+// its config) sees it (outside round history/02, 19). The base's own
+// versions are left out; the final tree's are kept only where their
+// commit's context gives them a medium or high rule the final tree does
+// not (review showed them with the rest).
 func (t *Target) historyFlags(ctx context.Context, g gitCmd, base, snap string) ([]historyFlag, error) {
 	if base == "" {
 		base = emptyTree
@@ -123,17 +69,9 @@ func (t *Target) historyFlags(ctx context.Context, g gitCmd, base, snap string) 
 	if raw == nil || err != nil {
 		return nil, err
 	}
-	// The ends: what the final diff shows (old and new) is no news.
 	final, err := diffTrees(ctx, g, base, snap)
 	if err != nil {
 		return nil, err
-	}
-	vs, err := versionsBeyond(raw, final)
-	if len(vs) == 0 || err != nil {
-		return nil, err
-	}
-	if len(vs) > maxHistoryVersions {
-		return nil, fmt.Errorf("the agent's commits hold %d versions beyond the final tree; apply scans at most %d: squash them in the sandbox and review again: nothing applied", len(vs), maxHistoryVersions)
 	}
 	// A path the final diff does not name is the same at both ends: its
 	// version at snap is the base's.
@@ -141,77 +79,36 @@ func (t *Target) historyFlags(ctx context.Context, g gitCmd, base, snap string) 
 	if err != nil {
 		return nil, err
 	}
-	return t.scanCommits(ctx, g, versionGroups(vs, final, unchanged))
-}
-
-// historyNotes are review's lines for what only the agent's intermediate
-// commits hold with medium or high flags, one per path: review lists the
-// final tree, apply brings the commits (and refuses their unaccepted high
-// flags). A review of the same base and snapshot as the last reuses its
-// lines (s.History): hundreds of commits take a scan of a second.
-func (t *Target) historyNotes(ctx context.Context, s *state, base, snap string) []string {
-	key := base + ".." + snap
-	if s.History != nil && s.History.Of == key {
-		return s.History.Notes
+	groups, n, err := commitVersions(raw, final, unchanged)
+	if len(groups) == 0 || err != nil {
+		return nil, err
 	}
-	flagged, err := t.historyFlags(ctx, t.qGit(), base, snap)
+	if n > maxHistoryVersions {
+		return nil, fmt.Errorf("the agent's commits hold %d versions beyond the final tree; apply scans at most %d: squash them in the sandbox and review again: nothing applied", n, maxHistoryVersions)
+	}
+	flags, err := t.scanCommits(ctx, g, groups)
 	if err != nil {
-		return []string{"the agent's commits could not be read for versions the final tree does not hold (apply reads them again): " + err.Error()}
+		return nil, err
 	}
-	type seen struct {
-		commits []string
-		rules   []string
-	}
-	var order []string
-	by := map[string]*seen{}
-	for _, h := range flagged {
-		p := h.Report.File.Path
-		for _, f := range h.Report.Findings {
-			if f.Severity < Medium {
-				continue
-			}
-			if by[p] == nil {
-				by[p] = &seen{}
-				order = append(order, p)
-			}
-			if r := strings.ToUpper(f.Severity.String()) + " " + f.Rule; !slices.Contains(by[p].rules, r) {
-				by[p].rules = append(by[p].rules, r)
-			}
-			if c := h.Commit; !slices.Contains(by[p].commits, c) {
-				by[p].commits = append(by[p].commits, c)
-			}
-		}
-	}
-	var out []string
-	for _, p := range order {
-		b := by[p]
-		cs := strings.Join(b.commits[:min(3, len(b.commits))], ", ")
-		if len(b.commits) > 3 {
-			cs += fmt.Sprintf(" and %d more", len(b.commits)-3)
-		}
-		out = append(out, fmt.Sprintf("only in the agent's commits, not in the final tree (apply brings them as history; `git show` them): %s (commit %s): %s", p, cs, strings.Join(b.rules, ", ")))
-	}
-	s.History = &historyMemo{Of: key, Notes: out}
-	return out
-}
-
-// historyMemo is the last review's historyNotes and what they were of.
-type historyMemo struct {
-	Of    string   `json:"of"`
-	Notes []string `json:"notes,omitempty"`
+	return t.dropShown(ctx, g, snap, final, flags)
 }
 
 // commitDiffs is `git diff-tree` of every commit from base to snap (nil
 // when there is one at most: its content is the final tree's).
 func commitDiffs(ctx context.Context, g gitCmd, base, snap string, known []string) ([]byte, error) {
-	args := []string{"rev-list", "--max-count=" + strconv.Itoa(maxHistoryCommits+1), snap, "--not"}
-	if base != emptyTree {
-		args = append(args, base)
-	}
 	// Commits the host repository already has are the user's, not the
-	// agent's (an honest merge of the user's branch: history/08).
-	args = append(args, known...)
-	out, err := g.run(ctx, args...)
+	// agent's (an honest merge of the user's branch: history/08), read
+	// from stdin: a repository may have many thousands of branches and tags.
+	var not strings.Builder
+	if base != emptyTree {
+		not.WriteString("^" + base + "\n")
+	}
+	for _, k := range known {
+		not.WriteString("^" + k + "\n")
+	}
+	rl := g
+	rl.stdin = strings.NewReader(not.String())
+	out, err := rl.run(ctx, "rev-list", "--max-count="+strconv.Itoa(maxHistoryCommits+1), "--stdin", snap)
 	if err != nil {
 		return nil, fmt.Errorf("list the agent's commits: %w", err)
 	}
@@ -274,30 +171,41 @@ func (t *Target) hostTips(ctx context.Context, g gitCmd) []string {
 	}
 	var tips []string
 	for _, l := range strings.Split(string(out), "\n") {
-		if id, typ, _ := strings.Cut(l, " "); isOID(id) && typ == "commit" && len(tips) < 1000 {
+		if id, typ, _ := strings.Cut(l, " "); isOID(id) && typ == "commit" {
 			tips = append(tips, id)
 		}
 	}
 	return tips
 }
 
-// version is one blob a commit gave a path.
-type version struct {
-	e      rawEntry
-	commit string
+// commitVersion is one version a commit gave a path, as a change from
+// the base's version of the path.
+type commitVersion struct {
+	e     rawEntry
+	final bool // the final tree's version
 }
 
-// versionsBeyond reads commitDiffs' output: each distinct version of a
-// path that neither end of the final diff has.
-func versionsBeyond(raw []byte, final []rawEntry) ([]version, error) {
-	// Shown means the same path, mode and blob: a symlink whose target
-	// string the final tree holds as a file's bytes was not shown
-	// (outside round history/03).
-	shown := map[string]bool{}
+// commitGroup is what one commit gave the paths it changed.
+type commitGroup struct {
+	commit string
+	vs     []commitVersion
+}
+
+// commitVersions reads commitDiffs' output into each commit's versions,
+// as changes from the base's version of each path (final's old side, or
+// unchanged's), leaving out the base's own and deletions. n counts the
+// versions the final tree does not hold: the budget is theirs (a wide
+// vendored tree the final tree keeps, brought by one commit, is what
+// review scanned anyway: history2/07).
+func commitVersions(raw []byte, final []rawEntry, unchanged map[string]rawEntry) (groups []commitGroup, n int, err error) {
+	baseOf := map[string]rawEntry{}
+	finalOf := map[string]string{}
 	for _, e := range final {
-		shown[fmt.Sprintf("%s %o %s", e.path, e.oldMode, e.oldOID)], shown[fmt.Sprintf("%s %o %s", e.path, e.newMode, e.newOID)] = true, true
+		baseOf[e.path] = e
+		finalOf[e.path] = fmt.Sprintf("%o %s", e.newMode, e.newOID)
 	}
-	var vs []version
+	at := map[string]int{}
+	seen := map[string]bool{} // commit NUL path: a merge lists a path once per parent
 	commit := ""
 	parts := bytes.Split(raw, []byte{0})
 	for i := 0; i < len(parts); i++ {
@@ -310,44 +218,19 @@ func versionsBeyond(raw []byte, final []rawEntry) ([]version, error) {
 		}
 		f := strings.Fields(tok[1:])
 		if len(f) < 5 || i+1 >= len(parts) {
-			return nil, fmt.Errorf("diff-tree: unexpected output %q", clip(tok))
+			return nil, 0, fmt.Errorf("diff-tree: unexpected output %q", clip(tok))
 		}
 		i++
 		p := string(parts[i])
 		nm, _ := strconv.ParseUint(f[1], 8, 32)
-		k := fmt.Sprintf("%s %o %s", p, nm, f[3])
-		if nm == 0 || nm == uint64(ModeGitlink) || shown[k] {
+		if nm == 0 || nm == uint64(ModeGitlink) || seen[commit+"\x00"+p] {
 			continue
 		}
-		shown[k] = true
-		vs = append(vs, version{rawEntry{newMode: uint32(nm), newOID: f[3], oldOID: zeroOID, path: p}, commit})
-	}
-	return vs, nil
-}
-
-// commitVersions are the versions one commit holds, as changes from the
-// base's version of each path.
-type commitVersions struct {
-	commit string
-	es     []rawEntry
-}
-
-// versionGroups makes each version a change from the base's version of
-// its path (final's old side, or unchanged's), dropping the base's own,
-// grouped by the commit that holds it (one path once per commit).
-func versionGroups(vs []version, final []rawEntry, unchanged map[string]rawEntry) []commitVersions {
-	baseOf := map[string]rawEntry{}
-	for _, e := range final {
-		baseOf[e.path] = e
-	}
-	var out []commitVersions
-	at := map[string]int{}
-	seen := map[string]bool{}
-	for _, v := range vs {
-		e := v.e
-		b, ok := baseOf[e.path]
+		seen[commit+"\x00"+p] = true
+		e := rawEntry{newMode: uint32(nm), newOID: f[3], oldOID: zeroOID, path: p}
+		b, ok := baseOf[p]
 		if !ok {
-			b, ok = unchanged[e.path]
+			b, ok = unchanged[p]
 		}
 		if ok && b.oldMode != 0 {
 			if b.oldOID == e.newOID && b.oldMode == e.newMode {
@@ -355,27 +238,25 @@ func versionGroups(vs []version, final []rawEntry, unchanged map[string]rawEntry
 			}
 			e.oldMode, e.oldOID = b.oldMode, b.oldOID
 		}
-		if seen[v.commit+"\x00"+e.path] {
-			continue
+		v := commitVersion{e: e, final: finalOf[p] == fmt.Sprintf("%o %s", e.newMode, e.newOID)}
+		if !v.final {
+			n++
 		}
-		seen[v.commit+"\x00"+e.path] = true
-		i, ok := at[v.commit]
+		g, ok := at[commit]
 		if !ok {
-			i = len(out)
-			at[v.commit] = i
-			out = append(out, commitVersions{commit: v.commit})
+			g = len(groups)
+			at[commit] = g
+			groups = append(groups, commitGroup{commit: commit})
 		}
-		out[i].es = append(out[i].es, e)
+		groups[g].vs = append(groups[g].vs, v)
 	}
-	return out
+	return groups, n, nil
 }
 
 // scanCommits scans each commit's versions with its tree as context and
-// returns them with their findings, within historyBudget of content.
-func (t *Target) scanCommits(ctx context.Context, g gitCmd, groups []commitVersions) ([]historyFlag, error) {
-	if len(groups) == 0 {
-		return nil, nil
-	}
+// returns them with their findings, within historyBudget of content (and
+// historyFinalBudget of the final tree's versions).
+func (t *Target) scanCommits(ctx context.Context, g gitCmd, groups []commitGroup) ([]historyFlag, error) {
 	br, err := newBlobReader(ctx, g) // one for all commits: a path may have hundreds of versions
 	if err != nil {
 		return nil, err
@@ -383,31 +264,95 @@ func (t *Target) scanCommits(ctx context.Context, g gitCmd, groups []commitVersi
 	defer br.close()
 	host := t.hostGit()
 	var out []historyFlag
-	var read int64
-	for _, cv := range groups {
-		sort.Slice(cv.es, func(i, j int) bool { return cv.es[i].path < cv.es[j].path })
-		files, err := br.files(cv.es)
+	var read, readFinal int64
+	for _, cg := range groups {
+		sort.Slice(cg.vs, func(i, j int) bool { return cg.vs[i].e.path < cg.vs[j].e.path })
+		es := make([]rawEntry, len(cg.vs))
+		for i, v := range cg.vs {
+			es[i] = v.e
+		}
+		files, err := br.files(es)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range files {
+		for i, f := range files {
 			// What git decompressed, not what the scan kept (a 60 MB
 			// version is read whole and kept to maxScanBytes).
-			read += max(f.Size, int64(len(f.New)))
+			if n := max(f.Size, int64(len(f.New))); cg.vs[i].final {
+				readFinal += n
+			} else {
+				read += n
+			}
 		}
-		if read > historyBudget {
-			return nil, fmt.Errorf("the agent's commits hold more than %d MiB of versions beyond the final tree; apply scans at most that much: squash them in the sandbox and review again: nothing applied", historyBudget>>20)
+		if read > historyBudget || readFinal > historyFinalBudget {
+			return nil, fmt.Errorf("the agent's commits hold more than %d MiB of versions beyond the final tree (or %d MiB of the final tree's, in older commits); apply scans at most that much: squash them in the sandbox and review again: nothing applied", historyBudget>>20, historyFinalBudget>>20)
 		}
-		tree, done := treeReader(ctx, g, cv.commit, br, nil)
+		tree, done := treeReader(ctx, g, cg.commit, br, nil)
 		reps := ScanTreeHost(files, tree, host)
 		done()
 		// Every version, flagged or not: a hidden path refuses without a
 		// finding (an inert .md the hide globs cover, changed in history).
-		for _, rep := range reps {
-			out = append(out, historyFlag{Commit: cv.commit[:min(7, len(cv.commit))], Report: rep})
+		for i, rep := range reps {
+			out = append(out, historyFlag{Commit: cg.commit, Report: rep, final: cg.vs[i].final})
 		}
 	}
 	return out, nil
+}
+
+// dropShown keeps, of the final tree's versions judged in older commits,
+// those whose commit gives them a medium or high rule the final tree does
+// not, with just those findings (history2/08(c): a setup.js backdoored
+// while the postinstall that runs it was there, kept once it was gone).
+// What is left of it review showed, and apply's final check judged.
+func (t *Target) dropShown(ctx context.Context, g gitCmd, snap string, final []rawEntry, flags []historyFlag) ([]historyFlag, error) {
+	var es []rawEntry
+	want := map[string]bool{}
+	for _, h := range flags {
+		if p := h.Report.File.Path; h.final && maxSeverity(h.Report) >= Medium && !want[p] {
+			want[p] = true
+		}
+	}
+	for _, e := range final {
+		if want[e.path] {
+			es = append(es, e)
+		}
+	}
+	shown := map[string]map[string]bool{} // path: rules the final tree gives it
+	if len(es) > 0 {
+		files, err := filesFromDiff(ctx, g, es)
+		if err != nil {
+			return nil, err
+		}
+		tree, done := treeReader(ctx, g, snap, nil, nil)
+		for _, rep := range ScanTreeHost(files, tree, t.hostGit()) {
+			shown[rep.File.Path] = map[string]bool{}
+			for _, f := range rep.Findings {
+				shown[rep.File.Path][f.Rule] = true
+			}
+		}
+		done()
+	}
+	out := flags[:0]
+	for _, h := range flags {
+		if h.final {
+			had := shown[h.Report.File.Path]
+			h.Report.Findings = slices.DeleteFunc(slices.Clone(h.Report.Findings), func(f Finding) bool { return f.Severity < Medium || had[f.Rule] })
+			if len(h.Report.Findings) == 0 {
+				continue
+			}
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// maxSeverity is the highest severity of a report's findings (Info when none).
+func maxSeverity(r *Report) Severity {
+	m := Info
+	for _, f := range r.Findings {
+		m = max(m, f.Severity)
+	}
+	return m
 }
 
 // treeEntries lists a tree's blobs and symlinks by path, as diff entries

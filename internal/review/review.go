@@ -77,7 +77,11 @@ type Result struct {
 	Snapshot string // snapshot commit (clone/mountless) or tree (direct)
 	Reports  []*Report
 	Notes    []string // things the reviewer should know (e.g. a baseline recorded late)
-	Steps    []Step   // how long each step took (for benchmarks and logs)
+	// HistoryHigh counts versions in the agent's intermediate commits
+	// that apply refuses without --accept HISTORY:COMMIT (the notes name
+	// them): review exits 3 for them as for a high flag.
+	HistoryHigh int
+	Steps       []Step // how long each step took (for benchmarks and logs)
 }
 
 // Step is one timed part of a review.
@@ -141,6 +145,9 @@ type state struct {
 	// git directory, in the quarantine) at start and at the last review.
 	GitBase     string `json:"gitBase,omitempty"`
 	GitSnapshot string `json:"gitSnapshot,omitempty"`
+	// GitSnapshotAt: when GitSnapshot was captured (a review of a stopped
+	// direct-mode sandbox keeps the last capture, which needs it running).
+	GitSnapshotAt time.Time `json:"gitSnapshotAt,omitzero"`
 	// Direct mode: files above maxLiveBytes at the start (never read).
 	BigBase map[string]bigStat `json:"bigBase,omitempty"`
 	// Direct mode: the lstat of every hidden file at the start (content

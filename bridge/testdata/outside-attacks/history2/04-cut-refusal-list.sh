@@ -35,7 +35,7 @@ try cut
 fold -w 3000 "$T/apply.log"
 fin=$(grep -o 'high flags not accepted: [A-Z, -]*' "$T/apply.log" | head -1 | sed 's/.*: //; s/ //g')
 airlock apply "$N" --branch t-cut2 --accept "$fin" >"$T/apply2.log" 2>&1; echo "  apply --accept $fin rc=$?"; fold -w 3000 "$T/apply2.log"
-acc=$(grep -o -- '--accept HISTORY:[A-Z-]*' "$T/apply2.log" | sort -u | tr '\n' ' ')
+acc=$(grep -o -- '--accept HISTORY:[A-Za-z0-9-]*' "$T/apply2.log" | sort -u | tr '\n' ' ')
 airlock apply "$N" --branch t-cut3 --accept "$fin" $acc >"$T/apply3.log" 2>&1; echo "  apply with $acc rc=$?:"; fold -w 3000 "$T/apply3.log" | head -5
 named=0; for f in review.txt apply.log apply2.log apply3.log; do grep -q "$E" "$T/$f" && { echo "  $f names the evil commit $E"; named=1; }; done
 grep -q "no review rule has that ID" "$T/apply3.log" && echo "  (this build's CLI rejects the HISTORY: accepts the refusal asks for: see 05; nothing can be applied, so the cut list cannot carry the evil version home yet)"

@@ -14,7 +14,7 @@ write_sandbox "$MODE"; up_sandbox
 ag 'sed -i "s/return 0/return 1/" tests/conftest.py && git commit -qam c1 && sed -i "s/return 1/return 2/" tests/conftest.py && git commit -qam c2 && git log --oneline | head -3 | tr "\n" " "'; echo
 sleep 0.5
 try acc --accept AUTORUN-TARGET,IDE-AUTOBUILD
-acc=$(grep -o -- '--accept HISTORY:[A-Z-]*' "$T/apply.log" | sort -u | tr '\n' ' ')
+acc=$(grep -o -- '--accept HISTORY:[A-Za-z0-9-]*' "$T/apply.log" | sort -u | tr '\n' ' ')
 [ -n "$acc" ] || { echo "no HISTORY: accept suggested"; fold -w 2000 "$T/apply.log"; exit 2; }
 airlock apply "$N" --branch t-acc2 --accept AUTORUN-TARGET,IDE-AUTOBUILD $acc >"$T/apply2.log" 2>&1; rc=$?
 echo "  apply with $acc rc=$rc: $(head -1 "$T/apply2.log")"
