@@ -65,7 +65,7 @@ func (t *Target) historyFlags(ctx context.Context, g gitCmd, base, snap string) 
 	if base == "" {
 		base = emptyTree
 	}
-	raw, err := commitDiffs(ctx, g, base, snap, t.hostTips(ctx, g))
+	raw, err := commitDiffs(ctx, g, base, snap, func() []string { return t.hostTips(ctx, g) })
 	if raw == nil || err != nil {
 		return nil, err
 	}
@@ -95,24 +95,16 @@ func (t *Target) historyFlags(ctx context.Context, g gitCmd, base, snap string) 
 
 // commitDiffs is `git diff-tree` of every commit from base to snap (nil
 // when there is one at most: its content is the final tree's).
-func commitDiffs(ctx context.Context, g gitCmd, base, snap string, known []string) ([]byte, error) {
-	// Commits the host repository already has are the user's, not the
-	// agent's (an honest merge of the user's branch: history/08), read
-	// from stdin: a repository may have many thousands of branches and tags.
-	var not strings.Builder
-	if base != emptyTree {
-		not.WriteString("^" + base + "\n")
+func commitDiffs(ctx context.Context, g gitCmd, base, snap string, known func() []string) ([]byte, error) {
+	// Most reviews follow at most one commit (the snapshot): one rev-list
+	// says so before the host's refs are read.
+	if ids, err := agentCommits(ctx, g, base, snap, nil, 2); len(ids) < 2 || err != nil {
+		return nil, err
 	}
-	for _, k := range known {
-		not.WriteString("^" + k + "\n")
-	}
-	rl := g
-	rl.stdin = strings.NewReader(not.String())
-	out, err := rl.run(ctx, "rev-list", "--max-count="+strconv.Itoa(maxHistoryCommits+1), "--stdin", snap)
+	ids, err := agentCommits(ctx, g, base, snap, known(), maxHistoryCommits+1)
 	if err != nil {
-		return nil, fmt.Errorf("list the agent's commits: %w", err)
+		return nil, err
 	}
-	ids := strings.Fields(string(out))
 	if len(ids) > maxHistoryCommits {
 		return nil, fmt.Errorf("the agent made more than %d commits; apply scans at most that many: squash them in the sandbox and review again: nothing applied", maxHistoryCommits)
 	}
@@ -132,6 +124,28 @@ func commitDiffs(ctx context.Context, g gitCmd, base, snap string, known []strin
 		return nil, fmt.Errorf("read the agent's commits: %w", err)
 	}
 	return out2.b.Bytes(), nil
+}
+
+// agentCommits lists up to limit commits snap holds that neither base nor
+// the known commits hold. Commits the host repository already has are
+// the user's, not the agent's (an honest merge of the user's branch:
+// history/08); they are read from stdin: a repository may have many
+// thousands of branches and tags.
+func agentCommits(ctx context.Context, g gitCmd, base, snap string, known []string, limit int) ([]string, error) {
+	var not strings.Builder
+	if base != emptyTree {
+		not.WriteString("^" + base + "\n")
+	}
+	for _, k := range known {
+		not.WriteString("^" + k + "\n")
+	}
+	rl := g
+	rl.stdin = strings.NewReader(not.String())
+	out, err := rl.run(ctx, "rev-list", "--max-count="+strconv.Itoa(limit), "--stdin", snap)
+	if err != nil {
+		return nil, fmt.Errorf("list the agent's commits: %w", err)
+	}
+	return strings.Fields(string(out)), nil
 }
 
 // maxHistoryDiff bounds commitDiffs' listing.
