@@ -395,7 +395,7 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	if t.Guest != nil && !t.Stopped {
 		capCh = make(chan captured, 1)
 		capCtx, cancel := context.WithCancel(ctx)
-		go func() { capCh <- directCommitCapture(capCtx, t, s.GitBase) }()
+		go func() { capCh <- directCommitCapture(capCtx, t, s.GitBase, cur) }()
 		defer func() {
 			if capCh != nil { // the review failed: stop the capture
 				cancel()
@@ -423,10 +423,13 @@ func directReview(ctx context.Context, t *Target) (*Result, error) {
 	if capCh != nil {
 		c := <-capCh
 		capCh = nil
-		s.GitSnapshot, s.GitSnapshotAt = c.snap, time.Now()
+		s.GitSnapshot, s.GitSnapshotAt, s.Untracked = c.snap, time.Now(), c.untracked
 		res.Notes = append(res.Notes, c.notes...)
 	} else if t.Guest != nil {
 		res.Notes = append(res.Notes, stoppedCapture(s))
+		for _, p := range s.Untracked {
+			res.Notes = append(res.Notes, untrackedNote(p))
+		}
 	}
 	if s.GitSnapshot != "" && s.GitBase != "" {
 		notes, high := t.historyNotes(ctx, s, s.GitBase, s.GitSnapshot)

@@ -30,15 +30,16 @@ func directCommitBaseline(ctx context.Context, t *Target, s *state) error {
 // captured is what directCommitCapture brought: the snapshot commit
 // ("" when none could be captured) and notes for the review.
 type captured struct {
-	snap  string
-	notes []string
+	snap      string
+	notes     []string
+	untracked []string // tracked at the start, kept in the folder, no longer in the commits
 }
 
 // directCommitCapture brings the current snapshot into the quarantine; a
 // failure is a note on the review, not a failed review (the working-tree
 // scan stands on its own). It reads only gitBase of the review's state;
 // directReview starts it once the folder has been read.
-func directCommitCapture(ctx context.Context, t *Target, gitBase string) captured {
+func directCommitCapture(ctx context.Context, t *Target, gitBase, folder string) captured {
 	if gitBase == "" {
 		return captured{notes: []string{"the agent's commits were not captured at start; apply is unavailable"}}
 	}
@@ -73,7 +74,49 @@ func directCommitCapture(ctx context.Context, t *Target, gitBase string) capture
 		return c
 	}
 	c.snap = snap
+	if c.untracked, err = t.untrackedKept(ctx, gitBase, folder, snap); err != nil {
+		c.notes = append(c.notes, "the agent's commits could not be compared with the folder: "+clip(err.Error()))
+	}
+	for _, p := range c.untracked {
+		c.notes = append(c.notes, untrackedNote(p))
+	}
 	return c
+}
+
+func untrackedNote(p string) string {
+	return "the agent's commits stop tracking " + p + ", which the folder keeps (`git rm --cached`): apply brings that; checking the branch out removes the file from your folder (the base commit keeps its content)"
+}
+
+// untrackedKept are the paths the start's capture tracked and the folder
+// still holds as reviewed, which the agent's commits no longer track: an
+// honest `git rm --cached` of a file that should never have been
+// committed (outside round ignwalk2/03: apply refused it after every
+// review, as content review did not show). Review notes them; apply
+// brings exactly these.
+func (t *Target) untrackedKept(ctx context.Context, gitBase, folder, snap string) ([]string, error) {
+	if folder == "" {
+		return nil, nil
+	}
+	g := t.qGit()
+	g.env = append(append([]string{}, g.env...), "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(t.dir(), "git", "objects"))
+	differ, err := diffTrees(ctx, g, folder, snap+"^{tree}")
+	if err != nil {
+		return nil, err
+	}
+	var gone []string
+	for _, d := range differ {
+		if d.newMode == 0 && d.oldMode != 0 {
+			gone = append(gone, d.path)
+		}
+	}
+	if len(gone) == 0 {
+		return nil, nil
+	}
+	base, err := treeEntries(ctx, g, gitBase+"^{tree}")
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(gone, func(p string) bool { _, ok := base[p]; return !ok }), nil
 }
 
 // directApply creates the branch from the last captured snapshot.
@@ -165,8 +208,8 @@ func (t *Target) appliedAsReviewed(ctx context.Context, s *state, es []rawEntry,
 	if len(unseen) > 0 {
 		return fmt.Errorf("the agent's commits carry %d file(s) whose content review did not show (%s): nothing was applied; run review again, and check the agent's git (an assume-unchanged or skip-worktree entry hides a staged change from the folder)", len(unseen), clip(strings.Join(unseen, ", ")))
 	}
-	if len(untracked) > 0 {
-		return fmt.Errorf("the agent's commits delete %d file(s) that the folder still holds (%s; `git rm --cached`?): review shows the folder, where they did not change, so apply does not bring their deletion: nothing was applied", len(untracked), clip(strings.Join(untracked, ", ")))
+	if untracked = slices.DeleteFunc(untracked, func(p string) bool { return slices.Contains(s.Untracked, p) }); len(untracked) > 0 {
+		return fmt.Errorf("the agent's commits delete %d file(s) that the folder still holds (%s; `git rm --cached`?), which the last review did not note: nothing was applied; run review again", len(untracked), clip(strings.Join(untracked, ", ")))
 	}
 	return nil
 }

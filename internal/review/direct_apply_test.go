@@ -70,8 +70,8 @@ func TestDirectApplyBringsOnlyWhatReviewShowed(t *testing.T) {
 // TestDirectApplyHiddenAndUntracked: a commit that deletes a tracked file
 // the hide globs cover (what an honest `git add -A` records for a file the
 // agent cannot see) is applied only when accepted as HIDDEN-PATH; a
-// commit that untracks a file the folder still holds is refused, saying
-// so (outside round ignwalk2/03, 06, 09).
+// commit that untracks a file the folder still holds is refused unless
+// review noted it (outside round ignwalk2/03, 06, 09).
 func TestDirectApplyHiddenAndUntracked(t *testing.T) {
 	gitEnv(t)
 	ctx := context.Background()
@@ -106,8 +106,16 @@ func TestDirectApplyHiddenAndUntracked(t *testing.T) {
 	if _, err := Review(ctx, tg); err != nil {
 		t.Fatal(err)
 	}
+	// Review noted the untracking (TestDirectApplyHonestUntrack); a
+	// deletion it did not note is refused.
+	st, err := tg.loadState()
+	if err != nil || !slices.Equal(st.Untracked, []string{"config.local.json"}) {
+		t.Fatalf("review's state: %v %v, want config.local.json noted as untracked", st, err)
+	}
+	st.Untracked = nil
+	must(t, tg.saveState(st))
 	if _, _, err := Apply(ctx, tg, "", []string{"hidden-path"}); err == nil || !strings.Contains(err.Error(), "folder still holds") || !strings.Contains(err.Error(), "config.local.json") {
-		t.Fatalf("apply of an untracked file the folder holds: %v, want a refusal naming it", err)
+		t.Fatalf("apply of an untracked file the folder holds, not noted: %v, want a refusal naming it", err)
 	}
 }
 
@@ -269,5 +277,41 @@ func TestHistoryHiddenInertRefuses(t *testing.T) {
 	}
 	if _, _, err := Apply(ctx, tg, "", []string{"HISTORY:" + he.Versions[0].Commit}); err != nil {
 		t.Fatalf("apply with --accept HISTORY:%s: %v", he.Versions[0].Commit, err)
+	}
+}
+
+// An honest `git rm --cached` of a file the folder keeps (outside round
+// ignwalk2/03): review notes it, and apply brings exactly that deletion,
+// where it refused after every review.
+func TestDirectApplyHonestUntrack(t *testing.T) {
+	gitEnv(t)
+	noPutBackWindow(t)
+	ctx := context.Background()
+	repo := hostRepo(t)
+	writeFile(t, repo+"/config.local.json", `{"debug":true}`+"\n", 0o644)
+	runGit(t, repo, "add", "-A")
+	runGit(t, repo, "commit", "-q", "-m", "local config")
+	tg := &Target{Name: "d", Mode: ModeDirect, Repo: repo, StateDir: t.TempDir(), Guest: localGuest{repo}, FetchURL: repo}
+	if err := Baseline(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	runGit(t, repo, "checkout", "-q", "--detach")
+	runGit(t, repo, "rm", "-q", "--cached", "config.local.json")
+	writeFile(t, repo+"/.gitignore", "config.local.json\n", 0o644)
+	runGit(t, repo, "add", ".gitignore")
+	runGit(t, repo, "commit", "-q", "-m", "untrack local config")
+	res, err := Review(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !noteHas(res, "stop tracking config.local.json, which the folder keeps") {
+		t.Fatalf("review does not note the untracked file: %q", res.Notes)
+	}
+	branch, _, err := Apply(ctx, tg, "", res.Unaccepted(nil))
+	if err != nil {
+		t.Fatalf("apply of an honest untrack: %v", err)
+	}
+	if out := runGit(t, repo, "ls-tree", "-r", "--name-only", branch); strings.Contains(out, "config.local.json") {
+		t.Fatalf("the branch still tracks config.local.json:\n%s", out)
 	}
 }

@@ -148,6 +148,9 @@ type state struct {
 	// GitSnapshotAt: when GitSnapshot was captured (a review of a stopped
 	// direct-mode sandbox keeps the last capture, which needs it running).
 	GitSnapshotAt time.Time `json:"gitSnapshotAt,omitzero"`
+	// Untracked: what the capture's commits stop tracking that the folder
+	// keeps, as review noted it (apply brings exactly these deletions).
+	Untracked []string `json:"untracked,omitempty"`
 	// Direct mode: files above maxLiveBytes at the start (never read).
 	BigBase map[string]bigStat `json:"bigBase,omitempty"`
 	// Direct mode: the lstat of every hidden file at the start (content
