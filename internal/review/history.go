@@ -47,8 +47,33 @@ type historyFlag struct {
 }
 
 // short is the commit as refusals, notes and HISTORY:COMMIT accepts name
-// it: 12 hex digits, which an agent cannot collide with by brute force.
-func (h historyFlag) short() string { return h.Commit[:min(historyIDLen, len(h.Commit))] }
+// it: n hex digits (idLen).
+func (h historyFlag) short(n int) string { return h.Commit[:min(n, len(h.Commit))] }
+
+// idLen is the fewest hex digits, at least historyIDLen, that tell every
+// commit of flags apart: an agent that made two commits share a prefix
+// gets both shown longer, and an accept of the shorter prefix refuses as
+// ambiguous (historyRefusal).
+func idLen(flags []historyFlag) int {
+	ids := map[string]bool{}
+	for _, h := range flags {
+		ids[h.Commit] = true
+	}
+	n := historyIDLen
+	for ; n < 64; n++ {
+		seen := map[string]bool{}
+		unique := true
+		for id := range ids {
+			p := id[:min(n, len(id))]
+			unique = unique && !seen[p]
+			seen[p] = true
+		}
+		if unique {
+			break
+		}
+	}
+	return n
+}
 
 // historyFlags judges every version the commits from base to snap hold
 // in every commit that brings it (outside round history2/08: a version

@@ -109,20 +109,42 @@ func (t *Target) historyRefusal(ctx context.Context, g gitCmd, base, snap string
 		return err
 	}
 	ok := historyAccepted(accept)
+	if err := ambiguous(ok, flagged); err != nil {
+		return err
+	}
 	hide := config.CompileGlobs(t.Hide)
+	n := idLen(flagged)
 	var refused []HistoryVersion
 	for _, h := range flagged {
 		if slices.ContainsFunc(ok, func(c string) bool { return strings.HasPrefix(h.Commit, c) }) {
 			continue
 		}
 		if rs := refusing(h, hide); len(rs) > 0 {
-			refused = append(refused, HistoryVersion{Commit: h.short(), Path: h.Report.File.Path, Rules: rs})
+			refused = append(refused, HistoryVersion{Commit: h.short(n), Path: h.Report.File.Path, Rules: rs})
 		}
 	}
 	if len(refused) == 0 {
 		return nil
 	}
 	return &HistoryRefusedError{Sandbox: t.Name, Versions: refused}
+}
+
+// ambiguous refuses an accept that names more than one of the agent's
+// commits: accepting the one looked at must not accept another the agent
+// made to share its prefix.
+func ambiguous(accepts []string, flags []historyFlag) error {
+	for _, a := range accepts {
+		var hit []string
+		for _, h := range flags {
+			if strings.HasPrefix(h.Commit, a) && !slices.Contains(hit, h.Commit) {
+				hit = append(hit, h.Commit)
+			}
+		}
+		if len(hit) > 1 {
+			return fmt.Errorf("--accept HISTORY:%s names %d of the agent's commits: nothing applied; give the digits the refusal shows for the one you looked at", a, len(hit))
+		}
+	}
+	return nil
 }
 
 // refusing is what refuses h without an accept: its high rules but
@@ -155,6 +177,7 @@ func (t *Target) historyNotes(ctx context.Context, s *state, base, snap string) 
 		return []string{"the agent's commits could not be read for what apply brings beyond the final tree (apply reads them again and refuses until they can be): " + err.Error()}, 0
 	}
 	hide := config.CompileGlobs(t.Hide)
+	n := idLen(flagged)
 	var out []string
 	high := 0
 	for _, h := range flagged {
@@ -177,7 +200,7 @@ func (t *Target) historyNotes(ctx context.Context, s *state, base, snap string) 
 			out = append(out, "more versions in the agent's commits are flagged than review lists; `airlock apply` names every high one")
 			break
 		}
-		out = append(out, fmt.Sprintf("in the agent's commits, not shown above (apply brings them as history; airlock diff %s --commit COMMIT PATH): commit %s: %s: %s", t.Name, h.short(), h.Report.File.Path, strings.Join(rs, ", ")))
+		out = append(out, fmt.Sprintf("in the agent's commits, not shown above (apply brings them as history; airlock diff %s --commit COMMIT PATH): commit %s: %s: %s", t.Name, h.short(n), h.Report.File.Path, strings.Join(rs, ", ")))
 	}
 	s.History = &historyMemo{Of: key, Notes: out, High: high}
 	return out, high

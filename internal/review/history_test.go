@@ -169,3 +169,26 @@ func TestHistoryAcceptPerCommit(t *testing.T) {
 		t.Fatalf("apply with every commit accepted: %v", err)
 	}
 }
+
+// Two of the agent's commits made to share a 12-digit prefix are shown
+// with as many digits as tell them apart, and an accept of the shared
+// prefix is refused as naming both: accepting the commit looked at must
+// not accept the other.
+func TestHistoryAcceptPrefixCollision(t *testing.T) {
+	honest := strings.Repeat("ab", 6) + strings.Repeat("1", 28)
+	evil := strings.Repeat("ab", 6) + "2" + strings.Repeat("3", 27)
+	other := strings.Repeat("cd", 20)
+	flags := []historyFlag{{Commit: honest, Report: &Report{File: &File{Path: "a"}}}, {Commit: evil, Report: &Report{File: &File{Path: "b"}}}, {Commit: other, Report: &Report{File: &File{Path: "c"}}}}
+	if n := idLen(flags); n != historyIDLen+1 {
+		t.Fatalf("idLen = %d, want %d", n, historyIDLen+1)
+	}
+	if n := idLen(flags[2:]); n != historyIDLen {
+		t.Fatalf("idLen of one commit = %d, want %d", n, historyIDLen)
+	}
+	if err := ambiguous(historyAccepted([]string{"HISTORY:" + honest[:historyIDLen]}), flags); err == nil || !strings.Contains(err.Error(), "names 2 of the agent's commits") {
+		t.Fatalf("accept of the shared prefix: %v, want it refused as ambiguous", err)
+	}
+	if err := ambiguous(historyAccepted([]string{"HISTORY:" + honest[:historyIDLen+1], "HISTORY:" + other[:historyIDLen]}), flags); err != nil {
+		t.Fatalf("accepts that name one commit each: %v", err)
+	}
+}
