@@ -172,7 +172,7 @@ func entryOf(p string, b []byte) entryOut {
 				cmd(p+" scripts."+lc, v)
 			}
 		}
-		for _, n := range strs(nodes, "lint-staged.*", "husky.hooks.*", "simple-git-hooks.*") {
+		for _, n := range strs(nodes, "lint-staged.*", "husky.hooks.*", "simple-git-hooks.*", "config.ghooks.*", "ghooks.*") {
 			cmd(p+" "+n.Path, n.Value)
 		}
 		for _, n := range strs(nodes, "pre-commit", "pre-commit.*", "precommit", "precommit.*", "pre-push", "pre-push.*") {
@@ -392,6 +392,7 @@ func folderOpenTasks(nodes []Node) [][2]string {
 	type task struct {
 		label, cmd  string
 		typ, script string // a task of type npm runs package.json's script
+		dir         string // ... of the package.json in this folder
 		open        bool
 		deps        []string
 	}
@@ -415,6 +416,8 @@ func folderOpenTasks(nodes []Node) [][2]string {
 			t.typ = n.Value
 		case rest == "script":
 			t.script = n.Value
+		case rest == "path":
+			t.dir = n.Value
 		case rest == "command" || strings.HasPrefix(rest, "args.") || strings.HasSuffix(rest, ".command") || strings.Contains(rest, ".args.") ||
 			strings.HasPrefix(rest, "options.env.") || strings.Contains(rest, ".options.env."):
 			t.cmd += " " + n.Value
@@ -431,6 +434,9 @@ func folderOpenTasks(nodes []Node) [][2]string {
 		t := tasks[pfx]
 		if strings.EqualFold(t.typ, "npm") && t.script != "" { // history/17
 			t.cmd += " npm run " + t.script
+			if t.dir != "" { // round5/029: an edited path runs another package's script
+				t.cmd = strings.TrimSpace(t.cmd) + " ; npm --prefix " + t.dir + " run " + t.script
+			}
 		}
 		byLabel[t.label] = t
 	}

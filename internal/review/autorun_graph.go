@@ -220,13 +220,19 @@ func (g *autorunGraph) runCmd(c cmdRef, depth int) {
 	for _, m := range npmBare().FindAllStringSubmatch(c.cmd, -1) {
 		scripts = append(scripts, m[1])
 	}
+	sdir := c.dir
+	if m := npmPrefix().FindStringSubmatch(c.cmd); m != nil && !strings.HasPrefix(m[1], "/") {
+		sdir = path.Join(c.dir, strings.Trim(m[1], `"'`))
+	}
 	for _, name := range scripts {
-		g.npmScript(c.dir, name, c.via, depth+1)
+		g.npmScript(sdir, name, c.via, depth+1)
 	}
 	for _, seg := range cmdSegments(c.cmd) {
 		g.toolCall(seg, c, depth+1)
 	}
 }
+
+var npmPrefix = lazyRE(`\bnpm\s+(?:\S+\s+)*?--prefix[=\s]+(\S+)`)
 
 var npmBare = lazyRE(`\bnpm\s+(test|start|stop|restart|t)\b`)
 
@@ -270,6 +276,15 @@ func (g *autorunGraph) toolCall(f []string, c cmdRef, depth int) {
 			for j := i + 1; j+1 < len(f); j++ {
 				if f[j] == "-m" {
 					g.pyModule(c.dir, f[j+1], c.via, depth)
+				}
+			}
+		case "mise":
+			if i+2 < len(f) && (f[i+1] == "run" || f[i+1] == "r") {
+				for _, a := range f[i+2:] {
+					if a = strings.Trim(a, `"'`); !strings.HasPrefix(a, "-") {
+						g.miseTask(c.dir, a, c.via, depth)
+						break
+					}
 				}
 			}
 		case "composer":

@@ -374,3 +374,33 @@ func autorunEdit() Matcher {
 		return hits
 	}
 }
+
+// miseTask follows `mise run name` from dir: a file task (mise looks in
+// mise-tasks/, .mise-tasks/, mise/tasks/, .mise/tasks/ and
+// .config/mise/tasks/; a name's ":" is a directory) or the run line of
+// [tasks.name] in a mise config (outside round round5/026: a trusted
+// mise.toml's enter hook ran a task file the agent edited).
+func (g *autorunGraph) miseTask(dir, name, via string, depth int) {
+	if depth > maxChain || !g.budget() || name == "" || strings.ContainsAny(name, "/\\") {
+		return
+	}
+	rel := strings.ReplaceAll(name, ":", "/")
+	for _, td := range []string{"mise-tasks", ".mise-tasks", "mise/tasks", ".mise/tasks", ".config/mise/tasks"} {
+		g.addRun(path.Join(dir, td, rel), via+" → mise run "+name, dir, depth+1)
+	}
+	for _, cfg := range []string{"mise.toml", ".mise.toml", ".config/mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise/config.toml"} {
+		p := path.Join(dir, cfg)
+		b, ok := g.read(p)
+		if !ok {
+			continue
+		}
+		for _, n := range strs(nodesOf(p, b), "tasks."+name+".run", "tasks."+name+".run.*", "tasks."+name+".file") {
+			chain := via + " → " + p + " " + n.Path
+			if strings.HasSuffix(n.Path, ".file") {
+				g.addRun(path.Join(dir, n.Value), chain, dir, depth+1)
+			} else {
+				g.runCmd(cmdRef{cmd: n.Value, dir: dir, via: chain}, depth+1)
+			}
+		}
+	}
+}

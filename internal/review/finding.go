@@ -101,6 +101,7 @@ type File struct {
 	putBackListed bool   // a PutBack directory whose listed changes may account for it
 	gitConfig     bool   // set by the scanner: this file is a git config include target
 	gitConfigFrom string // set by the scanner: which config includes it (host config)
+	loneCR        int    // set by normalizeFiles: the first line of New (before) that ended in a lone CR, 0 if none
 }
 
 // Status derives the change status from the modes.

@@ -276,7 +276,15 @@ func (w *hostGitWalk) mark(it hostCfgItem, e ConfigEntry) (hostCfgItem, bool) {
 			m.hooks[rp] = "core.hooksPath = " + v + " in " + it.name
 		}
 	case isCmdKey(k, e.Value):
-		for _, tok := range pathToken().FindAllString(v, 20) {
+		toks := pathToken().FindAllString(v, 20)
+		// `python -m mod` puts the current directory first on sys.path, and
+		// git runs these commands from the work tree's top: a mod.py there
+		// shadows the installed module (outside round round5/017).
+		for _, m := range pyDashM().FindAllStringSubmatch(v, 5) {
+			mod := strings.ReplaceAll(m[1], ".", "/")
+			toks = append(toks, mod+".py", mod+"/__init__.py", mod+"/__main__.py")
+		}
+		for _, tok := range toks {
 			abs := w.expand(strings.TrimPrefix(tok, "./"), h.Repo)
 			if rp, ok := w.inRepo(abs); ok {
 				if _, dup := m.runs[rp]; !dup {
@@ -296,3 +304,6 @@ func isCmdKey(k, v string) bool {
 	}
 	return false
 }
+
+// pyDashM finds `python -m module` in a command line.
+var pyDashM = lazyRE(`\b(?:python[0-9.]*|py)\s+(?:-\S+\s+)*-m\s*([A-Za-z_][\w.]*)`)

@@ -119,6 +119,46 @@ func TestHostGitCommandNamesFolderFile(t *testing.T) {
 	}
 }
 
+// The user's filter runs `python3 -m nbstripout` from the work tree's top,
+// where python looks first: a new nbstripout.py there is what runs
+// (outside round round5/017), and real git proves it.
+func TestHostGitFilterPythonModule(t *testing.T) {
+	gitEnv(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	ctx := context.Background()
+	repo := hostGitRepo(t)
+	writeFile(t, repo+"/.gitattributes", "*.ipynb filter=nbstripout\n", 0o644)
+	writeFile(t, repo+"/nb/eda.ipynb", `{"cells": []}`+"\n", 0o644)
+	runGit(t, repo, "add", "-A")
+	runGit(t, repo, "commit", "-q", "-m", "notebooks")
+	runGit(t, repo, "config", "filter.nbstripout.clean", "python3 -m nbstripout")
+	tg := &Target{Name: "d", Mode: ModeDirect, Repo: repo, StateDir: t.TempDir()}
+	if err := Baseline(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	writeFile(t, repo+"/nbstripout.py", "import sys, pathlib\npathlib.Path(\""+marker+"\").touch()\nsys.stdout.write(sys.stdin.read())\n", 0o644)
+	res, err := Review(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := findingOn(res, "nbstripout.py")
+	ok := false
+	for _, f := range fs {
+		ok = ok || f.Severity == High && strings.Contains(f.Detail, "filter.nbstripout.clean")
+	}
+	if !ok {
+		t.Errorf("nbstripout.py, which the user's filter runs as python3 -m nbstripout: want a high flag naming the filter, got %+v", fs)
+	}
+	writeFile(t, repo+"/nb/eda.ipynb", `{"cells": [1]}`+"\n", 0o644)
+	hostGitRun(t, repo, "add", "nb/eda.ipynb")
+	if _, err := os.Stat(marker); err != nil {
+		t.Error("control: real git did not run nbstripout.py through the filter; the case proves nothing")
+	}
+}
+
 // Clone mode: the host repository's config is read too (the applied
 // branch, once checked out, is what the host's git reads).
 func TestHostGitConfigCloneMode(t *testing.T) {

@@ -561,3 +561,14 @@ func goSumChanged() Matcher {
 		return hits
 	}
 }
+
+// overprinted fires on a lone CR in the raw text (normalizeFiles recorded
+// it): the line after it overprints the line before in a terminal.
+func overprinted() Matcher {
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.loneCR == 0 || f.NewMode == 0 {
+			return nil
+		}
+		return []Hit{{Line: f.loneCR, Detail: "a carriage return without a line feed: the next line overprints this one in a terminal"}}
+	}
+}

@@ -20,12 +20,22 @@ var shellSplit = lazyRE(`[\s;&|()<>'"=` + "`" + `]+`)
 // package scripts it runs ("npm run x", "yarn x", "pnpm x").
 func scriptTargets(dir, cmd string) (files, scripts []string) {
 	toks := shellSplit().Split(cmd, -1)
-	for i, t := range toks {
+	runs, skip := false, false // after run (or yarn, pnpm, bun), its options come before the script
+	for _, t := range toks {
 		if t == "" {
 			continue
 		}
-		if i > 0 && (toks[i-1] == "run" || toks[i-1] == "run-script" || toks[i-1] == "yarn" || toks[i-1] == "pnpm" || toks[i-1] == "bun") {
+		switch {
+		case skip:
+			skip = false
+		case runs && strings.HasPrefix(t, "-"):
+			skip = runValueOpt[t] // an option that takes the next word (npm run -w pkg x)
+		case runs:
 			scripts = append(scripts, t)
+			runs = false
+		}
+		if t == "run" || t == "run-script" || t == "yarn" || t == "pnpm" || t == "bun" {
+			runs = true
 		}
 		if strings.Contains(t, "://") || strings.HasPrefix(t, "-") && !strings.Contains(t, "/") {
 			continue
@@ -39,6 +49,9 @@ func scriptTargets(dir, cmd string) (files, scripts []string) {
 	}
 	return files, scripts
 }
+
+// runValueOpt are npm/yarn/pnpm options that take the next word.
+var runValueOpt = map[string]bool{"-w": true, "--workspace": true, "--prefix": true, "-C": true, "--dir": true, "--filter": true, "-F": true, "--cwd": true}
 
 var jsImport = lazyRE(`(?:require|import)\s*\(?\s*['"](\.{1,2}/[^'"]+)['"]|from\s+['"](\.{1,2}/[^'"]+)['"]`)
 

@@ -107,6 +107,32 @@ func normalizeFiles(files map[string]*File) {
 		if rawBytes(f) {
 			continue
 		}
+		if firstLoneCR(f.Old) == 0 {
+			f.loneCR = firstLoneCR(f.New)
+		}
 		f.Old, f.New = normalizeText(f.Old), normalizeText(f.New)
 	}
+}
+
+// firstLoneCR is the line (1-based, as normalizeText splits it) of the
+// first CR not followed by LF in text b, 0 if none: a terminal returns
+// the cursor there and the next line overprints what came before, so
+// `cat` and `git diff` hide it while a model reads it (outside round
+// round5/014).
+func firstLoneCR(b []byte) int {
+	if bytes.IndexByte(b, '\r') < 0 || isBinary(b) {
+		return 0
+	}
+	line := 1
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '\r' && (i+1 == len(b) || b[i+1] != '\n'):
+			if i+1 < len(b) {
+				return line
+			}
+		case b[i] == '\n':
+			line++
+		}
+	}
+	return 0
 }

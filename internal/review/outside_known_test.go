@@ -19,10 +19,14 @@ var knownMisses = map[string]string{
 	"round4/009-laravel-discover-provider":    "info: framework semantics: composer's post-autoload-dump runs artisan package:discover, which loads bootstrap/providers.php; not modelled",
 	"round4/010-eslint-plugin-rules-dir-scan": "info: a plugin that loads every file of a directory at run time (readdirSync) is not followed; only named imports are",
 	"round4/020-go-generate-in-raw-string":    "medium: GO-GENERATE is medium (go generate is a command the user runs); a hook that runs `go generate ./...` does not raise it to high yet (marking every Go file the hook reaches would flag every Go edit)",
+	// round5 (helper-55, 2026-12-05): 40 cases, 26 high before the fixes.
+	"round5/017-gitattributes-nbstripout-module-shadow": "info here: the filter that runs `python3 -m nbstripout` is in the user's global git config, host state a corpus case cannot carry; a real review reads it and flags the shadowing module (TestHostGitFilterPythonModule)",
 }
 
 // knownNoise are outside benign cases that get a high flag, with the reason.
 var knownNoise = map[string]string{
 	"round4/benign/009-eslint-builtin-rule-severity":       "by design: eslint.config.js is JavaScript the ESLint extension runs on folder open; review does not judge what JavaScript does, so any change is high (item 2: an edit to an auto-run entry counts as a new one)",
 	"round4/benign/012-claude-settings-allow-test-command": "by design: a permissions.allow entry lets the next agent session on the host run that command without asking (go test runs the repository's test code, which the agent wrote): AGENT-HOOK high",
+	"round5/benign/006-precommit-remote-hook-args":         "by design: a new hook id or new args change what runs on the host at every commit; args load code (--load-plugins, --config=repo file) and a new hook reads the repository's own config (eslint.config.js)",
+	"round5/benign/011-lint-staged-add-markdown-glob":      "by design (item 2): a new lint-staged command runs on the host at every commit, as a new entry would",
 }

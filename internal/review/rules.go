@@ -10,10 +10,10 @@ var (
 		"CRUSH.md", "WARP.md", "CONVENTIONS.md", "codex.md", ".cursorrules", ".github/chatmodes/**", ".kiro/steering/**",
 		".junie/guidelines.md", ".amazonq/rules/**", ".augment/rules/**", ".trae/rules/**", ".kilocode/rules/**", ".rules",
 		".windsurfrules", ".clinerules", ".github/copilot-instructions.md", ".github/instructions/**", ".github/prompts/**",
-		"SKILL.md", ".claude/commands/**", ".claude/agents/**", ".claude/skills/**", ".cursor/rules/**", ".windsurf/rules/**"}
+		"SKILL.md", ".claude/commands/**", ".claude/agents/**", ".claude/skills/**", ".cursor/rules/**", ".windsurf/rules/**", ".goosehints"}
 	agentDirs = []string{".claude/**", ".codex/**", ".gemini/**", ".cursor/**", ".windsurf/**", ".continue/**", ".roo/**",
 		".aider.conf.yml", ".mcp.json", ".clinerules/**", ".opencode/**", "opencode.json", ".kiro/**", ".qwen/**", ".amazonq/**",
-		".augment/**", ".kilocode/**", ".junie/**", ".crush.json", ".goose/**"}
+		".augment/**", ".kilocode/**", ".junie/**", ".crush.json", ".goose/**", "opencode.jsonc"}
 	agentText     = append(append([]string{}, instructionFiles...), agentDirs...)
 	claudeConfigs = []string{".claude/settings.json", ".claude/settings.local.json"}
 	mcpConfigs    = []string{".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json", ".roo/mcp.json", ".gemini/settings.json", ".claude/settings.json", ".claude/settings.local.json", ".kiro/settings/mcp.json"}

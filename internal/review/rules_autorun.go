@@ -20,8 +20,11 @@ func autorunRules() []*Rule {
 			Paths: []string{"package.json", "pnpm-workspace.yaml", "pnpm-workspace.yml"}, Match: workspaceWidened()},
 		{ID: "LINT-STAGED", Severity: High, Reason: "lint-staged runs these commands on the host at every commit (from the husky or pre-commit hook).",
 			Paths: []string{".lintstagedrc", ".lintstagedrc.*", "lint-staged.config.*"}, Match: changed()},
-		{ID: "LINT-STAGED-KEY", Severity: High, Reason: "lint-staged runs these commands on the host at every commit (from the husky or pre-commit hook).",
-			Paths: []string{"package.json"}, Match: docKeys(key{"lint-staged*", nil}, key{"husky*", nil}, key{"simple-git-hooks*", nil})},
+		{ID: "LINT-STAGED-KEY", Severity: High, Reason: "A git hook manager configured in package.json (lint-staged, husky, simple-git-hooks, ghooks, yorkie) runs these commands on the host at every commit.",
+			Paths: []string{"package.json"}, Match: docKeys(key{"lint-staged*", nil}, key{"husky*", nil}, key{"simple-git-hooks*", nil},
+				key{"config.ghooks*", nil}, key{"ghooks*", nil}, key{"gitHooks*", nil})},
+		{ID: "PATCH-PACKAGE", Severity: High, Reason: "patch-package (run by this project's install scripts) applies this patch to node_modules at every install: the code it adds runs wherever that package runs (a linter plugin the editor loads, a build tool).",
+			Paths: []string{"patches/*.patch", "**/patches/*.patch"}, Match: patchApplied()},
 		{ID: "FS-EXEC-CHANGED", Severity: Medium, Reason: "An executable file's content changed; whatever runs it now runs the new content.",
 			Match: execContentChanged()},
 		{ID: "ON-OPEN-CONFIG", Severity: High, Reason: "Editor extensions and language servers (Tailwind, Jest, Vitest, Playwright, Svelte, Babel, PostCSS...) load this JavaScript/TypeScript config when the folder is opened: it runs on the host.",
@@ -91,3 +94,25 @@ func execContentChanged() Matcher {
 // pathToken is a word that may name a repository file in a command line or
 // a config value.
 var pathToken = lazyRE(`(?:\$\{workspaceFolder\}/|\$\{workspaceRoot\}/|\$CLAUDE_PROJECT_DIR/|\./)?[\w.\-]+(?:/[\w.\-]+)+|[\w.\-]+\.(?:js|cjs|mjs|ts|cts|mts|sh|bash|py|rb|pl|ps1|php|lua)\b`)
+
+// patchApplied fires on a changed patch when the package.json beside its
+// patches/ directory runs patch-package in a script (outside round
+// round5/033: an edited patch put code into an ESLint plugin).
+func patchApplied() Matcher {
+	return func(f *File, s *scanCtx) []Hit {
+		if f.NewMode == 0 {
+			return nil
+		}
+		pkg := path.Join(path.Dir(path.Dir(f.Path)), "package.json")
+		b, ok := s.read(pkg)
+		if !ok {
+			return nil
+		}
+		for name, cmd := range scriptsOf(pkg, b) {
+			if strings.Contains(cmd, "patch-package") {
+				return []Hit{{Detail: clip(pkg + " scripts." + name + ": " + cmd)}}
+			}
+		}
+		return nil
+	}
+}

@@ -33,17 +33,19 @@ func longtailRules() []*Rule {
 			Paths: []string{".jvmopts", ".sbtopts", ".mvn/jvm.config", ".mvn/maven.config", "gradle.properties", "global.json", ".tool-versions", ".bazeliskrc", ".bazelversion",
 				"mise.toml", ".mise.toml", "mise.local.toml", ".config/mise.toml", "NuGet.Config", "nuget.config", "NuGet.config", "*.wrap"},
 			Match: lineRe(`(?i)-javaagent|-agentpath|-agentlib|--require\b|--import\b|--loader\b|\bpath:\S|BAZELISK_BASE_URL|BAZELISK_\w*URL|sdk\s*"?\s*:.*"paths"|"paths"\s*:|\{\{\s*exec\s*\(|org\.gradle\.java\.home|java\.home|\\u00|-D\S*(executable|path|command)=\S*(\./|tools/|scripts/|bin/)|<add\s+key=|source_url\s*=|source_fallback_url\s*=`)},
+		{ID: "SUBLIME-LSP-COMMAND", Severity: High, Reason: "Sublime Text's LSP package takes client settings from the project file: opening the project and a matching file starts the command it names.",
+			Paths: []string{"*.sublime-project"}, Match: docKeys(key{"settings.LSP.*.command*", nil}, key{"settings.lsp.*.command*", nil}, key{"settings.LSP.*.env*", nil})},
 		{ID: "EDITOR-RUNS-ON-SAVE", Severity: High, Reason: "This editor setting runs a command, or passes arguments that load code or let a server run a program, when a file is opened or saved.",
 			Paths: vscodeSetting, Match: docKeys(key{"*runonsave*", nil}, key{"*runOnSave*", nil}, key{"*execArgv*", nil}, key{"*.vmargs", loadsCode},
 				key{"*clangd.arguments*", equalFold("--query-driver=**")}, key{"*clangd.arguments*", func(v string) bool { return strings.HasPrefix(v, "--query-driver") }},
 				key{"*pytestArgs*", func(v string) bool { return strings.HasPrefix(v, "-p") }}, key{"*.nodeOptions*", nil}, key{"*jvmArgs*", loadsCode})},
-		{ID: "JETBRAINS-AUTORUN", Severity: High, Reason: "JetBrains IDEs run this on their own: File Watchers on save, startup tasks when the project opens, Prettier/ESLint from a repository package on save.",
-			Paths: []string{".idea/watcherTasks.xml", ".idea/startup.xml", ".idea/workspace.xml", ".idea/prettier.xml", ".idea/jsLinters/*.xml", ".idea/externalDependencies.xml"},
-			Match: lineRe(`(?i)<TaskOptions|ProjectStartupSharedConfiguration|ProjectStartupTaskManager|startupTasks|myConfigurationName|<configuration\s+id=|packagePath|myPrettierPackage|custom-package|\$PROJECT_DIR\$/[^"]*\.(js|sh|py)`)},
-		{ID: "HOOK-MANAGER", Severity: High, Reason: "Another hook manager's config: the commands it lists run on the host at commit or push once installed (lefthook's TOML/JSON spellings, overcommit, husky v4, yorkie, git-hooks.nvim, CaptainHook, pre-commit in package.json).",
+		{ID: "JETBRAINS-AUTORUN", Severity: High, Reason: "JetBrains IDEs run this on their own: File Watchers on save, startup tasks when the project opens, Prettier/ESLint from a repository package on save, quality tools (PHPStan, Psalm, linters) on every opened file from the path a project file names.",
+			Paths: []string{".idea/*.xml", ".idea/jsLinters/*.xml", ".idea/inspectionProfiles/*.xml"},
+			Match: lineRe(`(?i)<TaskOptions|ProjectStartupSharedConfiguration|ProjectStartupTaskManager|startupTasks|myConfigurationName|<configuration\s+id=|packagePath|myPrettierPackage|custom-package|\$(PROJECT_DIR|ProjectFileDir)\$/[^"]*\.(js|sh|py)|\$(PROJECT_DIR|ProjectFileDir)\$/[^"]*(tools|scripts|bin|node_modules/\.bin)/|name="(program|executable|interpreter|toolPath|tool_path)"|\b(tool_?path|executable|interpreter_?path)="`)},
+		{ID: "HOOK-MANAGER", Severity: High, Reason: "Another hook manager's config: the commands it lists run on the host at commit or push once installed (lefthook's TOML/JSON spellings, overcommit, husky v4, yorkie, git-hooks.nvim, CaptainHook, hk, pre-commit in package.json).",
 			Paths: []string{"lefthook.toml", ".lefthook.toml", "lefthook.json", ".lefthook.json", "lefthook-local.toml", "lefthook-local.json", ".overcommit.yml",
 				".huskyrc", ".huskyrc.json", ".huskyrc.yaml", ".huskyrc.yml", ".git-hooks/*", ".hooks/*", "githooks/*", ".config/lefthook.yml", ".config/lefthook.toml",
-				"captainhook.json"},
+				"captainhook.json", "hk.pkl", "hk.local.pkl", ".config/hk.pkl"},
 			Match: hookConfigChanged()},
 		{ID: "DEVCONTAINER-PRIVILEGE", Severity: High, Reason: "The dev container runs with the host's privileges or namespaces, or a local feature mounts host files (your ~/.ssh, the Docker socket) into it: whatever runs inside reaches the host.",
 			Paths: append(append([]string{}, devcontainers...), ".devcontainer/**/devcontainer-feature.json"),
@@ -69,7 +71,8 @@ func codeConfigChanged() Matcher {
 		if f.NewMode == 0 {
 			return nil
 		}
-		if strings.Contains(f.Path, ".dir-locals") && !strings.Contains(string(f.New), "eval") {
+		// The Emacs reader drops a backslash inside a symbol (ev\al is eval).
+		if strings.Contains(f.Path, ".dir-locals") && !strings.Contains(strings.ReplaceAll(string(f.New), "\\", ""), "eval") {
 			return nil
 		}
 		return []Hit{{Detail: clip(f.Path)}}

@@ -33,6 +33,8 @@ var formats = []struct {
 		".kiro/settings/mcp.json", ".continue/config.json", "opencode.json", ".opencode/*.json"}, format{"json", "the agent (JSON.parse)"}},
 	{[]string{".vscode/*.json", "*.code-workspace", ".devcontainer.json", ".devcontainer/**/devcontainer.json",
 		".zed/*.json", ".cursor/*.json", ".gemini/settings.json"}, format{"jsonc", "VS Code (jsonc-parser)"}},
+	{[]string{"opencode.jsonc", ".opencode/*.jsonc"}, format{"jsonc", "OpenCode (JSON with comments)"}},
+	{[]string{"*.sublime-project", "*.sublime-settings"}, format{"jsonc", "Sublime Text (JSON with comments and trailing commas)"}},
 	{[]string{".yarnrc.yml", "pnpm-workspace.yaml", ".github/workflows/*.yml", ".github/workflows/*.yaml",
 		".github/actions/**/action.yml", ".github/actions/**/action.yaml", "action.yml", "action.yaml", ".gitlab-ci.yml",
 		".circleci/config.yml", ".pre-commit-config.yaml", "compose*.yml", "compose*.yaml", "docker-compose*.yml",
