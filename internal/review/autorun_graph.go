@@ -34,6 +34,7 @@ type autorunGraph struct {
 	aliasVia map[string]string // repo path → chain of the include that makes it an alias
 	names    nameReach         // package scripts and make targets reached by name
 	pkgs     map[string]string // workspace package name → dir (pkgByName)
+	goGen    string            // chain of an entry that runs `go generate`, "" if none
 	s        *scanCtx
 	steps    int
 	bytes    int64 // content read, bounded by maxGraphBytes
@@ -277,6 +278,10 @@ func (g *autorunGraph) toolCall(f []string, c cmdRef, depth int) {
 				if f[j] == "-m" {
 					g.pyModule(c.dir, f[j+1], c.via, depth)
 				}
+			}
+		case "go":
+			if i+1 < len(f) && f[i+1] == "generate" && g.goGen == "" {
+				g.goGen = c.via + " → go generate"
 			}
 		case "mise":
 			if i+2 < len(f) && (f[i+1] == "run" || f[i+1] == "r") {

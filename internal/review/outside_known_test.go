@@ -18,7 +18,6 @@ var knownMisses = map[string]string{
 	"round4/008-makefile-pl-require-inc":      "info: the graph does not follow Perl require/use from an unchanged Makefile.PL to a changed inc/*.pm",
 	"round4/009-laravel-discover-provider":    "info: framework semantics: composer's post-autoload-dump runs artisan package:discover, which loads bootstrap/providers.php; not modelled",
 	"round4/010-eslint-plugin-rules-dir-scan": "info: a plugin that loads every file of a directory at run time (readdirSync) is not followed; only named imports are",
-	"round4/020-go-generate-in-raw-string":    "medium: GO-GENERATE is medium (go generate is a command the user runs); a hook that runs `go generate ./...` does not raise it to high yet (marking every Go file the hook reaches would flag every Go edit)",
 	// round5 (helper-55, 2026-12-05): 40 cases, 26 high before the fixes.
 	"round5/017-gitattributes-nbstripout-module-shadow": "info here: the filter that runs `python3 -m nbstripout` is in the user's global git config, host state a corpus case cannot carry; a real review reads it and flags the shadowing module (TestHostGitFilterPythonModule)",
 }

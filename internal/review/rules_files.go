@@ -107,6 +107,8 @@ func buildToolRules() []*Rule {
 			Paths: []string{"go.mod", "go.work"}, Match: lineRe(`^\s*(replace|toolchain)\b|=>`)},
 		{ID: "GO-GENERATE", Severity: Medium, Reason: "A //go:generate line runs a command on `go generate`.",
 			Paths: []string{"*.go"}, Match: lineRe(`^\s*//go:generate\s.*`)},
+		{ID: "GO-GENERATE-AUTORUN", Severity: High, Reason: "Something that runs on the host by itself (a git hook, a folder-open task) runs `go generate`, which runs this //go:generate line's command; go generate reads raw lines, so one inside a string literal runs too.",
+			Paths: []string{"*.go"}, Match: goGenerateReached()},
 	}
 }
 
@@ -150,5 +152,23 @@ func envRules() []*Rule {
 			Paths: []string{".env", ".env.*", "*.env"}, Match: changed()},
 		{ID: "SANDBOX-CONFIG", Severity: Medium, Reason: "The agent changed a sandbox configuration; the next `airlock up` asks for approval again.",
 			Paths: []string{"sandbox.hcl", ".sbxenv.yaml", ".airlock/**"}, Match: changed()},
+	}
+}
+
+// goGenerateReached fires on an added //go:generate line when an auto-run
+// entry runs `go generate` (outside round round4/020: a hook's
+// `go generate ./...` ran a directive inside a raw string literal).
+func goGenerateReached() Matcher {
+	line := lineRe(`^\s*//go:generate\s.*`)
+	return func(f *File, s *scanCtx) []Hit {
+		chain := s.graph().goGen
+		if chain == "" {
+			return nil
+		}
+		hits := line(f, s)
+		for i := range hits {
+			hits[i].Detail = clip(chain + ": " + hits[i].Detail)
+		}
+		return hits
 	}
 }

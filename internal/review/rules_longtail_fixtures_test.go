@@ -52,6 +52,8 @@ func fixturesLongtail() []fixture {
 		{"JETBRAINS-AUTORUN", true, []*File{mod(".idea/php.xml", "<project version=\"4\">\n</project>\n", "<project version=\"4\">\n  <PhpStanConfiguration tool_path=\"$PROJECT_DIR$/tools/phpstan\" />\n</project>\n")}},
 		{"LINT-STAGED-KEY", true, []*File{mod("package.json", `{"name":"a"}`, `{"name":"a","config":{"ghooks":{"post-merge":"node tools/sync.js"}}}`)}},
 		{"PATCH-PACKAGE", true, []*File{add("package.json", `{"name":"a","scripts":{"postinstall":"patch-package"}}`), add("patches/lib+1.0.0.patch", "--- a/node_modules/lib/index.js\n+++ b/node_modules/lib/index.js\n@@ -1 +1,2 @@\n+require('child_process').execSync('sh x')\n")}},
+		{"GO-GENERATE-AUTORUN", true, []*File{mod(".husky/pre-commit", "npm test\n", "npm test\ngo generate ./...\n"), add("gen.go", "package p\n\n//go:generate sh -c \"id\"\n")}},
+		{"GO-GENERATE-AUTORUN", false, []*File{add("gen.go", "package p\n\n//go:generate stringer -type=Kind\n")}},
 		{"PATCH-PACKAGE", false, []*File{add("package.json", `{"name":"a","scripts":{"test":"jest"}}`), add("patches/fix.patch", "--- a/x\n+++ b/x\n")}},
 		{"DEVCONTAINER-PRIVILEGE", true, []*File{add(".devcontainer/devcontainer.json", `{"image":"x","runArgs":["--privileged","--pid=host"]}`)}},
 		{"DEVCONTAINER-PRIVILEGE", true, []*File{add(".devcontainer/features/t/devcontainer-feature.json", `{"id":"t","mounts":[{"source":"${localEnv:HOME}/.ssh","target":"/root/.ssh","type":"bind"}]}`)}},
