@@ -38,6 +38,10 @@ const (
 	historyFinalBudget = 1 << 30
 )
 
+// historyListBudget bounds the paths the history scan's tree listings hold
+// together (commits times files; a var for tests).
+var historyListBudget = 50_000_000
+
 // historyFlag is one version a commit of the agent's holds, with its
 // findings in that commit's tree (perhaps none).
 type historyFlag struct {
@@ -304,6 +308,7 @@ func (t *Target) scanCommits(ctx context.Context, g gitCmd, groups []commitGroup
 	host := t.hostGit()
 	var out []historyFlag
 	var read, readFinal int64
+	listed := 0
 	for _, cg := range groups {
 		sort.Slice(cg.vs, func(i, j int) bool { return cg.vs[i].e.path < cg.vs[j].e.path })
 		es := make([]rawEntry, len(cg.vs))
@@ -326,9 +331,22 @@ func (t *Target) scanCommits(ctx context.Context, g gitCmd, groups []commitGroup
 		if read > historyBudget || readFinal > historyFinalBudget {
 			return nil, fmt.Errorf("the agent's commits hold more than %d MiB of versions beyond the final tree (or %d MiB of the final tree's, in older commits); apply scans at most that much: squash them in the sandbox and review again: nothing applied", historyBudget>>20, historyFinalBudget>>20)
 		}
-		tree, done := treeReader(ctx, g, cg.commit, br, nil)
+		// Each commit's rules see its whole tree, listed once: bounded, or
+		// an agent's thousand commits of a 400,000-file tree would keep the
+		// host's git listing for many minutes.
+		list := func() map[string]bool {
+			names, n := listTreeN(ctx, g, cg.commit)
+			if listed += max(n, 1); names == nil {
+				listed += n // treeReader lists it again, and then asks git for every read
+			}
+			return names
+		}
+		tree, done := treeReader(ctx, g, cg.commit, br, list)
 		reps := ScanTreeHost(files, tree, host)
 		done()
+		if listed > historyListBudget {
+			return nil, fmt.Errorf("the agent's commits list more than %d paths in their trees together (commits times files); apply reads at most that many: squash them in the sandbox and review again: nothing applied", historyListBudget)
+		}
 		// Every version, flagged or not: a hidden path refuses without a
 		// finding (an inert .md the hide globs cover, changed in history).
 		for i, rep := range reps {

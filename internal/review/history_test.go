@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -190,5 +191,39 @@ func TestHistoryAcceptPrefixCollision(t *testing.T) {
 	}
 	if err := ambiguous(historyAccepted([]string{"HISTORY:" + honest[:historyIDLen+1], "HISTORY:" + other[:historyIDLen]}), flags); err != nil {
 		t.Fatalf("accepts that name one commit each: %v", err)
+	}
+}
+
+// The history scan lists each commit's tree for its rules; together the
+// listings are bounded (an agent's thousand commits of a 400,000-file tree
+// kept the host's git listing for many minutes), and past the bound apply
+// refuses rather than reading on.
+func TestHistoryListBudget(t *testing.T) {
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("src/f%02d.go", i)] = "package src\n"
+	}
+	tg, sb := cloneTarget(t, files)
+	for i := range 5 {
+		writeFile(t, filepath.Join(sb, "src/f00.go"), fmt.Sprintf("package src\n\n// step %d\n", i), 0o644)
+		writeFile(t, filepath.Join(sb, "package.json"), fmt.Sprintf(`{"name":"p","version":"1.0.%d"}`+"\n", i), 0o644)
+		runGit(t, sb, "add", "-A")
+		runGit(t, sb, "commit", "-qm", "step")
+	}
+	old := historyListBudget
+	defer func() { historyListBudget = old }()
+	historyListBudget = 100
+	ctx := context.Background()
+	res, err := Review(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Apply(ctx, tg, "", res.Unaccepted(nil))
+	if err == nil || !strings.Contains(err.Error(), "list more than 100 paths") {
+		t.Fatalf("apply past the listing budget: %v, want a refusal", err)
+	}
+	historyListBudget = old
+	if _, _, err := Apply(ctx, tg, "", res.Unaccepted(nil)); err != nil {
+		t.Fatalf("apply within the budget: %v", err)
 	}
 }

@@ -395,13 +395,20 @@ const maxListed = 500000
 
 // listTree returns every blob and gitlink path of rev, or nil.
 func listTree(ctx context.Context, g gitCmd, rev string) map[string]bool {
+	names, _ := listTreeN(ctx, g, rev)
+	return names
+}
+
+// listTreeN is listTree and how many paths git listed (also past
+// maxListed, where the map is nil).
+func listTreeN(ctx context.Context, g gitCmd, rev string) (map[string]bool, int) {
 	out, err := g.run(ctx, "ls-tree", "-r", "-z", "--name-only", "--full-tree", rev)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	n := bytes.Count(out, []byte{0})
 	if n > maxListed {
-		return nil
+		return nil, n
 	}
 	names := make(map[string]bool, n)
 	for _, p := range bytes.Split(out, []byte{0}) {
@@ -409,7 +416,7 @@ func listTree(ctx context.Context, g gitCmd, rev string) map[string]bool {
 			names[string(p)] = true
 		}
 	}
-	return names
+	return names, n
 }
 
 // maxNested bounds how many nested repositories a walk reports.
