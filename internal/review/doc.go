@@ -85,7 +85,8 @@
 //	history       cat-file on the quarantine (at most 1,000 commits, 5,000
 //	(and review's versions beyond the final tree and 256 MiB of them, 1 GiB
 //	notes)        of the final tree's versions in older commits, 64 MiB of
-//	              listing; each version scanned in every commit bringing
+//	              listing, 50 million paths of the commits' tree listings
+//	              together; each version scanned in every commit bringing
 //	              it), and for-each-ref of refs/heads and refs/tags on the
 //	              host repository (their commits are the user's, every
 //	              one): reads only.
