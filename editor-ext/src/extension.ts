@@ -169,8 +169,14 @@ export class Airlock {
     if (!name) return;
     try {
       const res = await this.call<ReviewResult>(Methods.reviewList, { name, requestedAtMs: Date.now() });
-      this.review.set(name, res.files ?? []);
+      this.review.set(name, res.files ?? [], res.notes ?? []);
       await vscode.commands.executeCommand('airlock.review.focus');
+      if (res.summary?.historyHigh) {
+        void vscode.window.showWarningMessage(
+          `Airlock: ${res.summary.historyHigh} version(s) in the agent's commits have high flags the files above do not show (see the notes). ` +
+            `Apply refuses them until each commit is accepted: look at it with \`airlock diff ${name} --commit COMMIT PATH\`, then \`airlock apply ${name} --accept HISTORY:COMMIT\`.`,
+        );
+      }
     } catch (e) {
       void vscode.window.showErrorMessage(`Airlock review: ${(e as Error).message}`);
     }

@@ -55,19 +55,32 @@ export class FlagItem extends vscode.TreeItem {
   }
 }
 
-type ReviewNode = ReviewFileItem | FlagItem;
+/** A review note (history the apply brings, a running sandbox, a capture
+ * that failed): shown above the files, escaped (notes name agent paths). */
+export class NoteItem extends vscode.TreeItem {
+  constructor(public readonly note: string) {
+    super(safeText(note));
+    this.tooltip = safeText(note);
+    this.contextValue = 'note';
+    this.iconPath = new vscode.ThemeIcon(/\bHIGH\b/.test(note) ? 'error' : 'info');
+  }
+}
+
+type ReviewNode = NoteItem | ReviewFileItem | FlagItem;
 
 export class ReviewProvider implements vscode.TreeDataProvider<ReviewNode> {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
   sandbox = '';
   files: ReviewFile[] = [];
+  notes: string[] = [];
   acknowledged = new Set<string>();
 
-  set(sandbox: string, files: ReviewFile[]): void {
+  set(sandbox: string, files: ReviewFile[], notes: string[] = []): void {
     if (sandbox !== this.sandbox) this.acknowledged.clear();
     this.sandbox = sandbox;
     this.files = files;
+    this.notes = notes;
     this.changed.fire();
   }
   acknowledge(file: string, flag: Flag): void {
@@ -78,7 +91,7 @@ export class ReviewProvider implements vscode.TreeDataProvider<ReviewNode> {
     return e;
   }
   getChildren(e?: ReviewNode): ReviewNode[] {
-    if (!e) return this.files.map((f) => new ReviewFileItem(this.sandbox, f));
+    if (!e) return [...this.notes.map((n) => new NoteItem(n)), ...this.files.map((f) => new ReviewFileItem(this.sandbox, f))];
     if (e instanceof ReviewFileItem)
       return (e.file.flags ?? []).map((f) => new FlagItem(this.sandbox, e.file.path, f, this.acknowledged.has(flagKey(e.file.path, f))));
     return [];

@@ -152,3 +152,16 @@ test('egress denials go to their output channel; sandbox changes refresh the vie
   a.onNotification('sandbox.changed', { name: 'demo', state: 'stopped' });
   assert.equal(refreshed, 1);
 });
+
+test('review notes show above the files, escaped, and history the apply refuses is a warning', async () => {
+  const a = new Airlock({ AIRLOCK_HOME: '/nonexistent' });
+  const note = "in the agent's commits, not shown above: commit abc123456789: ev\u001b]52;il: HIGH VSCODE-AUTORUN";
+  (a as any).call = async () => ({ sandbox: 'demo', mode: 'direct', files, notes: [note], summary: { high: 2, medium: 0, info: 1, files: 3, historyHigh: 1 } });
+  rec.messages.length = 0;
+  await a.showReview({ sandbox: { name: 'demo' } } as any);
+  const top = a.review.getChildren();
+  assert.equal(top.length, 4, 'one note and three files');
+  assert.match(String(top[0].label), /commit abc123456789/);
+  assert.ok(!/\u001b/.test(String(top[0].label)), 'no raw escape in the tree');
+  assert.ok(rec.messages.some((m) => /1 version\(s\) in the agent's commits/.test(m.text) && /--accept HISTORY:COMMIT/.test(m.text)));
+});
