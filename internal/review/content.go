@@ -24,18 +24,11 @@ type Content struct {
 // FileContent returns the base and current content of one path (as of the
 // last review for clone/mountless; live for direct mode).
 func FileContent(ctx context.Context, t *Target, p string) (*Content, error) {
-	if err := t.validate(); err != nil {
-		return nil, err
-	}
 	if strings.HasSuffix(p, "/") {
 		// A directory review lists (PUT-BACK) has entries, not content.
 		return nil, fmt.Errorf("%s is a directory: review lists it because its entries changed just before the review with nothing to show; there is no content to compare", clip(p))
 	}
-	p, err := cleanRel(p)
-	if err != nil {
-		return nil, err
-	}
-	s, err := t.loadState()
+	p, s, err := t.pathState(p)
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +71,20 @@ func FileContent(ctx context.Context, t *Target, p string) (*Content, error) {
 	}
 	c.Current, c.CurrentMode, c.CurrentExists, err = liveFile(t.Repo, p)
 	return c, err
+}
+
+// pathState validates t and a client's repo-relative path p, cleaned, and
+// loads review's state.
+func (t *Target) pathState(p string) (string, *state, error) {
+	if err := t.validate(); err != nil {
+		return "", nil, err
+	}
+	p, err := cleanRel(p)
+	if err != nil {
+		return "", nil, err
+	}
+	s, err := t.loadState()
+	return p, s, err
 }
 
 // cleanRel validates a repo-relative slash path from a client.

@@ -219,17 +219,10 @@ type historyMemo struct {
 // on the host, not the sandbox, whose git the agent controls; the commit
 // must be one of those apply would bring (base..snapshot).
 func CommitFileContent(ctx context.Context, t *Target, commit, p string) (*Content, error) {
-	if err := t.validate(); err != nil {
-		return nil, err
-	}
 	if !HistoryAccept("HISTORY:" + commit) {
 		return nil, fmt.Errorf("%q: a commit is given as at least %d hex digits", clip(commit), historyIDLen)
 	}
-	p, err := cleanRel(p)
-	if err != nil {
-		return nil, err
-	}
-	s, err := t.loadState()
+	p, s, err := t.pathState(p)
 	if err != nil {
 		return nil, err
 	}
