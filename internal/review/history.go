@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -108,14 +107,14 @@ func (t *Target) historyFlags(ctx context.Context, g gitCmd, base, snap string) 
 	if err != nil {
 		return nil, err
 	}
-	groups, n, err := commitVersions(raw, final, unchanged)
-	if len(groups) == 0 || err != nil {
+	hs, err := commitVersions(raw, final, unchanged)
+	if err != nil || len(hs.groups) == 0 {
 		return nil, err
 	}
-	if n > maxHistoryVersions {
-		return nil, fmt.Errorf("the agent's commits hold %d versions beyond the final tree; apply scans at most %d: squash them in the sandbox and review again: nothing applied", n, maxHistoryVersions)
+	if hs.n > maxHistoryVersions {
+		return nil, fmt.Errorf("the agent's commits hold %d versions beyond the final tree; apply scans at most %d: squash them in the sandbox and review again: nothing applied", hs.n, maxHistoryVersions)
 	}
-	flags, err := t.scanCommits(ctx, g, groups)
+	flags, err := t.scanCommits(ctx, g, hs)
 	if err != nil {
 		return nil, err
 	}
@@ -240,13 +239,22 @@ type commitGroup struct {
 // versions the final tree does not hold: the budget is theirs (a wide
 // vendored tree the final tree keeps, brought by one commit, is what
 // review scanned anyway: history2/07).
-func commitVersions(raw []byte, final []rawEntry, unchanged map[string]rawEntry) (groups []commitGroup, n int, err error) {
+func commitVersions(raw []byte, final []rawEntry, unchanged map[string]rawEntry) (hs *historySet, err error) {
 	baseOf := map[string]rawEntry{}
 	finalOf := map[string]string{}
 	for _, e := range final {
 		baseOf[e.path] = e
 		finalOf[e.path] = fmt.Sprintf("%o %s", e.newMode, e.newOID)
 	}
+	hs = &historySet{finalOf: finalOf, baseOf: func(p string) (rawEntry, bool) {
+		if b, ok := baseOf[p]; ok {
+			return b, true
+		}
+		b, ok := unchanged[p]
+		return b, ok
+	}, touched: map[string]bool{}}
+	var groups []commitGroup
+	n := 0
 	at := map[string]int{}
 	seen := map[string]bool{} // commit NUL path: a merge lists a path once per parent
 	commit := ""
@@ -261,10 +269,11 @@ func commitVersions(raw []byte, final []rawEntry, unchanged map[string]rawEntry)
 		}
 		f := strings.Fields(tok[1:])
 		if len(f) < 5 || i+1 >= len(parts) {
-			return nil, 0, fmt.Errorf("diff-tree: unexpected output %q", clip(tok))
+			return nil, fmt.Errorf("diff-tree: unexpected output %q", clip(tok))
 		}
 		i++
 		p := string(parts[i])
+		hs.touched[p] = true
 		nm, _ := strconv.ParseUint(f[1], 8, 32)
 		if nm == 0 || nm == uint64(ModeGitlink) || seen[commit+"\x00"+p] {
 			continue
@@ -293,67 +302,19 @@ func commitVersions(raw []byte, final []rawEntry, unchanged map[string]rawEntry)
 		}
 		groups[g].vs = append(groups[g].vs, v)
 	}
-	return groups, n, nil
+	hs.groups, hs.n = groups, n
+	return hs, nil
 }
 
-// scanCommits scans each commit's versions with its tree as context and
-// returns them with their findings, within historyBudget of content (and
-// historyFinalBudget of the final tree's versions).
-func (t *Target) scanCommits(ctx context.Context, g gitCmd, groups []commitGroup) ([]historyFlag, error) {
-	br, err := newBlobReader(ctx, g) // one for all commits: a path may have hundreds of versions
-	if err != nil {
-		return nil, err
-	}
-	defer br.close()
-	host := t.hostGit()
-	var out []historyFlag
-	var read, readFinal int64
-	listed := 0
-	for _, cg := range groups {
-		sort.Slice(cg.vs, func(i, j int) bool { return cg.vs[i].e.path < cg.vs[j].e.path })
-		es := make([]rawEntry, len(cg.vs))
-		for i, v := range cg.vs {
-			es[i] = v.e
-		}
-		files, err := br.files(es)
-		if err != nil {
-			return nil, err
-		}
-		for i, f := range files {
-			// What git decompressed, not what the scan kept (a 60 MB
-			// version is read whole and kept to maxScanBytes).
-			if n := max(f.Size, int64(len(f.New))); cg.vs[i].final {
-				readFinal += n
-			} else {
-				read += n
-			}
-		}
-		if read > historyBudget || readFinal > historyFinalBudget {
-			return nil, fmt.Errorf("the agent's commits hold more than %d MiB of versions beyond the final tree (or %d MiB of the final tree's, in older commits); apply scans at most that much: squash them in the sandbox and review again: nothing applied", historyBudget>>20, historyFinalBudget>>20)
-		}
-		// Each commit's rules see its whole tree, listed once: bounded, or
-		// an agent's thousand commits of a 400,000-file tree would keep the
-		// host's git listing for many minutes.
-		list := func() map[string]bool {
-			names, n := listTreeN(ctx, g, cg.commit)
-			if listed += max(n, 1); names == nil {
-				listed += n // treeReader lists it again, and then asks git for every read
-			}
-			return names
-		}
-		tree, done := treeReader(ctx, g, cg.commit, br, list)
-		reps := ScanTreeHost(files, tree, host)
-		done()
-		if listed > historyListBudget {
-			return nil, fmt.Errorf("the agent's commits list more than %d paths in their trees together (commits times files); apply reads at most that many: squash them in the sandbox and review again: nothing applied", historyListBudget)
-		}
-		// Every version, flagged or not: a hidden path refuses without a
-		// finding (an inert .md the hide globs cover, changed in history).
-		for i, rep := range reps {
-			out = append(out, historyFlag{Commit: cg.commit, Report: rep, final: cg.vs[i].final})
-		}
-	}
-	return out, nil
+// historySet is what commitVersions read: each commit's versions, how
+// many of them the final tree does not hold (n), every path a commit
+// touched, the base's version of a path and the final tree's ("mode oid").
+type historySet struct {
+	groups  []commitGroup
+	n       int
+	touched map[string]bool
+	baseOf  func(string) (rawEntry, bool)
+	finalOf map[string]string
 }
 
 // dropShown keeps, of the final tree's versions judged in older commits,

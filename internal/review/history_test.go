@@ -227,3 +227,32 @@ func TestHistoryListBudget(t *testing.T) {
 		t.Fatalf("apply within the budget: %v", err)
 	}
 }
+
+// A version judged harmless where it was made is judged again in a later
+// commit whose auto-run entry reaches it without changing it: C1
+// backdoors tools/setup.js where nothing runs it, C2 adds the postinstall
+// that runs it (changing only package.json), C3 takes both back. Apply
+// names setup.js in C2, not only package.json.
+func TestHistoryReachedInLaterCommit(t *testing.T) {
+	tg, sb := cloneTarget(t, map[string]string{"package.json": plainPkg, "tools/setup.js": setupOK})
+	commit := func(msg string, files map[string]string) string {
+		for p, c := range files {
+			writeFile(t, filepath.Join(sb, p), c, 0o644)
+		}
+		runGit(t, sb, "commit", "-qam", msg)
+		return strings.TrimSpace(runGit(t, sb, "rev-parse", "HEAD"))[:historyIDLen]
+	}
+	commit("C1", map[string]string{"tools/setup.js": setupEvil})
+	c2 := commit("C2", map[string]string{"package.json": setupPkg})
+	commit("C3", map[string]string{"tools/setup.js": setupOK, "package.json": plainPkg})
+	_, he := reviewAndRefusal(t, tg)
+	if he == nil {
+		t.Fatal("apply made the branch")
+	}
+	for _, v := range he.Versions {
+		if v.Commit == c2 && v.Path == "tools/setup.js" && slices.Contains(v.Rules, "AUTORUN-TARGET") {
+			return
+		}
+	}
+	t.Fatalf("the refusal does not name tools/setup.js in C2 (%s), where the new postinstall runs it: %v", c2, he)
+}

@@ -183,6 +183,19 @@ func ScanWith(rules []*Rule, files []*File, tree Tree) []*Report {
 }
 
 func scanWith(rules []*Rule, files []*File, tree Tree, host *HostGit) []*Report {
+	reps, _ := scanCtxWith(rules, files, tree, host)
+	return reps
+}
+
+// scanReach is ScanTreeHost, and what the auto-run graph it built reaches
+// (reachFunc): the history scan judges those paths in the same commit.
+func scanReach(files []*File, tree Tree, host *HostGit) ([]*Report, func(string) bool) {
+	reps, s := scanCtxWith(defaultRules(), files, tree, host)
+	s.graph() // built whether or not a rule asked for it
+	return reps, reachFunc(s)
+}
+
+func scanCtxWith(rules []*Rule, files []*File, tree Tree, host *HostGit) ([]*Report, *scanCtx) {
 	s := &scanCtx{files: map[string]*File{}, docs: map[*File][2]*doc{}, bare: map[string]bool{}, tree: tree,
 		agentIncluded: map[string]bool{}, tcache: map[string][]byte{}, lifecycle: map[string]map[string]string{}, rules: rules}
 	for _, f := range files {
@@ -229,7 +242,7 @@ func scanWith(rules []*Rule, files []*File, tree Tree, host *HostGit) []*Report 
 	}
 	lookAtUnknown(out)
 	sort.Slice(out, func(i, j int) bool { return out[i].File.Path < out[j].File.Path })
-	return out
+	return out, s
 }
 
 // gitConfigPaths are the files git itself reads as config.
