@@ -87,7 +87,9 @@
 //	notes)        of the final tree's versions in older commits, 64 MiB of
 //	              listing, 50 million paths of the commits' tree listings
 //	              together; each version scanned in every commit bringing
-//	              it), and for-each-ref of refs/heads and refs/tags on the
+//	              it or reaching it, at most 20,000 of the latter), an
+//	              ls-tree of the reached paths in such a commit, and
+//	              for-each-ref of refs/heads and refs/tags on the
 //	              host repository (their commits are the user's, every
 //	              one): reads only.
 //	clone mode,   CopyBaseline, before the sandbox starts: git add and
