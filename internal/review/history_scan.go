@@ -76,7 +76,11 @@ func (h *historyScan) commit(ctx context.Context, cg commitGroup) ([]historyFlag
 		return nil, fmt.Errorf("the agent's commits list more than %d paths in their trees together (commits times files); apply reads at most that many: squash them in the sandbox and review again: nothing applied", historyListBudget)
 	}
 	vs := cg.vs
-	more, err := h.reachedVersions(ctx, cg, reached)
+	// A git directory's parts committed apart: the commit that adds its
+	// HEAD last completes the bare repository whose config came earlier
+	// (outside round history3/11), so that config is judged here too.
+	gitParts := gitDirCompanions(cg.vs)
+	more, err := h.reachedVersions(ctx, cg, func(p string) bool { return reached(p) || gitParts[p] })
 	if err != nil {
 		return nil, err
 	}
@@ -198,4 +202,29 @@ func reachFunc(s *scanCtx) func(string) bool {
 		}
 		return false
 	}
+}
+
+// gitDirCompanions are the config and HEAD beside the git-directory parts
+// (HEAD, config, commondir, packed-refs, objects/, refs/) that vs change.
+func gitDirCompanions(vs []commitVersion) map[string]bool {
+	out := map[string]bool{}
+	for _, v := range vs {
+		p := v.e.path
+		dir := ""
+		switch base := path.Base(p); {
+		case base == "HEAD" || base == "config" || base == "commondir" || base == "packed-refs":
+			dir = path.Dir(p)
+		case strings.Contains("/"+p, "/objects/"):
+			dir = path.Dir(("/" + p)[:strings.Index("/"+p, "/objects/")+1])
+		case strings.Contains("/"+p, "/refs/"):
+			dir = path.Dir(("/" + p)[:strings.Index("/"+p, "/refs/")+1])
+		default:
+			continue
+		}
+		dir = strings.TrimPrefix(dir, "/")
+		for _, n := range []string{"config", "HEAD"} {
+			out[path.Join(dir, n)] = true
+		}
+	}
+	return out
 }

@@ -256,3 +256,47 @@ func TestHistoryReachedInLaterCommit(t *testing.T) {
 	}
 	t.Fatalf("the refusal does not name tools/setup.js in C2 (%s), where the new postinstall runs it: %v", c2, he)
 }
+
+// history3/14: C0 takes the user's postinstall out and backdoors the
+// script it runs; C1 puts the postinstall back byte for byte (a version
+// equal to the base's); C2 puts the script back. C1, where npm install runs
+// the backdoor, must be judged though nothing in it is new.
+func TestHistoryEntryRestoredToBase(t *testing.T) {
+	tg, sb := cloneTarget(t, map[string]string{"package.json": setupPkg, "tools/setup.js": setupOK, "src/a.ts": "export {}\n"})
+	commit := func(msg string, files map[string]string) string {
+		for p, c := range files {
+			writeFile(t, filepath.Join(sb, p), c, 0o644)
+		}
+		runGit(t, sb, "commit", "-qam", msg)
+		return strings.TrimSpace(runGit(t, sb, "rev-parse", "HEAD"))[:historyIDLen]
+	}
+	commit("C0", map[string]string{"package.json": plainPkg, "tools/setup.js": setupEvil})
+	c1 := commit("C1", map[string]string{"package.json": setupPkg})
+	commit("C2", map[string]string{"tools/setup.js": setupOK, "src/a.ts": "export {}\n// done\n"})
+	_, he := reviewAndRefusal(t, tg)
+	if he == nil || !slices.Contains(he.Commits(), c1) {
+		t.Fatalf("apply did not refuse C1 (%s), where the restored postinstall runs the backdoor: %v", c1, he)
+	}
+}
+
+// history3/11: a bare repository committed in parts, its HEAD last: the
+// commit that adds HEAD completes it, and its config is judged there.
+func TestHistoryBareRepoHeadAddedLast(t *testing.T) {
+	tg, sb := cloneTarget(t, map[string]string{"README.md": "# demo\n"})
+	cfg := "[core]\n\tbare = false\n\tworktree = ..\n\tfsmonitor = \"touch /tmp/x #\"\n"
+	for p, c := range map[string]string{"sub/config": cfg, "sub/objects/info/packs": "", "sub/refs/heads/.keep": ""} {
+		writeFile(t, filepath.Join(sb, p), c, 0o644)
+	}
+	runGit(t, sb, "add", "-A")
+	runGit(t, sb, "commit", "-qm", "C1 parts")
+	writeFile(t, filepath.Join(sb, "sub/HEAD"), "ref: refs/heads/main\n", 0o644)
+	runGit(t, sb, "add", "-A")
+	runGit(t, sb, "commit", "-qm", "C2 head")
+	c2 := strings.TrimSpace(runGit(t, sb, "rev-parse", "HEAD"))[:historyIDLen]
+	runGit(t, sb, "rm", "-rq", "sub")
+	runGit(t, sb, "commit", "-qm", "C3 gone")
+	_, he := reviewAndRefusal(t, tg)
+	if he == nil || !slices.Contains(he.Commits(), c2) || !strings.Contains(he.Error(), "GIT-BARE-REPO") {
+		t.Fatalf("apply did not refuse C2 (%s), which completes a bare repository: %v", c2, he)
+	}
+}
