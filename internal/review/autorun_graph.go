@@ -334,6 +334,19 @@ func (g *autorunGraph) addRun(p, via, dir string, depth int) {
 				return
 			}
 		}
+		// node runs a directory's package.json "main" (history3/17), and
+		// a path through a symlinked directory is its target's
+		// (history3/22: tools -> lib/tools).
+		if m, ok := g.s.read(p + "/package.json"); ok {
+			for _, n := range strs(nodesOf(p+"/package.json", m), "main") {
+				g.addRun(path.Join(p, n.Value), via, dir, depth+1)
+				return
+			}
+		}
+		if t, ok := g.throughSymlink(p); ok {
+			g.addRun(t, via+" → "+p, dir, depth+1)
+			return
+		}
 		if _, changed := g.s.files[p]; !changed {
 			return
 		}
@@ -471,4 +484,28 @@ func (g *autorunGraph) addPkg(name, via string, depth int) {
 		}
 	}
 	g.addRun(path.Join(d, main), via+" → "+path.Join(d, "package.json")+" ("+name+")", d, depth)
+}
+
+// throughSymlink resolves p when one of its leading components is a
+// symbolic link in the tree (a blob that cannot have children: its
+// content is the link's target), within the repository.
+func (g *autorunGraph) throughSymlink(p string) (string, bool) {
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		prefix := strings.Join(parts[:i], "/")
+		b, ok := g.s.read(prefix)
+		if !ok {
+			continue
+		}
+		t := string(b)
+		if len(t) == 0 || len(t) > 1024 || strings.ContainsAny(t, "\x00\n") || strings.HasPrefix(t, "/") {
+			return "", false
+		}
+		q := path.Join(path.Dir(prefix), t, strings.Join(parts[i:], "/"))
+		if !inRepo(q) || q == p {
+			return "", false
+		}
+		return q, true
+	}
+	return "", false
 }

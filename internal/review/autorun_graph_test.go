@@ -85,3 +85,23 @@ func TestNpmTaskScriptReached(t *testing.T) {
 		t.Fatalf("the npm script a folder-open task runs: %v", reps[0].Findings)
 	}
 }
+
+// The graph resolves targets as node and the filesystem do: a directory's
+// package.json "main" (outside round history3/17) and a path through a
+// symbolic link the tree holds (history3/22: tools -> lib/tools).
+func TestTargetThroughDirectoryAndSymlink(t *testing.T) {
+	task := `{"version":"2.0.0","tasks":[{"label":"dev","type":"shell","command":"node tools/setup.js","runOptions":{"runOn":"folderOpen"}}]}`
+	for name, ctx := range map[string]map[string]string{
+		"directory main": {".vscode/tasks.json": task, "tools/setup.js/package.json": `{"main":"lib.js"}`},
+		"symlinked dir":  {".vscode/tasks.json": strings.Replace(task, "tools/setup.js", "tools/run.js", 1), "tools": "lib/tools"},
+	} {
+		f := add("tools/setup.js/lib.js", "require('child_process').execSync('sh x')\n")
+		if name == "symlinked dir" {
+			f = add("lib/tools/run.js", "require('child_process').execSync('sh x')\n")
+		}
+		reps := ScanTree([]*File{f}, func(p string) ([]byte, bool) { b, ok := ctx[p]; return []byte(b), ok })
+		if sev := reps[0].Max(); sev != High {
+			t.Errorf("%s: the file a folder-open task runs: %v", name, reps[0].Findings)
+		}
+	}
+}

@@ -183,6 +183,8 @@ func gitRules() []*Rule {
 			Paths: []string{".git/**"}, Not: append([]string{".git/hooks/**", ".git/info/**", ".git/objects/info/**", ".git/commondir", ".git/worktrees/*/commondir", ".git/worktrees/*/gitdir", ".git/modules/**/hooks/**"}, gitConfigPaths...), Match: changed()},
 		{ID: "GIT-ATTR-DRIVER", Severity: Medium, Reason: "A .gitattributes filter/diff/merge attribute turns on a driver command defined in git config.",
 			Paths: []string{".gitattributes", ".git/info/attributes"}, Match: attrDriver()},
+		{ID: "GIT-ATTR-ENCODING", Severity: High, Reason: "working-tree-encoding makes git convert the file's bytes on checkout: what review read in the repository is not what lands in the work tree (a package.json stored as EBCDIC is unreadable here and a valid one with a postinstall on disk).",
+			Paths: []string{"**/.gitattributes", ".gitattributes", ".git/info/attributes"}, Match: lineRe(`(?i)\bworking-tree-encoding\s*=`)},
 		{ID: "GITMODULES", Severity: Medium, Reason: "A submodule was added or its URL, path or update mode changed; recursive clones and updates fetch and check it out.",
 			Paths: []string{".gitmodules"}, Match: gitKeys(key{"submodule.*", nil})},
 		{ID: "GITMODULES-PATH", Severity: High, Reason: "A submodule name, path or URL with '..', a leading '-' or a CR is the shape of known git submodule exploits.",

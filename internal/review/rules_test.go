@@ -83,6 +83,8 @@ func fixtures() []fixture {
 		{"GIT-INTERNAL", true, []*File{mod(".git/description", "a", "b")}},
 		{"GIT-INTERNAL", false, []*File{mod(".git/config", "a", "b")}},
 		{"GIT-ATTR-DRIVER", true, []*File{mod(".gitattributes", "*.go text\n", "*.go text\n*.txt filter=evil\n")}},
+		{"GIT-ATTR-ENCODING", true, []*File{mod(".gitattributes", "*.go text\n", "*.go text\npackage.json working-tree-encoding=IBM037\n")}},
+		{"GIT-ATTR-ENCODING", false, []*File{mod(".gitattributes", "", "*.go text eol=lf\n*.png binary\n")}},
 		{"GIT-ATTR-DRIVER", false, []*File{mod(".gitattributes", "", "*.go diff=golang\n*.psd filter=lfs diff=lfs merge=lfs -text\n*.lock merge=binary\n")}},
 		{"GITMODULES", true, []*File{add(".gitmodules", "[submodule \"lib\"]\n\tpath = lib\n\turl = https://github.com/x/lib\n")}},
 		{"GITMODULES", false, []*File{mod(".gitmodules", "[submodule \"lib\"]\n\tpath = lib\n", "# comment\n[submodule \"lib\"]\n\tpath = lib\n")}},
