@@ -89,7 +89,8 @@
 //	              together; each version scanned in every commit bringing
 //	              it or reaching it, at most 20,000 of the latter), an
 //	              ls-tree of the reached paths in such a commit, and
-//	              for-each-ref of refs/heads and refs/tags on the
+//	              for-each-ref of refs/heads, refs/tags (peeled) and
+//	              refs/remotes on the
 //	              host repository (their commits are the user's, every
 //	              one): reads only.
 //	clone mode,   CopyBaseline, before the sandbox starts: git add and

@@ -197,7 +197,10 @@ func (w *cappedBuf) Write(p []byte) (int, error) {
 // hostTips are the host repository's branch and tag tips that g (the
 // quarantine, which borrows the host's objects) can read.
 func (t *Target) hostTips(ctx context.Context, g gitCmd) []string {
-	out, err := t.repoGit().run(ctx, "for-each-ref", "--format=%(objectname)", "refs/heads", "refs/tags")
+	// Annotated tags peeled to their commits, and remote-tracking
+	// branches: an honest merge of origin/main or of a release tag brings
+	// the user's team's commits, not the agent's (history3/13).
+	out, err := t.repoGit().run(ctx, "for-each-ref", "--format=%(objectname) %(*objectname)", "refs/heads", "refs/tags", "refs/remotes")
 	if err != nil {
 		return nil
 	}

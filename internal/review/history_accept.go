@@ -178,8 +178,9 @@ func (t *Target) historyNotes(ctx context.Context, s *state, base, snap string) 
 	}
 	hide := config.CompileGlobs(t.Hide)
 	n := idLen(flagged)
-	var out []string
-	high := 0
+	// The high ones first: past the cap, mediums are the ones left out
+	// (history3/06), and apply names every high one anyway.
+	var highs, mediums []string
 	for _, h := range flagged {
 		var rs []string
 		for _, f := range h.Report.Findings {
@@ -187,23 +188,26 @@ func (t *Target) historyNotes(ctx context.Context, s *state, base, snap string) 
 				rs = append(rs, r)
 			}
 		}
-		if len(refusing(h, hide)) > 0 {
-			high++
-			if !h.final && hide.Match(h.Report.File.Path) {
-				rs = append(rs, "HIGH "+AcceptHidden)
-			}
+		refused := len(refusing(h, hide)) > 0
+		if refused && !h.final && hide.Match(h.Report.File.Path) {
+			rs = append(rs, "HIGH "+AcceptHidden)
 		}
 		if len(rs) == 0 {
 			continue
 		}
-		if len(out) == maxHistoryNotes {
-			out = append(out, "more versions in the agent's commits are flagged than review lists; `airlock apply` names every high one")
-			break
+		line := fmt.Sprintf("in the agent's commits, not shown above (apply brings them as history; airlock diff %s --commit COMMIT PATH): commit %s: %s: %s", t.Name, h.short(n), h.Report.File.Path, strings.Join(rs, ", "))
+		if refused {
+			highs = append(highs, line)
+		} else {
+			mediums = append(mediums, line)
 		}
-		out = append(out, fmt.Sprintf("in the agent's commits, not shown above (apply brings them as history; airlock diff %s --commit COMMIT PATH): commit %s: %s: %s", t.Name, h.short(n), h.Report.File.Path, strings.Join(rs, ", ")))
 	}
-	s.History = &historyMemo{Of: key, Notes: out, High: high}
-	return out, high
+	out := append(highs, mediums...)
+	if len(out) > maxHistoryNotes {
+		out = append(out[:maxHistoryNotes:maxHistoryNotes], fmt.Sprintf("and %d more flagged versions in the agent's commits (%d of them high) than review lists: `airlock apply` names every high one; squash the commits to see them all in the final tree", len(out)-maxHistoryNotes, max(0, len(highs)-maxHistoryNotes)))
+	}
+	s.History = &historyMemo{Of: key, Notes: out, High: len(highs)}
+	return out, len(highs)
 }
 
 // historyMemo is the last review's historyNotes and what they were of.

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // historyScan judges each commit's versions (history.go) with one blob
@@ -22,6 +23,11 @@ type historyScan struct {
 	read, readFinal int64
 	listed, extra   int
 }
+
+// historyTimeout bounds the time the history scan takes, whatever the
+// agent's commits hold (outside round history3/07: a large document
+// parsed again in every commit); past it apply refuses.
+var historyTimeout = 3 * time.Minute
 
 // maxHistoryReached bounds the versions judged again in a commit that
 // does not change them, because an entry there reaches them.
@@ -42,7 +48,11 @@ func (t *Target) scanCommits(ctx context.Context, g gitCmd, hs *historySet) ([]h
 	defer br.close()
 	h := &historyScan{t: t, g: g, br: br, host: t.hostGit(), hs: hs}
 	var out []historyFlag
+	deadline := time.Now().Add(historyTimeout)
 	for _, cg := range hs.groups {
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("judging the agent's commits took longer than %v; apply stops there: squash them in the sandbox and review again: nothing applied", historyTimeout)
+		}
 		flags, err := h.commit(ctx, cg)
 		if err != nil {
 			return nil, err

@@ -300,3 +300,24 @@ func TestHistoryBareRepoHeadAddedLast(t *testing.T) {
 		t.Fatalf("apply did not refuse C2 (%s), which completes a bare repository: %v", c2, he)
 	}
 }
+
+// The history scan stops at its time bound and apply refuses
+// (history3/07): a zero bound refuses any history.
+func TestHistoryTimeout(t *testing.T) {
+	tg, sb := cloneTarget(t, map[string]string{"package.json": plainPkg})
+	for i := range 2 {
+		writeFile(t, filepath.Join(sb, "package.json"), fmt.Sprintf(`{"name":"p","version":"1.0.%d"}`+"\n", i), 0o644)
+		runGit(t, sb, "commit", "-qam", "step")
+	}
+	old := historyTimeout
+	defer func() { historyTimeout = old }()
+	historyTimeout = 0
+	ctx := context.Background()
+	res, err := Review(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Apply(ctx, tg, "", res.Unaccepted(nil)); err == nil || !strings.Contains(err.Error(), "took longer than") {
+		t.Fatalf("apply past the time bound: %v, want a refusal", err)
+	}
+}
