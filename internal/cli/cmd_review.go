@@ -134,7 +134,11 @@ func printReview(w io.Writer, r *protocol.ReviewResult) {
 		fmt.Fprintf(w, "ran on %s (%s), kernel %s, plan %s, policy %s\n", p.Backend, p.Accelerator,
 			safeText(orNone(p.Kernel)), short(p.Plan), short(p.Policy))
 	}
-	for _, n := range r.Notes { // they may name sandbox-chosen paths
+	for i, n := range r.Notes { // they may name sandbox-chosen paths
+		if i == maxNotes {
+			fmt.Fprintf(w, "note: and %d more notes (the high ones come first): `airlock review --json %s` lists them all\n", len(r.Notes)-i, r.Sandbox)
+			break
+		}
 		fmt.Fprintf(w, "note: %s\n", safeText(n))
 	}
 	for _, f := range r.Files {
@@ -161,6 +165,9 @@ func printReview(w io.Writer, r *protocol.ReviewResult) {
 		fmt.Fprintf(w, "and %d version(s) in the agent's commits that apply refuses without --accept HISTORY:COMMIT (the notes above name them)\n", s.HistoryHigh)
 	}
 }
+
+// maxNotes bounds the notes review's text shows; --json has all of them.
+const maxNotes = 200
 
 // safeText keeps terminal control characters from sandbox-chosen paths
 // and values off the user's terminal.

@@ -114,12 +114,13 @@ func (t *Target) historyRefusal(ctx context.Context, g gitCmd, base, snap string
 	}
 	hide := config.CompileGlobs(t.Hide)
 	n := idLen(flagged)
+	converted := convertedCommits(flagged)
 	var refused []HistoryVersion
 	for _, h := range flagged {
 		if slices.ContainsFunc(ok, func(c string) bool { return strings.HasPrefix(h.Commit, c) }) {
 			continue
 		}
-		if rs := refusing(h, hide); len(rs) > 0 {
+		if rs := refusing(h, hide, converted); len(rs) > 0 {
 			refused = append(refused, HistoryVersion{Commit: h.short(n), Path: h.Report.File.Path, Rules: rs})
 		}
 	}
@@ -149,17 +150,36 @@ func ambiguous(accepts []string, flags []historyFlag) error {
 
 // refusing is what refuses h without an accept: its high rules but
 // PARSE-FAIL, and HIDDEN-PATH where the hide globs cover it.
-func refusing(h historyFlag, hide config.GlobSet) []string {
-	un := slices.DeleteFunc((&Result{Reports: []*Report{h.Report}}).Unaccepted(nil), func(r string) bool { return r == "PARSE-FAIL" })
+func refusing(h historyFlag, hide config.GlobSet, converted map[string]bool) []string {
+	un := (&Result{Reports: []*Report{h.Report}}).Unaccepted(nil)
+	if !converted[h.Commit] {
+		un = slices.DeleteFunc(un, func(r string) bool { return r == "PARSE-FAIL" })
+	}
 	if !h.final && hide.Match(h.Report.File.Path) {
 		un = append(un, AcceptHidden)
 	}
 	return un
 }
 
-// maxHistoryNotes bounds review's lines on history; apply's refusal names
-// every high one.
-const maxHistoryNotes = 200
+// convertedCommits are the commits where PARSE-FAIL refuses as in the
+// final tree: all of them once any commit's .gitattributes converts
+// content on checkout (GIT-ATTR-ENCODING), since a version no parser
+// reads as stored may then be a valid file as checked out (history3/23:
+// an EBCDIC package.json), in that commit or a later one.
+func convertedCommits(flags []historyFlag) map[string]bool {
+	out := map[string]bool{}
+	for _, h := range flags {
+		for _, f := range h.Report.Findings {
+			if f.Rule == "GIT-ATTR-ENCODING" {
+				for _, h := range flags {
+					out[h.Commit] = true
+				}
+				return out
+			}
+		}
+	}
+	return out
+}
 
 // historyNotes are review's lines for what the agent's commits hold with
 // medium or high flags (or a hidden path changed), one per commit and
@@ -178,8 +198,10 @@ func (t *Target) historyNotes(ctx context.Context, s *state, base, snap string) 
 	}
 	hide := config.CompileGlobs(t.Hide)
 	n := idLen(flagged)
-	// The high ones first: past the cap, mediums are the ones left out
-	// (history3/06), and apply names every high one anyway.
+	converted := convertedCommits(flagged)
+	// The high ones first: the CLI's text shows the first 200 notes
+	// (--json all of them: history3/06, mediums past a cap were shown
+	// nowhere).
 	var highs, mediums []string
 	for _, h := range flagged {
 		var rs []string
@@ -188,7 +210,7 @@ func (t *Target) historyNotes(ctx context.Context, s *state, base, snap string) 
 				rs = append(rs, r)
 			}
 		}
-		refused := len(refusing(h, hide)) > 0
+		refused := len(refusing(h, hide, converted)) > 0
 		if refused && !h.final && hide.Match(h.Report.File.Path) {
 			rs = append(rs, "HIGH "+AcceptHidden)
 		}
@@ -203,9 +225,6 @@ func (t *Target) historyNotes(ctx context.Context, s *state, base, snap string) 
 		}
 	}
 	out := append(highs, mediums...)
-	if len(out) > maxHistoryNotes {
-		out = append(out[:maxHistoryNotes:maxHistoryNotes], fmt.Sprintf("and %d more flagged versions in the agent's commits (%d of them high) than review lists: `airlock apply` names every high one; squash the commits to see them all in the final tree", len(out)-maxHistoryNotes, max(0, len(highs)-maxHistoryNotes)))
-	}
 	s.History = &historyMemo{Of: key, Notes: out, High: len(highs)}
 	return out, len(highs)
 }
