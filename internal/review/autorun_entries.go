@@ -111,7 +111,11 @@ var bigCache struct {
 // bigNodes is parseDoc's nodes of a large document, kept by format and
 // content (the last 8; callers only read them).
 func bigNodes(fm format, b []byte) []Node {
-	k := sha256.Sum256(append([]byte(fm.kind+"\x00"), b...))
+	h := sha256.New()
+	h.Write([]byte(fm.kind + "\x00"))
+	h.Write(b)
+	var k [32]byte
+	h.Sum(k[:0])
 	bigCache.Lock()
 	n, ok := bigCache.m[k]
 	bigCache.Unlock()

@@ -290,31 +290,34 @@ func commitVersions(raw []byte, final []rawEntry, unchanged map[string]rawEntry)
 			continue
 		}
 		seen[commit+"\x00"+p] = true
-		e := rawEntry{newMode: uint32(nm), newOID: f[3], oldOID: zeroOID, path: p}
-		b, ok := baseOf[p]
+		v, ok := hs.version(uint32(nm), f[3], p)
 		if !ok {
-			b, ok = unchanged[p]
+			continue // the base's version again
 		}
-		if ok && b.oldMode != 0 {
-			if b.oldOID == e.newOID && b.oldMode == e.newMode {
-				continue // the base's version again
-			}
-			e.oldMode, e.oldOID = b.oldMode, b.oldOID
-		}
-		v := commitVersion{e: e, final: finalOf[p] == fmt.Sprintf("%o %s", e.newMode, e.newOID)}
 		if !v.final {
 			n++
 		}
 		g, ok := at[commit]
 		if !ok {
-			g = len(groups)
-			at[commit] = g
-			groups = append(groups, commitGroup{commit: commit})
+			return nil, fmt.Errorf("diff-tree: a change of %q before its commit", clip(p))
 		}
 		groups[g].vs = append(groups[g].vs, v)
 	}
 	hs.groups, hs.n = groups, n
 	return hs, nil
+}
+
+// version is a commit's version of p as a change from the base's
+// version, and whether the final tree holds it; false for the base's own.
+func (hs *historySet) version(mode uint32, oid, p string) (commitVersion, bool) {
+	e := rawEntry{newMode: mode, newOID: oid, oldOID: zeroOID, path: p}
+	if b, ok := hs.baseOf(p); ok && b.oldMode != 0 {
+		if b.oldOID == oid && b.oldMode == mode {
+			return commitVersion{}, false
+		}
+		e.oldMode, e.oldOID = b.oldMode, b.oldOID
+	}
+	return commitVersion{e: e, final: hs.finalOf[p] == fmt.Sprintf("%o %s", mode, oid)}, true
 }
 
 // historySet is what commitVersions read: each commit's versions, how
@@ -392,6 +395,13 @@ func treeEntries(ctx context.Context, g gitCmd, tree string) (map[string]rawEntr
 		return nil, fmt.Errorf("list the final tree: %w", err)
 	}
 	m := map[string]rawEntry{}
+	lsTreeBlobs(out, func(mode uint32, oid, p string) { m[p] = rawEntry{oldMode: mode, oldOID: oid, path: p} })
+	return m, nil
+}
+
+// lsTreeBlobs calls fn for each blob (file or symlink) in `git ls-tree -z`
+// output.
+func lsTreeBlobs(out []byte, fn func(mode uint32, oid, p string)) {
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		tab := bytes.IndexByte(rec, '\t')
 		f := strings.Fields(string(rec[:max(tab, 0)]))
@@ -399,8 +409,6 @@ func treeEntries(ctx context.Context, g gitCmd, tree string) (map[string]rawEntr
 			continue
 		}
 		mode, _ := strconv.ParseUint(f[0], 8, 32)
-		p := string(rec[tab+1:])
-		m[p] = rawEntry{oldMode: uint32(mode), oldOID: f[2], path: p}
+		fn(uint32(mode), f[2], string(rec[tab+1:]))
 	}
-	return m, nil
 }

@@ -1,13 +1,11 @@
 package review
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -168,22 +166,11 @@ func (h *historyScan) reachedVersions(ctx context.Context, cg commitGroup, reach
 		return nil, fmt.Errorf("read commit %s: %w", cg.commit, err)
 	}
 	var vs []commitVersion
-	for _, rec := range bytes.Split(out, []byte{0}) {
-		tab := bytes.IndexByte(rec, '\t')
-		f := strings.Fields(string(rec[:max(tab, 0)]))
-		if tab < 0 || len(f) != 3 || f[1] != "blob" {
-			continue
+	lsTreeBlobs(out, func(mode uint32, oid, p string) {
+		if v, ok := h.hs.version(mode, oid, p); ok {
+			vs = append(vs, v)
 		}
-		mode, _ := strconv.ParseUint(f[0], 8, 32)
-		e := rawEntry{newMode: uint32(mode), newOID: f[2], oldOID: zeroOID, path: string(rec[tab+1:])}
-		if b, ok := h.hs.baseOf(e.path); ok && b.oldMode != 0 {
-			if b.oldOID == e.newOID && b.oldMode == e.newMode {
-				continue // the base's own
-			}
-			e.oldMode, e.oldOID = b.oldMode, b.oldOID
-		}
-		vs = append(vs, commitVersion{e: e, final: h.hs.finalOf[e.path] == fmt.Sprintf("%o %s", e.newMode, e.newOID)})
-	}
+	})
 	return vs, nil
 }
 

