@@ -98,7 +98,9 @@ fromHead() {
 }
 [ -n "$copied" ] || fromHead
 # A path git refuses must not stop the capture: add the rest, report it.
-add() { rc=0; g add -A --ignore-errors -- ` + strings.Join(q, " ") + ` 2>"$err" || rc=$?; }
+# bigFileThreshold=1 streams every new blob into one pack (bulk checkin)
+# instead of a loose object each: half the time for thousands of changes.
+add() { rc=0; g -c core.bigFileThreshold=1 add -A --ignore-errors -- ` + strings.Join(q, " ") + ` 2>"$err" || rc=$?; }
 add
 # An index of the agent's that git cannot use is no reason to fail: again from HEAD.
 if [ "$rc" -gt 1 ] && [ -n "$copied" ]; then fromHead; add; fi
