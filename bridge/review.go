@@ -474,13 +474,23 @@ func (rv *reviewFeature) file(ctx context.Context, env Env, params json.RawMessa
 	}
 	out := &protocol.ReviewFileContent{Path: p.Path, BaseExists: c.BaseExists, CurrentExists: c.CurrentExists,
 		OldMode: review.FormatMode(c.BaseMode), NewMode: review.FormatMode(c.CurrentMode)}
-	if isText(c.Base) && isText(c.Current) {
+	switch {
+	case isText(c.Base) && isText(c.Current):
 		out.Base, out.Current = string(c.Base), string(c.Current)
-	} else {
+	case len(c.Base) <= maxEscapedView && len(c.Current) <= maxEscapedView:
+		out.Base, out.Current, out.Escaped = review.EscapeBytes(c.Base), review.EscapeBytes(c.Current), true
+	default:
 		out.Binary = true
+	}
+	out.Checkout = c.CurrentCheckout
+	if out.Checkout == "" {
+		out.Checkout = c.BaseCheckout
 	}
 	return out, nil
 }
+
+// maxEscapedView bounds a side shown escaped (a larger one is Binary).
+const maxEscapedView = 1 << 20
 
 func isText(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }
 

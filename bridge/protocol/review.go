@@ -86,8 +86,12 @@ type ReviewFileParams struct {
 	Commit string `json:"commit,omitempty"`
 }
 
-// ReviewFileContent is one path's two sides. Binary content is omitted
-// (Binary set); symlinks carry their target as content.
+// ReviewFileContent is one path's two sides; symlinks carry their target
+// as content. Sides that are not UTF-8 text (a NUL, invalid bytes) come
+// escaped (Escaped: review.EscapeBytes, every such byte and control byte
+// as \xNN), or when larger than 1 MiB are omitted (Binary). Blobs are
+// shown as checkout writes them: Checkout names the working-tree-encoding
+// they were converted to, if any.
 type ReviewFileContent struct {
 	Path          string `json:"path"`
 	Base          string `json:"base"`
@@ -95,6 +99,8 @@ type ReviewFileContent struct {
 	BaseExists    bool   `json:"baseExists"`
 	CurrentExists bool   `json:"currentExists"`
 	Binary        bool   `json:"binary,omitempty"`
+	Escaped       bool   `json:"escaped,omitempty"`
+	Checkout      string `json:"checkout,omitempty"`
 	OldMode       string `json:"oldMode,omitempty"`
 	NewMode       string `json:"newMode,omitempty"`
 }

@@ -171,8 +171,12 @@ export interface ReviewFileParams {
   path: string;
   commit?: string;
 }
-// ReviewFileContent is one path's two sides. Binary content is omitted
-// (Binary set); symlinks carry their target as content.
+// ReviewFileContent is one path's two sides; symlinks carry their target
+// as content. Sides that are not UTF-8 text (a NUL, invalid bytes) come
+// escaped (Escaped: review.EscapeBytes, every such byte and control byte
+// as \xNN), or when larger than 1 MiB are omitted (Binary). Blobs are
+// shown as checkout writes them: Checkout names the working-tree-encoding
+// they were converted to, if any.
 export interface ReviewFileContent {
   path: string;
   base: string;
@@ -180,6 +184,8 @@ export interface ReviewFileContent {
   baseExists: boolean;
   currentExists: boolean;
   binary?: boolean;
+  escaped?: boolean;
+  checkout?: string;
   oldMode?: string;
   newMode?: string;
 }

@@ -219,11 +219,23 @@ func runDiff(e *Env, args []string) error {
 		if fc.CurrentExists {
 			b = []byte(fc.Current)
 		}
-		if fc.Binary {
+		// Every changed path at once: a side that is not text is named
+		// binary, with the command that shows it escaped. One path (what
+		// a refusal names) is shown escaped.
+		if fc.Binary || (fc.Escaped && len(pos) == 1) {
 			a, b = []byte("\x00old"), []byte("\x00new")
 		}
 		d := review.UnifiedDiff(safeText(p), a, b, parseMode(fc.OldMode, fc.BaseExists), parseMode(fc.NewMode, fc.CurrentExists))
 		io.WriteString(e.Stdout, safeDiff(d))
+		switch {
+		case fc.Escaped && len(pos) == 1:
+			fmt.Fprintf(e.Stdout, "  (not text: see it escaped with `airlock diff %s %s`)\n", name, safeText(p))
+		case fc.Escaped:
+			io.WriteString(e.Stdout, "  (not text: NUL, control and non-UTF-8 bytes are shown as \\xNN, a backslash as \\\\)\n")
+		}
+		if fc.Checkout != "" {
+			fmt.Fprintf(e.Stdout, "  (shown as checkout writes it: .gitattributes give it working-tree-encoding=%s; the repository stores other bytes)\n", safeText(fc.Checkout))
+		}
 	}
 	return nil
 }

@@ -19,6 +19,9 @@ type Content struct {
 	Base, Current             []byte
 	BaseMode, CurrentMode     uint32
 	BaseExists, CurrentExists bool
+	// BaseCheckout and CurrentCheckout name the working-tree-encoding a
+	// side is shown converted to, as checkout writes it (checkout_attr.go).
+	BaseCheckout, CurrentCheckout string
 }
 
 // FileContent returns the base and current content of one path (as of the
@@ -59,14 +62,14 @@ func FileContent(ctx context.Context, t *Target, p string) (*Content, error) {
 	if t.Mode == ModeDirect {
 		g = t.privGit("index-cur")
 	}
-	if c.Base, c.BaseMode, c.BaseExists, err = blobAt(ctx, g, base, p); err != nil {
+	if c.Base, c.BaseMode, c.BaseExists, c.BaseCheckout, err = checkoutBlobAt(ctx, g, base, p); err != nil {
 		return nil, err
 	}
 	if t.Mode != ModeDirect {
 		if curRev == "" {
 			return nil, errors.New("nothing reviewed yet: run review first")
 		}
-		c.Current, c.CurrentMode, c.CurrentExists, err = blobAt(ctx, g, curRev, p)
+		c.Current, c.CurrentMode, c.CurrentExists, c.CurrentCheckout, err = checkoutBlobAt(ctx, g, curRev, p)
 		return c, err
 	}
 	c.Current, c.CurrentMode, c.CurrentExists, err = liveFile(t.Repo, p)

@@ -142,6 +142,7 @@ func directApply(ctx context.Context, t *Target, s *state, branch string, accept
 	// host's git config (a plain Scan missed what an unchanged postinstall
 	// runs, and apply made the branch review had flagged: history/04).
 	tree, done := treeReader(ctx, t.qGit(), s.GitSnapshot, nil, nil)
+	checkoutView(files, tree)
 	res := &Result{Reports: ScanTreeHost(files, tree, t.hostGit())}
 	done()
 	if un := res.Unaccepted(accept); len(un) > 0 {

@@ -97,6 +97,11 @@ type File struct {
 	// last review saw, or the directory changed with nothing to list,
 	// just before this review (see direct_putback.go); says when.
 	PutBack string
+	// Checkout: the working-tree-encoding git converts this file to on
+	// checkout (checkoutView); New holds the converted bytes, unless
+	// CheckoutFailed says review could not convert them.
+	Checkout       string
+	CheckoutFailed bool
 
 	putBackListed bool   // a PutBack directory whose listed changes may account for it
 	gitConfig     bool   // set by the scanner: this file is a git config include target

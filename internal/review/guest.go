@@ -456,6 +456,7 @@ func (t *Target) scanGuest(ctx context.Context, base, snap string, cur Meta) ([]
 	files = withProblems(files, resolveObjects(ps, es))
 	tree, done := treeReader(ctx, t.qGit(), snap, br, nil)
 	defer done()
+	checkoutView(files, tree)
 	return ScanTreeHost(files, tree, t.hostGit()), notes, nil
 }
 

@@ -356,6 +356,7 @@ func (t *Target) dropShown(ctx context.Context, g gitCmd, snap string, final []r
 			return nil, err
 		}
 		tree, done := treeReader(ctx, g, snap, nil, nil)
+		checkoutView(files, tree)
 		for _, rep := range ScanTreeHost(files, tree, t.hostGit()) {
 			shown[rep.File.Path] = map[string]bool{}
 			for _, f := range rep.Findings {

@@ -265,9 +265,9 @@ func CommitFileContent(ctx context.Context, t *Target, commit, p string) (*Conte
 		return nil, fmt.Errorf("commit %s is not among the agent's commits apply brings", clip(commit))
 	}
 	c := &Content{}
-	if c.Base, c.BaseMode, c.BaseExists, err = blobAt(ctx, g, base, p); err != nil {
+	if c.Base, c.BaseMode, c.BaseExists, c.BaseCheckout, err = checkoutBlobAt(ctx, g, base, p); err != nil {
 		return nil, err
 	}
-	c.Current, c.CurrentMode, c.CurrentExists, err = blobAt(ctx, g, id, p)
+	c.Current, c.CurrentMode, c.CurrentExists, c.CurrentCheckout, err = checkoutBlobAt(ctx, g, id, p)
 	return c, err
 }

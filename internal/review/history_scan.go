@@ -79,6 +79,7 @@ func (h *historyScan) commit(ctx context.Context, cg commitGroup) ([]historyFlag
 	}
 	tree, done := treeReader(ctx, h.g, cg.commit, h.br, list)
 	defer done()
+	checkoutView(files, tree)
 	reps, reached := scanReach(files, tree, h.host)
 	if h.listed > historyListBudget {
 		return nil, fmt.Errorf("the agent's commits list more than %d paths in their trees together (commits times files); apply reads at most that many: squash them in the sandbox and review again: nothing applied", historyListBudget)
@@ -97,6 +98,7 @@ func (h *historyScan) commit(ctx context.Context, cg commitGroup) ([]historyFlag
 		if err != nil {
 			return nil, err
 		}
+		checkoutView(mf, tree)
 		reps = append(reps, ScanTreeHost(mf, tree, h.host)...)
 		vs = append(slices.Clone(vs), more...)
 	}

@@ -4,6 +4,10 @@ package review
 // markup, the auto-run graph, unknown-means-look).
 func fixtures28() []fixture {
 	return []fixture{
+		{"CHECKOUT-ENCODING", true, []*File{{Path: "package.json", NewMode: ModeFile, New: []byte(`{"scripts":{"postinstall":"sh x"}}`), Size: -1, Checkout: "IBM037"}}},
+		{"CHECKOUT-ENCODING", false, []*File{add("package.json", `{"scripts":{"postinstall":"sh x"}}`)}},
+		{"CHECKOUT-ENCODING-UNKNOWN", true, []*File{{Path: "package.json", NewMode: ModeFile, New: []byte("{}"), Size: -1, Checkout: "X-NONE", CheckoutFailed: true}}},
+		{"CHECKOUT-ENCODING-UNKNOWN", false, []*File{{Path: "package.json", NewMode: ModeFile, New: []byte("{}"), Size: -1, Checkout: "IBM037"}}},
 		{"PUT-BACK", true, []*File{putBackFile("package.json", `{"name":"p","scripts":{"build":"tsc"}}`)}},
 		{"PUT-BACK", true, []*File{{Path: "src/", OldMode: ModeDir, NewMode: ModeDir, Size: -1, PutBack: "entries changed"}}},
 		{"PUT-BACK", false, []*File{putBackFile("src/a.go", "package a\n")}},

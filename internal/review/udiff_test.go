@@ -76,3 +76,17 @@ func TestUnifiedDiffLarge(t *testing.T) {
 		t.Fatal("applied diff does not give b")
 	}
 }
+
+// history3/05: a version with a NUL is still a script node runs; its
+// escaped view shows every byte a terminal would hide or act on.
+func TestEscapeBytes(t *testing.T) {
+	for in, want := range map[string]string{
+		"require(\"x\") // \x00\n":    `require("x") // \x00` + "\n",
+		"a\x1b[2K\rb\tc\\d\n":         `a\x1b[2K\x0db` + "\t" + `c\\d` + "\n",
+		"caf\xc3\xa9 \xff\xfe \u0085": `café \xff\xfe \xc2\x85`,
+	} {
+		if got := EscapeBytes([]byte(in)); got != want {
+			t.Errorf("EscapeBytes(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

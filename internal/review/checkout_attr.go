@@ -1,0 +1,295 @@
+package review
+
+import (
+	"bytes"
+	"context"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/ianaindex"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/encoding/unicode/utf32"
+)
+
+// Git stores a file with a working-tree-encoding attribute as UTF-8 and
+// writes it in that encoding on checkout: a package.json stored as the
+// UTF-8 of EBCDIC-decoded bytes is gibberish in the repository and a valid
+// one with a postinstall on disk (outside round history3/23). Review reads
+// blobs in clone mode and in the history, so it judges such a file as
+// checkout writes it: checkoutView replaces its content with the converted
+// bytes, from the .gitattributes the same tree holds. A conversion review
+// cannot make refuses (CHECKOUT-ENCODING, high).
+//
+// Only working-tree-encoding is read: eol and ident conversions change
+// line endings and $Id$ (the normalizer reads both forms alike), and
+// filter drivers are GIT-ATTR-DRIVER's.
+
+// checkoutView converts the new side of files whose path the tree's
+// .gitattributes give a working-tree-encoding. read is the tree the files
+// belong to, their own new content first.
+func checkoutView(files []*File, tree Tree) {
+	byPath := map[string]*File{}
+	for _, f := range files {
+		byPath[f.Path] = f
+	}
+	read := func(p string) ([]byte, bool) {
+		if f, ok := byPath[p]; ok {
+			return f.New, f.NewMode != 0 && f.New != nil
+		}
+		if tree == nil {
+			return nil, false
+		}
+		return tree(p)
+	}
+	a := &attrReader{read: read, files: map[string][]attrLine{}}
+	for _, f := range files {
+		if f.NewMode != ModeFile && f.NewMode != ModeExec || f.New == nil || strings.HasPrefix(f.Path, ".git/") {
+			continue
+		}
+		enc := a.encoding(f.Path)
+		if enc == "" {
+			continue
+		}
+		f.Checkout = enc
+		out, ok := encodeCheckout(f.New, enc)
+		if !ok {
+			f.CheckoutFailed = true
+			continue
+		}
+		f.New, f.Size = out, int64(len(out))
+	}
+}
+
+// encodeCheckout converts UTF-8 b to enc as git does on checkout (git's
+// UTF-16LE-BOM and UTF-32LE-BOM names included).
+func encodeCheckout(b []byte, enc string) ([]byte, bool) {
+	var e encoding.Encoding
+	name := strings.ToUpper(enc)
+	switch name {
+	case "UTF-16LE-BOM":
+		e = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
+	case "UTF-16BE-BOM":
+		e = unicode.UTF16(unicode.BigEndian, unicode.UseBOM)
+	case "UTF-32", "UTF-32LE-BOM":
+		e = utf32.UTF32(utf32.LittleEndian, utf32.UseBOM)
+	case "UTF-32BE-BOM":
+		e = utf32.UTF32(utf32.BigEndian, utf32.UseBOM)
+	case "UTF-32LE":
+		e = utf32.UTF32(utf32.LittleEndian, utf32.IgnoreBOM)
+	case "UTF-32BE":
+		e = utf32.UTF32(utf32.BigEndian, utf32.IgnoreBOM)
+	default:
+		var err error
+		if e, err = ianaindex.IANA.Encoding(enc); err != nil || e == nil {
+			return nil, false
+		}
+	}
+	out, err := e.NewEncoder().Bytes(b)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// attrLine is one .gitattributes line: a pattern and its attributes, or
+// a macro definition ([attr]NAME ...).
+type attrLine struct {
+	re    *regexp.Regexp // nil for a macro
+	macro string
+	attrs []string
+}
+
+// attrReader answers working-tree-encoding for paths of one tree, reading
+// each .gitattributes once.
+type attrReader struct {
+	read  func(string) ([]byte, bool)
+	files map[string][]attrLine // dir → its .gitattributes' lines
+}
+
+// maxAttrMacroDepth bounds macro expansion (a macro naming itself).
+const maxAttrMacroDepth = 8
+
+// encoding is p's working-tree-encoding: .gitattributes from the root down
+// to p's directory, later lines winning, macros (defined in the root file)
+// expanded.
+func (a *attrReader) encoding(p string) string {
+	dirs := []string{""}
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		dirs = append(dirs, d)
+	}
+	for i, j := 1, len(dirs)-1; i < j; i, j = i+1, j-1 {
+		dirs[i], dirs[j] = dirs[j], dirs[i]
+	}
+	macros := map[string][]string{}
+	for _, l := range a.lines("") {
+		if l.re == nil {
+			macros[l.macro] = l.attrs
+		}
+	}
+	enc := ""
+	var apply func(attrs []string, depth int)
+	apply = func(attrs []string, depth int) {
+		for _, at := range attrs {
+			switch {
+			case at == "-working-tree-encoding" || at == "!working-tree-encoding" || at == "working-tree-encoding":
+				enc = ""
+			case strings.HasPrefix(at, "working-tree-encoding="):
+				enc = strings.TrimPrefix(at, "working-tree-encoding=")
+			case depth < maxAttrMacroDepth && macros[strings.TrimLeft(at, "-!")] != nil && !strings.ContainsAny(at, "-!="):
+				apply(macros[at], depth+1)
+			}
+		}
+	}
+	for _, d := range dirs {
+		rel := p
+		if d != "" {
+			rel = strings.TrimPrefix(p, d+"/")
+		}
+		for _, l := range a.lines(d) {
+			if l.re != nil && l.re.MatchString(rel) {
+				apply(l.attrs, 0)
+			}
+		}
+	}
+	return enc
+}
+
+func (a *attrReader) lines(dir string) []attrLine {
+	if ls, ok := a.files[dir]; ok {
+		return ls
+	}
+	name := ".gitattributes"
+	if dir != "" {
+		name = dir + "/.gitattributes"
+	}
+	b, _ := a.read(name)
+	ls := parseAttrs(normalizeText(b), dir == "")
+	a.files[dir] = ls
+	return ls
+}
+
+// parseAttrs reads .gitattributes lines as git does: blank and # lines
+// skipped, a pattern (quoted C-style when it starts with ") then
+// whitespace-separated attributes; [attr] macros only at the root.
+func parseAttrs(b []byte, root bool) []attrLine {
+	var out []attrLine
+	for _, raw := range bytes.Split(b, []byte("\n")) {
+		line := strings.TrimLeft(string(raw), " \t")
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		pat, rest := "", ""
+		if line[0] == '"' {
+			q, err := strconv.QuotedPrefix(line)
+			if err != nil {
+				continue
+			}
+			pat, _ = strconv.Unquote(q)
+			rest = line[len(q):]
+		} else {
+			i := strings.IndexAny(line, " \t")
+			if i < 0 {
+				i = len(line)
+			}
+			pat, rest = line[:i], line[i:]
+		}
+		attrs := strings.Fields(rest)
+		if m, ok := strings.CutPrefix(pat, "[attr]"); ok {
+			if root && m != "" {
+				out = append(out, attrLine{macro: m, attrs: attrs})
+			}
+			continue
+		}
+		if re := attrPattern(pat); re != nil {
+			out = append(out, attrLine{re: re, attrs: attrs})
+		}
+	}
+	return out
+}
+
+// attrPattern compiles a gitattributes pattern for paths relative to its
+// file's directory: without a slash it matches the name at any depth; a
+// trailing slash matches directories only, so no file; "**" as in
+// gitignore; otherwise * and ? stop at "/".
+func attrPattern(pat string) *regexp.Regexp {
+	if pat == "" || strings.HasSuffix(pat, "/") || strings.HasPrefix(pat, "!") {
+		return nil // git ignores negative patterns in attributes
+	}
+	anchored := strings.Contains(pat, "/")
+	pat = strings.TrimPrefix(pat, "/")
+	var sb strings.Builder
+	sb.WriteString("^")
+	if !anchored {
+		sb.WriteString("(?:.*/)?")
+	}
+	for i := 0; i < len(pat); i++ {
+		c := pat[i]
+		switch {
+		case strings.HasPrefix(pat[i:], "**/") && (i == 0 || pat[i-1] == '/'):
+			sb.WriteString("(?:.*/)?")
+			i += 2
+		case pat[i:] == "**" && (i == 0 || pat[i-1] == '/'):
+			sb.WriteString(".*")
+			i++
+		case c == '*':
+			sb.WriteString("[^/]*")
+		case c == '?':
+			sb.WriteString("[^/]")
+		case c == '[':
+			j := strings.IndexByte(pat[i+1:], ']')
+			if j < 0 {
+				sb.WriteString(`\[`)
+				continue
+			}
+			class := pat[i+1 : i+1+j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			sb.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i += j + 1
+		case c == '\\' && i+1 < len(pat):
+			i++
+			sb.WriteString(regexp.QuoteMeta(pat[i : i+1]))
+		default:
+			sb.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	sb.WriteString("$")
+	re, err := regexp.Compile(sb.String())
+	if err != nil {
+		return nil
+	}
+	return re
+}
+
+// checkoutEncoding fires on a file checkoutView converted (failed: one it
+// could not).
+func checkoutEncoding(failed bool) Matcher {
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.Checkout == "" || f.CheckoutFailed != failed {
+			return nil
+		}
+		return []Hit{{Detail: "working-tree-encoding=" + clip(f.Checkout)}}
+	}
+}
+
+// checkoutBlobAt is blobAt as checkout writes the file: converted to the
+// working-tree-encoding rev's .gitattributes give p, named in enc (what
+// `airlock diff` shows is what review judged; history3/23).
+func checkoutBlobAt(ctx context.Context, g gitCmd, rev, p string) (data []byte, mode uint32, exists bool, enc string, err error) {
+	data, mode, exists, err = blobAt(ctx, g, rev, p)
+	if err != nil || data == nil || (mode != ModeFile && mode != ModeExec) {
+		return data, mode, exists, "", err
+	}
+	tree, done := treeReader(ctx, g, rev, nil, nil)
+	defer done()
+	f := &File{Path: p, NewMode: mode, New: data}
+	checkoutView([]*File{f}, tree)
+	if f.CheckoutFailed {
+		return data, mode, exists, f.Checkout + " (review cannot convert to it: shown as stored)", nil
+	}
+	return f.New, mode, exists, f.Checkout, nil
+}

