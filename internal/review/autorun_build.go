@@ -36,6 +36,7 @@ var (
 	bazelStatus  = lazyRE(`--workspace_status_command[= ](?:%workspace%/)?(\S+)`)
 	gypExpand    = lazyRE(`<!@?\(([^)]*)\)`)
 	phpCallback  = lazyRE(`^\\?([A-Z][\w\\]*)::\w+$`)
+	pyCommand    = lazyRE(`\b(?:subprocess\.(?:check_call|check_output|call|run|Popen|getoutput|getstatusoutput)|os\.(?:system|popen)|spawn)\s*\(\s*(\[[^\]]*\]|\([^)]*\)|"[^"\n]*"|'[^'\n]*')`)
 	pyJoin       = lazyRE(`(?:path\.join|joinpath|Path)\s*\(([^)]*)\)|((?:["'][\w.\-]+["']\s*/\s*)+["'][\w.\-]+\.py["'])`)
 )
 
@@ -106,17 +107,48 @@ func (g *autorunGraph) buildDirectives(p, src, chain, dir string, depth int) {
 		each(bazelStatus(), func(m []string) { g.addRun(path.Join(dir, m[1]), chain, dir, depth) })
 	case ext == ".gyp" || ext == ".gypi":
 		each(gypExpand(), func(m []string) { g.runCmd(cmdRef{cmd: m[1], dir: here, via: chain}, depth) })
+	case lbase == "composer.json":
+		for _, n := range strs(nodesOf(p, []byte(src)), "type") {
+			if strings.EqualFold(strings.TrimSpace(n.Value), "composer-plugin") {
+				g.addDir(here, chain+" → "+p+" (a Composer plugin: loaded and activated at every composer install, update and dump-autoload)")
+			}
+		}
 	case ext == ".py" || lbase == "setup.py":
-		each(pyJoin(), func(m []string) {
+		g.pyBuildCalls(here, src, chain, dir, depth)
+	}
+}
+
+// pyBuildCalls follows what a Python build file runs: the commands it
+// starts (setup.py's `make -C native` reaches native/Makefile: outside
+// round round6/005) and the paths it joins to a .py.
+func (g *autorunGraph) pyBuildCalls(here, src, chain, dir string, depth int) {
+	each := func(re *regexp.Regexp, f func(m []string)) {
+		for _, m := range re.FindAllStringSubmatch(src, 100) {
+			f(m)
+		}
+	}
+	each(pyCommand(), func(m []string) {
+		arg := m[1]
+		if arg[0] == '[' || arg[0] == '(' {
 			var parts []string
-			for _, q := range quoted().FindAllStringSubmatch(m[1]+m[2], 20) {
+			for _, q := range quoted().FindAllStringSubmatch(arg, 50) {
 				parts = append(parts, q[1])
 			}
-			if len(parts) > 1 {
-				g.addRun(path.Join(here, path.Join(parts...)), chain, dir, depth)
-			}
-		})
-	}
+			arg = strings.Join(parts, " ")
+		} else {
+			arg = arg[1 : len(arg)-1]
+		}
+		g.runCmd(cmdRef{cmd: arg, dir: here, via: chain}, depth)
+	})
+	each(pyJoin(), func(m []string) {
+		var parts []string
+		for _, q := range quoted().FindAllStringSubmatch(m[1]+m[2], 20) {
+			parts = append(parts, q[1])
+		}
+		if len(parts) > 1 {
+			g.addRun(path.Join(here, path.Join(parts...)), chain, dir, depth)
+		}
+	})
 }
 
 // buildEntry makes the build entries followed, and resolves Composer
@@ -134,6 +166,13 @@ func buildEntry(p string, b []byte, e *entryOut) {
 		return
 	}
 	nodes := nodesOf(p, b)
+	// A path repository's package is installed from the repository; a
+	// Composer plugin among them runs at every install (round6/004).
+	for _, n := range strs(nodes, "repositories.*.url", "repositories.*.*.url") {
+		if q := path.Join(dir, n.Value, "composer.json"); inRepo(q) && !strings.ContainsAny(n.Value, "*?[") {
+			e.files = append(e.files, cmdRef{cmd: "\x00follow:" + q, dir: dir, via: p + " " + n.Path + " (a path repository Composer installs from)", soft: true})
+		}
+	}
 	psr := map[string]string{}
 	for _, n := range strs(nodes, "autoload.psr-4.*", "autoload-dev.psr-4.*") {
 		ns := strings.TrimPrefix(strings.TrimPrefix(n.Path, "autoload.psr-4."), "autoload-dev.psr-4.")

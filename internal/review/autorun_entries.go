@@ -161,11 +161,14 @@ var (
 	direnvLine = lazyRE(`^\s*(source_env|source_env_if_exists|source_up|source|\.|dotenv|dotenv_if_exists|use|PATH_add|path_add|MANPATH_add|load_prefix|watch_file|env_vars_required|layout)\s+(.*)$`)
 	exportPath = lazyRE(`\bPATH=([^\s;]*)`)
 	cmakeCall  = lazyRE(`(?i)\b(include|add_subdirectory)\s*\(\s*"?([^\s")]+)`)
-	gradleIncl = lazyRE(`\b(?:include|includeFlat)\s*\(?\s*((?:["'][^"']+["']\s*,?\s*)+)`)
-	gradleApp  = lazyRE(`\bapply\s*\(?\s*from\s*[:=]\s*["']([^"']+)["']|\bincludeBuild\s*\(?\s*["']([^"']+)["']`)
-	bazelLoad  = lazyRE(`\b(?:load|use_extension|use_repo_rule)\s*\(\s*"(?:@@?\w*)?//([^:"]*):([^"]+)"`)
-	quoted     = lazyRE(`["']([^"']+)["']`)
-	npmrcExec  = lazyRE(`(?m)^\s*(node-options|script-shell|onload-script|init-module|shell|editor|git)\s*=\s*(.*)$`)
+	// cmakeProgPath puts directories before PATH for find_program and
+	// find_package(Python3 ...), which run what they find (round6/007).
+	cmakeProgPath = lazyRE(`(?i)\b(?:list\s*\(\s*(?:APPEND|PREPEND|INSERT)|set\s*\()\s*(?:CMAKE_PROGRAM_PATH|CMAKE_PREFIX_PATH|CMAKE_SYSTEM_PROGRAM_PATH|Python3?_ROOT_DIR|Python3?_EXECUTABLE)\b([^)]*)\)`)
+	gradleIncl    = lazyRE(`\b(?:include|includeFlat)\s*\(?\s*((?:["'][^"']+["']\s*,?\s*)+)`)
+	gradleApp     = lazyRE(`\bapply\s*\(?\s*from\s*[:=]\s*["']([^"']+)["']|\bincludeBuild\s*\(?\s*["']([^"']+)["']`)
+	bazelLoad     = lazyRE(`\b(?:load|use_extension|use_repo_rule)\s*\(\s*"(?:@@?\w*)?//([^:"]*):([^"]+)"`)
+	quoted        = lazyRE(`["']([^"']+)["']`)
+	npmrcExec     = lazyRE(`(?m)^\s*(node-options|script-shell|onload-script|init-module|shell|editor|git)\s*=\s*(.*)$`)
 )
 
 // entryOf returns what the file at p (with content b) runs by itself.
@@ -361,6 +364,14 @@ func entryOf(p string, b []byte) entryOut {
 			}
 			for _, c := range []string{arg, arg + ".cmake", "cmake/" + arg + ".cmake", "cmake/" + arg} {
 				e.alias = append(e.alias, [2]string{path.Join(dir, c), "x.cmake"})
+			}
+		}
+		for _, m := range cmakeProgPath().FindAllStringSubmatch(buildDirVars().ReplaceAllString(src, "./"), 50) {
+			for _, a := range strings.Fields(strings.NewReplacer(`"`, " ", ";", " ").Replace(m[1])) {
+				if q := path.Join(dir, a); !strings.Contains(a, "$") && inRepo(q) {
+					via := p + " (CMake searches " + a + " before PATH and runs the programs it finds there at configure)"
+					e.dirs = append(e.dirs, cmdRef{cmd: q, via: via}, cmdRef{cmd: path.Join(q, "bin"), via: via})
+				}
 			}
 		}
 	case lbase == "pyproject.toml" || lbase == "setup.cfg":

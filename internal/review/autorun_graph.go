@@ -168,6 +168,14 @@ func inRepo(p string) bool {
 
 func (g *autorunGraph) addDir(d, via string) {
 	d = path.Clean(d)
+	if d == "." && strings.Contains(via, pytestCollects) {
+		// --doctest-modules without testpaths: every module of the
+		// project; discoveryOnly still spares function bodies.
+		if _, ok := g.dirs[d]; !ok {
+			g.dirs[d] = via + " → "
+		}
+		return
+	}
 	if !inRepo(d) {
 		return
 	}

@@ -330,11 +330,24 @@ func autorunTarget() Matcher {
 		}
 		g := s.graph()
 		if c, ok := g.runs[f.Path]; ok {
+			if strings.Contains(c, pytestCollects) && discoveryOnly(f) {
+				return nil
+			}
 			return []Hit{{Detail: clip("runs by itself: " + c)}}
 		}
-		for d := path.Dir(f.Path); d != "." && d != "/"; d = path.Dir(d) {
-			if c, ok := g.dirs[d]; ok {
+		for d := path.Dir(f.Path); d != "/"; d = path.Dir(d) {
+			c, ok := g.dirs[d]
+			switch {
+			case ok && strings.Contains(c, pytestCollects):
+				if !strings.HasSuffix(f.Path, ".py") || discoveryOnly(f) {
+					break // --doctest-modules imports modules only
+				}
+				fallthrough
+			case ok:
 				return []Hit{{Detail: clip("runs by itself: " + c + strings.TrimPrefix(f.Path, d+"/"))}}
+			}
+			if d == "." {
+				break
 			}
 		}
 		return g.nameHits(f)

@@ -39,6 +39,44 @@ var ciWorkflowDirs = []string{".github/workflows/", ".gitea/workflows/", ".forge
 // installed code).
 var skipDirs = lazyRE(`(^|/)(node_modules|\.venv|venv|\.tox|\.nox|site-packages|\.git|build|dist|__pycache__|\.eggs)/`)
 
+// pytestCollects starts the chain of a conftest.py test discovery imports.
+const pytestCollects = "pytest collects it"
+
+// pytestEntry is what a file holding pytest or uv settings runs: uv's
+// local projects, addopts -p plugins, and with --doctest-modules every
+// module below testpaths.
+func pytestEntry(p, dir string, b []byte, e *entryOut) {
+	var opts []string
+	for _, n := range strs(nodesOf(p, b), "pytest.addopts", "tool:pytest.addopts", "tool.pytest.ini_options.addopts", "tool.pytest.ini_options.addopts.*") {
+		opts = append(opts, n.Value)
+	}
+	for _, n := range strs(nodesOf(p, b), "tool.uv.sources.*.path", "tool.uv.workspace.members.*") {
+		localProject(path.Join(dir, n.Value), p+" "+n.Path+" (uv sync builds it)", e)
+	}
+	if doctestModules().MatchString(strings.Join(opts, " ")) {
+		// Collection imports every module under testpaths (the
+		// editor's discovery too): their module-level code runs
+		// (round6/022). Changes only inside functions do not
+		// (discoveryOnly).
+		via := p + " addopts --doctest-modules (" + pytestCollects + " and imports every module below)"
+		tps := strs(nodesOf(p, b), "pytest.testpaths", "tool:pytest.testpaths", "tool.pytest.ini_options.testpaths", "tool.pytest.ini_options.testpaths.*")
+		if len(tps) == 0 {
+			e.dirs = append(e.dirs, cmdRef{cmd: dir, via: via, soft: true})
+		}
+		for _, n := range tps {
+			for _, tp := range strings.Fields(n.Value) {
+				e.dirs = append(e.dirs, cmdRef{cmd: path.Join(dir, tp), via: via, soft: true})
+			}
+		}
+	}
+	for _, m := range pytestAddoptsP().FindAllStringSubmatch(strings.Join(opts, " "), 50) {
+		e.cmds = append(e.cmds, cmdRef{cmd: "python -m " + m[1], dir: dir, via: p + " addopts -p (pytest loads the plugin at every run and at test discovery)", soft: true, shallow: true})
+	}
+}
+
+// doctestModules is the addopts flag that makes collection import modules.
+var doctestModules = lazyRE(`(?:^|\s)--doctest-modules\b`)
+
 // pytestAddoptsP finds -p NAME in addopts (not -p no:NAME, which disables).
 var pytestAddoptsP = lazyRE(`(?:^|\s)-p\s*=?\s*([\w.]+)`)
 
@@ -72,16 +110,7 @@ func reachEntry(p string, b []byte, e *entryOut) (done bool) {
 		}
 		return false // includes: entryOf
 	case lbase == "pytest.ini" || lbase == "tox.ini" || lbase == "setup.cfg" || lbase == "pyproject.toml":
-		var opts []string
-		for _, n := range strs(nodesOf(p, b), "pytest.addopts", "tool:pytest.addopts", "tool.pytest.ini_options.addopts", "tool.pytest.ini_options.addopts.*") {
-			opts = append(opts, n.Value)
-		}
-		for _, n := range strs(nodesOf(p, b), "tool.uv.sources.*.path", "tool.uv.workspace.members.*") {
-			localProject(path.Join(dir, n.Value), p+" "+n.Path+" (uv sync builds it)", e)
-		}
-		for _, m := range pytestAddoptsP().FindAllStringSubmatch(strings.Join(opts, " "), 50) {
-			e.cmds = append(e.cmds, cmdRef{cmd: "python -m " + m[1], dir: dir, via: p + " addopts -p (pytest loads the plugin at every run and at test discovery)", soft: true, shallow: true})
-		}
+		pytestEntry(p, dir, b, e)
 		return lbase == "pytest.ini" || lbase == "tox.ini"
 	case lbase == "conftest.py":
 		for _, m := range pytestPlugins().FindAllStringSubmatch(string(b), 5) {
@@ -300,7 +329,7 @@ func (g *autorunGraph) seedListed() {
 			// discovery; its own imports are followed one step only
 			// (test discovery imports the whole project, which is not
 			// all high).
-			g.addRun(p, "pytest collects it (every test run, the editor's test discovery)", ".", maxChain-1)
+			g.addRun(p, pytestCollects+" (every test run, the editor's test discovery)", ".", maxChain-1)
 			if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
 				g.seed(p, entryOf(p, b), maxChain-2)
 			}

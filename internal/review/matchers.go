@@ -347,6 +347,11 @@ var riskyEnv = map[string]bool{
 	"CURL_CA_BUNDLE": true, "NODE_TLS_REJECT_UNAUTHORIZED": true, "PATH": true, "EDITOR": true,
 	"VISUAL": true, "PAGER": true, "GIT_PAGER": true, "ZDOTDIR": true, "NPM_CONFIG_REGISTRY": true,
 	"PIP_INDEX_URL": true, "PIP_EXTRA_INDEX_URL": true, "GOPROXY": true, "GOFLAGS": true, "RUSTC_WRAPPER": true,
+	// Programs a build runs by the name a variable gives (prost-build's
+	// $PROTOC, cc-rs's $CC: outside round round6/031).
+	"PROTOC": true, "CC": true, "CXX": true, "AR": true, "LD": true, "RUSTC": true, "RUSTDOC": true,
+	"RUSTC_WORKSPACE_WRAPPER": true, "PKG_CONFIG": true, "PYO3_PYTHON": true, "PYTHON_SYS_EXECUTABLE": true,
+	"CMAKE": true, "CARGO": true, "CC_WRAPPER": true, "CMAKE_C_COMPILER_LAUNCHER": true, "CMAKE_CXX_COMPILER_LAUNCHER": true,
 }
 
 // IsRiskyEnv reports whether setting the variable can run code or redirect
@@ -371,13 +376,17 @@ func jsonEnv(blocks ...string) Matcher {
 		old := s.doc(f, true)
 		var hits []Hit
 		for _, n := range cur.nodes {
-			i := strings.LastIndexByte(n.Path, '.')
-			if i < 0 || !IsRiskyEnv(n.Path[i+1:]) {
+			np := n.Path
+			if f.Path == ".cargo/config.toml" || f.Path == ".cargo/config" || strings.HasSuffix(f.Path, "/.cargo/config.toml") {
+				np = strings.TrimSuffix(np, ".value") // [env] NAME = { value = "...", relative = true }
+			}
+			i := strings.LastIndexByte(np, '.')
+			if i < 0 || !IsRiskyEnv(np[i+1:]) {
 				continue
 			}
 			ok := false
 			for _, b := range blocks {
-				ok = ok || keyMatch(b, n.Path[:i])
+				ok = ok || keyMatch(b, np[:i])
 			}
 			if !ok {
 				continue

@@ -33,10 +33,10 @@ func autorunRules() []*Rule {
 			Match: changed()},
 		{ID: "IDE-AUTOBUILD", Severity: High, Reason: "The IDE runs this on its own when the folder opens (rust-analyzer build scripts, pytest discovery importing conftest.py, ElixirLS compiling mix.exs, the Python extension's interpreter).",
 			Paths: []string{"build.rs", "conftest.py", "mix.exs", ".venv/**/bin/*", "venv/**/bin/*", ".venv/pyvenv.cfg", "venv/pyvenv.cfg"},
-			Match: changed()},
+			Match: ideAutobuild()},
 		{ID: "IDE-AUTOBUILD-CMD", Severity: High, Reason: "CMake Tools and Gradle import run this build script when the folder opens; this line runs a command.",
 			Paths: []string{"CMakeLists.txt", "*.cmake", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "*.gradle", "*.gradle.kts"},
-			Match: lineRe(`(?i)execute_process|exec_program|add_custom_(command|target)|cmake_language|try_run|try_compile|file\s*\(\s*DOWNLOAD|ExternalProject_Add|FetchContent_|\bexec\s*\{|commandLine|ProcessBuilder|\.execute\(\)|Runtime\.getRuntime|providers\.exec|Class\.forName|getMethod\s*\(|getDeclaredMethod|\.invoke\s*\(|GroovyShell|\bEval\.(me|x)|\bevaluate\s*\(|\.exec\s*\(|javaexec|ant\.exec|ScriptEngine|\.\s*"\$\{|\.\s*'\$|invokeMethod|\.&\w|metaClass`)},
+			Match: lineReSpan(`(?i)execute_process|exec_program|add_custom_(command|target)|cmake_language|try_run|try_compile|file\s*\(\s*DOWNLOAD|ExternalProject_Add|FetchContent_|\bexec\s*\{|commandLine|ProcessBuilder|\.execute\(\)|Runtime\.getRuntime|providers\.exec|Class\.forName|getMethod\s*\(|getDeclaredMethod|\.invoke\s*\(|GroovyShell|\bEval\.(me|x)|\bevaluate\s*\(|\.exec\s*\(|javaexec|ant\.exec|ScriptEngine|\.\s*"\$\{|\.\s*'\$|invokeMethod|\.&\w|metaClass`)},
 		{ID: "TOOLCHAIN-PATH", Severity: High, Reason: "rustup runs the toolchain from this path for every cargo/rustc call, including the editor's.",
 			Paths: []string{"rust-toolchain.toml", "rust-toolchain"}, Match: anyOf(docKeys(key{"toolchain.path", nil}), lineRe(`^\s*path\s*=`))},
 		{ID: "EDITOR-TOOL-EXEC", Severity: High, Reason: "This editor/tool config names a program (language server, compiler, CMake, RuboCop extension) that runs when a file is opened.",
@@ -114,5 +114,17 @@ func patchApplied() Matcher {
 			}
 		}
 		return nil
+	}
+}
+
+// ideAutobuild fires on a changed file the IDE builds or imports on open,
+// but a conftest.py change discovery does not run (fixture bodies only)
+// and a mix.exs change that only moves dependency versions.
+func ideAutobuild() Matcher {
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.NewMode == 0 || discoveryOnly(f) || mixDepsOnly(f) {
+			return nil
+		}
+		return []Hit{{Line: 0}}
 	}
 }

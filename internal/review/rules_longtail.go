@@ -20,19 +20,23 @@ func longtailRules() []*Rule {
 			Paths: []string{"build.zig", "Package.swift", "config.nims", ".formatter.exs", ".luacheckrc", ".php-cs-fixer.php",
 				".php-cs-fixer.dist.php", ".php_cs", ".php_cs.dist", "project/*.sbt", "project/*.scala", "tools/bazel", "deps/build.jl", "cpanfile",
 				".ghci", "Setup.hs", "Setup.lhs", "rakelib/*.rake", ".dir-locals.el", ".dir-locals-2.el", ".huskyrc.js", ".huskyrc.cjs", ".huskyrc.mjs",
-				".pdbrc", "latexmkrc", ".latexmkrc", "jupyter_server_config.py", "jupyter_notebook_config.py", "jupyter_lab_config.py"},
+				".pdbrc", "latexmkrc", ".latexmkrc", "jupyter_server_config.py", "jupyter_notebook_config.py", "jupyter_lab_config.py",
+				".iex.exs", ".irbrc", ".pryrc"},
 			Match: codeConfigChanged()},
 		{ID: "TOOL-STARTS-PROGRAM", Severity: High, Reason: "This setting names a program or plugin its tool runs or loads when it starts, and editors start the tool on open (Haskell Language Server's bios program, a Build Server Protocol connection's argv, lua-language-server's runtime plugin, Psalm's autoloader, coverage and mypy plugins, a pytest11 entry point pytest loads in every run).",
-			Paths: []string{"hie.yaml", ".bsp/*.json", ".luarc.json", ".luarc.jsonc", "**/.luarc.json", ".coveragerc", "setup.cfg", "tox.ini", "mypy.ini", ".mypy.ini", "pyproject.toml", "psalm.xml", "psalm.xml.dist"},
+			Paths: []string{"hie.yaml", ".bsp/*.json", ".luarc.json", ".luarc.jsonc", "**/.luarc.json", ".coveragerc", "setup.cfg", "tox.ini", "mypy.ini", ".mypy.ini", "pyproject.toml", "psalm.xml", "psalm.xml.dist", "pytest.ini"},
 			Match: anyOf(docKeys(key{"cradle.**.program", nil}, key{"argv*", nil}, key{"*plugin*", nil}, key{"project.entry-points.pytest11*", nil},
 				key{"tool.poetry.plugins.pytest11*", nil}, key{"options.entry_points.pytest11*", nil}),
 				lineRe(`(?i)\bautoloader\s*=`))},
+		{ID: "PY-CODING-COOKIE", Severity: High, Reason: "A PEP 263 coding line makes Python decode this file with a codec that is not ASCII-compatible (UTF-7, unicode_escape...): what reads as a comment here can be code to Python (\"+AAo-\" is a newline in UTF-7).",
+			Paths: []string{"*.py", "*.pyw", "*.pyi", "*.pth"}, Match: pyCodingCookie()},
 		{ID: "SHADOWS-BUILD-FILE", Severity: High, Reason: "A new file that its tool reads before the existing one (GNUmakefile before Makefile, rakefile before Rakefile, Taskfile.yml before Taskfile.dist.yml): every run of the tool now takes its commands from it.",
 			Match: shadows()},
 		{ID: "TOOL-LOADS-CODE", Severity: High, Reason: "This setting makes a tool the editor starts load code or a program from the repository, or from another host (a JVM agent, node --require/--import, an SDK or toolchain path, a download base URL, a shell template).",
 			Paths: []string{".jvmopts", ".sbtopts", ".mvn/jvm.config", ".mvn/maven.config", "gradle.properties", "global.json", ".tool-versions", ".bazeliskrc", ".bazelversion",
-				"mise.toml", ".mise.toml", "mise.local.toml", ".config/mise.toml", "NuGet.Config", "nuget.config", "NuGet.config", "*.wrap"},
-			Match: lineRe(`(?i)-javaagent|-agentpath|-agentlib|--require\b|--import\b|--loader\b|\bpath:\S|BAZELISK_BASE_URL|BAZELISK_\w*URL|sdk\s*"?\s*:.*"paths"|"paths"\s*:|\{\{\s*exec\s*\(|org\.gradle\.java\.home|java\.home|\\u00|-D\S*(executable|path|command)=\S*(\./|tools/|scripts/|bin/)|<add\s+key=|source_url\s*=|source_fallback_url\s*=`)},
+				"mise.toml", ".mise.toml", "mise.local.toml", ".config/mise.toml", "NuGet.Config", "nuget.config", "NuGet.config", "*.wrap",
+				".bundle/config", "cabal.project", "cabal.project.local", "*.cabal", "package.yaml", "stack.yaml"},
+			Match: lineRe(`(?i)BUNDLE_GEMFILE|-pgm[a-z]+\b|(^|[\s"'])-F([\s"']|$)|-fplugin|\bwith-(compiler|hc|hc-pkg)\s*:|\bghc-location|-javaagent|-agentpath|-agentlib|--require\b|--import\b|--loader\b|\bpath:\S|BAZELISK_BASE_URL|BAZELISK_\w*URL|sdk\s*"?\s*:.*"paths"|"paths"\s*:|\{\{\s*exec\s*\(|org\.gradle\.java\.home|java\.home|\\u00|-D\S*(executable|path|command)=\S*(\./|tools/|scripts/|bin/)|<add\s+key=|source_url\s*=|source_fallback_url\s*=`)},
 		{ID: "SUBLIME-LSP-COMMAND", Severity: High, Reason: "Sublime Text's LSP package takes client settings from the project file: opening the project and a matching file starts the command it names.",
 			Paths: []string{"*.sublime-project"}, Match: docKeys(key{"settings.LSP.*.command*", nil}, key{"settings.lsp.*.command*", nil}, key{"settings.LSP.*.env*", nil})},
 		{ID: "EDITOR-RUNS-ON-SAVE", Severity: High, Reason: "This editor setting runs a command, or passes arguments that load code or let a server run a program, when a file is opened or saved.",
@@ -99,5 +103,39 @@ func shadows() Matcher {
 			}
 		}
 		return nil
+	}
+}
+
+// pyCookie is PEP 263's coding line (line 1 or 2).
+var pyCookie = lazyRE(`^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)`)
+
+// pyPlainCodecs decode ASCII as ASCII: a file in them reads to Python as
+// it reads here. Python's own spellings (lower case, "_" as "-"), and
+// Emacs suffixes (utf-8-unix) as Python normalises them.
+var pyPlainCodecs = lazyRE(`^(utf-?8(-sig)?|latin-?1|iso-?8859-\d+|iso-latin-1|l1|ascii|us-ascii|646|(cp|windows-)12\d\d|cp(437|850|852|855|857|858|860|861|862|863|865|866|869|874|932|936|949|950)|mac-?(roman|latin2|cyrillic)|koi8-[ru]|gbk|gb2312|gb18030|big5(hkscs)?|shift-?jis(2004|x0213)?|sjis|euc-(jp|kr|cn|jis-2004|jisx0213)|euc(jp|kr|cn)|tis-620)$`)
+
+// pyCodingCookie fires when a Python file gets a coding line naming a
+// codec outside pyPlainCodecs (outside round round6/016: UTF-7 turned the
+// end of a comment into a statement setup.py runs).
+func pyCodingCookie() Matcher {
+	codec := func(b []byte) string {
+		ls := lines(b)
+		for i := 0; i < len(ls) && i < 2; i++ {
+			if m := pyCookie().FindStringSubmatch(ls[i]); m != nil {
+				c := strings.ReplaceAll(strings.ToLower(m[1]), "_", "-")
+				for _, suf := range []string{"-unix", "-dos", "-mac"} {
+					c = strings.TrimSuffix(c, suf)
+				}
+				return c
+			}
+		}
+		return ""
+	}
+	return func(f *File, _ *scanCtx) []Hit {
+		c := codec(f.New)
+		if c == "" || pyPlainCodecs().MatchString(c) || (f.Old != nil && codec(f.Old) == c) {
+			return nil
+		}
+		return []Hit{{Line: 1, Detail: "coding: " + clip(c)}}
 	}
 }

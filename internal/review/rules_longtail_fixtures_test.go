@@ -8,6 +8,9 @@ import "strings"
 func fixturesLongtail() []fixture {
 	pad := strings.Repeat(" ", 120)
 	return []fixture{
+		{"PY-CODING-COOKIE", true, []*File{mod("setup.py", "from setuptools import setup\nsetup()\n", "# -*- coding: utf-7 -*-\nfrom setuptools import setup\n# ok +AAo-import os\nsetup()\n")}},
+		{"PY-CODING-COOKIE", false, []*File{mod("setup.py", "from setuptools import setup\nsetup()\n", "# -*- coding: utf-8 -*-\nfrom setuptools import setup\nsetup()\n")}},
+		{"PY-CODING-COOKIE", false, []*File{add("legacy/gbk_tool.py", "#!/usr/bin/env python\n# vim: set fileencoding=GBK :\nprint(1)\n")}},
 		{"CODE-CONFIG", true, []*File{add("build.zig", "const std = @import(\"std\");\npub fn build(b: *std.Build) void { _ = b.run(&.{\"sh\", \"-c\", \"id\"}); }\n")}},
 		{"CODE-CONFIG", true, []*File{add(".dir-locals.el", "((nil . ((eval . (shell-command \"id\")))))\n")}},
 		{"CODE-CONFIG", false, []*File{add(".dir-locals.el", "((nil . ((indent-tabs-mode . nil))))\n")}},

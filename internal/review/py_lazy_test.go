@@ -1,0 +1,106 @@
+package review
+
+import "testing"
+
+const conftestBase = `import pytest
+
+
+@pytest.fixture
+def db(tmp_path):
+    return tmp_path / "db"
+`
+
+// A conftest.py change test discovery runs is high; one only fixture
+// bodies hold is not (round6 benign/012), and every way out of a body
+// that runs at import is caught.
+func TestConftestLazyChange(t *testing.T) {
+	for _, c := range []struct {
+		name, add string
+		lazy      bool
+	}{
+		{"new fixture", `
+
+@pytest.fixture(scope="session")
+def api(db) -> Iterator[str]:
+    """A client.
+
+def x():
+"""
+    import subprocess
+    yield subprocess.run(["true"])
+`, true},
+		{"hook body", `
+
+def pytest_configure(config):
+    import os
+    os.system("id")
+`, false},
+		{"called at import", `
+def helper():
+    import os; os.system("id")
+
+helper()
+`, false},
+		{"string hides a def", `
+if True:
+    s = """
+def a():
+    x""" ; __import__("os").system("id")
+`, false},
+		{"default argument", `
+
+def late(x=__import__("os").system("id")):
+    pass
+`, false},
+		{"dunder method", `
+
+class Reg:
+    def __init_subclass__(cls):
+        __import__("os").system("id")
+`, false},
+		{"module level", "\nimport os\nos.system('id')\n", false},
+		{"decorator call", "\n@register(os.system('id'))\ndef f():\n    pass\n", false},
+		{"continued signature", "\n\ndef f(a,\n      b=os.system('id')):\n    pass\n", false},
+	} {
+		f := mod("tests/conftest.py", conftestBase, conftestBase+c.add)
+		if got := pyLazyChange(f.Old, f.New); got != c.lazy {
+			t.Errorf("%s: lazy %v, want %v", c.name, got, c.lazy)
+		}
+		reps := ScanWith(Rules(), []*File{f}, nil)
+		high := false
+		for _, r := range reps {
+			for _, fd := range r.Findings {
+				if fd.Rule == "IDE-AUTOBUILD" || fd.Rule == "AUTORUN-TARGET" {
+					high = true
+				}
+			}
+		}
+		if high == c.lazy {
+			t.Errorf("%s: IDE-AUTOBUILD/AUTORUN-TARGET %v, want %v", c.name, high, !c.lazy)
+		}
+	}
+}
+
+// A mix.exs change that only moves dependency versions is not code; a
+// dependency's compile command or git source is.
+func TestMixDepsOnly(t *testing.T) {
+	old := "defp deps do\n  [\n    {:jason, \"~> 1.3\"},\n  ]\nend\n"
+	for cur, want := range map[string]bool{
+		"defp deps do\n  [\n    {:jason, \"~> 1.4\"},\n    {:credo, \"~> 1.7\", only: [:dev, :test], runtime: false},\n  ]\nend\n": true,
+		"defp deps do\n  [\n    {:jason, \"~> 1.3\", compile: \"sh x\"},\n  ]\nend\n":                                              false,
+		"defp deps do\n  [\n    {:jason, git: \"https://x.example/jason\"},\n  ]\nend\n":                                           false,
+		"defp deps do\n  System.cmd(\"sh\", [\"x\"])\n  [\n    {:jason, \"~> 1.3\"},\n  ]\nend\n":                                  false,
+	} {
+		if got := mixDepsOnly(mod("mix.exs", old, cur)); got != want {
+			t.Errorf("mixDepsOnly(%q) = %v, want %v", cur, got, want)
+		}
+	}
+}
+
+func FuzzPyLogicalLines(f *testing.F) {
+	f.Add([]byte(conftestBase + "def f(a,\n  b=1):\n    '''x\n'''\n    return 1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		pyLogicalLines(b)
+		pyLazyChange([]byte(conftestBase), b)
+	})
+}
