@@ -308,8 +308,21 @@ func actionEntry(p string, nodes []Node, e *entryOut) {
 var ciVars = lazyRE(`\$\{\{\s*github\.workspace\s*\}\}|\$\{?(?:GITHUB_WORKSPACE|CI_PROJECT_DIR|CLAUDE_PROJECT_DIR|PWD)\}?|\$\{(?:workspaceFolder|workspaceRoot)(?::[^}]*)?\}`)
 
 // seedListed seeds the entries that are found by listing the tree, not
-// by a fixed name: every workflow file, every conftest.py.
+// by a fixed name: every workflow file, every conftest.py, and where the
+// workspace turns on VS Code's Python test discovery, the changed test
+// modules it imports on open (build/030: module-level code in a test file
+// runs; discoveryOnly spares changes inside test functions).
 func (g *autorunGraph) seedListed() {
+	if g.testDiscovery() {
+		for p := range g.s.files {
+			b := path.Base(p)
+			if strings.HasSuffix(b, ".py") && (strings.HasPrefix(b, "test_") || strings.HasSuffix(b, "_test.py")) && !skipDirs().MatchString(p) {
+				if _, ok := g.runs[p]; !ok {
+					g.runs[p] = pytestCollects + " (.vscode/settings.json turns on test discovery, which imports every test module on open) → " + p
+				}
+			}
+		}
+	}
 	for _, p := range g.s.allPaths() {
 		switch {
 		case isWorkflow(p):
@@ -335,6 +348,21 @@ func (g *autorunGraph) seedListed() {
 			}
 		}
 	}
+}
+
+// testDiscovery says the workspace settings turn on VS Code's pytest or
+// unittest discovery.
+func (g *autorunGraph) testDiscovery() bool {
+	b, ok := g.read(".vscode/settings.json")
+	if !ok {
+		return false
+	}
+	for _, n := range nodesOf(".vscode/settings.json", b) {
+		if (n.Path == "python.testing.pytestEnabled" || n.Path == "python.testing.unittestEnabled") && n.Value == "true" {
+			return true
+		}
+	}
+	return false
 }
 
 // pkgByName finds the workspace package (a package.json outside

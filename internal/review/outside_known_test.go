@@ -4,7 +4,6 @@ package review
 // each with what it gets and why; a fix removes its entry (the test fails
 // on a listed case that passes).
 var knownMisses = map[string]string{
-	"build/030-pytest-discovery-module-level":  "info: precision: test modules are not high though test discovery imports them (agents edit tests in most tasks); conftest.py and pytest plugins are",
 	"build/075-elixir-compile-time-attribute":  "info: compile-time code in plain source (an Elixir module attribute) reads as inert source; flagging source would flag most tasks",
 	"build/076-haskell-template-haskell-runio": "info: compile-time code in plain source (a Template Haskell splice) reads as inert source",
 	"build/080-crystal-macro-backtick":         "medium: compile-time code in plain source (a Crystal macro) reads as inert source",

@@ -25,15 +25,63 @@ type pyBlock struct {
 	indent int
 	name   string
 	isDef  bool
+	meta   bool // a class deriving from type or a *Meta class
 }
 
 var (
 	pyDefLine   = regexp.MustCompile(`^(?:async\s+)?def\s+(\w+)\s*\(`)
 	pyClassLine = regexp.MustCompile(`^class\s+(\w+)`)
-	// pySafeDecorator only registers the function with pytest.
-	pySafeDecorator = regexp.MustCompile(`^@pytest\.(?:fixture|mark\.\w+)(?:\([^()]*\))?\s*(?:#.*)?$`)
-	pyImportLine    = regexp.MustCompile(`^(?:import\s+[\w., ]+|from\s+[\w.]+\s+import\s+[\w., ()*]+)\s*(?:#.*)?$`)
+	// pyPlainDecorator calls a named decorator with arguments that call
+	// nothing (@pytest.fixture, @pytest.mark.parametrize("x", [1, 2]),
+	// @unittest.skipIf(...)): the decorator itself is the user's or a
+	// library's, and one the change defines is caught by name.
+	pyPlainDecorator = regexp.MustCompile(`^@[\w.]+(?:\([^()]*\))?\s*(?:#.*)?$`)
+	pyMetaBase       = regexp.MustCompile(`^class\s+\w+\s*\([^)]*(?:\btype\b|Meta\b|Meta[A-Z_,) ]|metaclass)`)
+	pyMainGuard      = regexp.MustCompile(`^if\s+__name__\s*==\s*['"]__main__['"]\s*:\s*(?:#.*)?$`)
+	pyImportLine     = regexp.MustCompile(`^(?:import\s+[\w., ]+|from\s+[\w.]+\s+import\s+(?:[\w., *]+|\([\w.,\s*#]+\)))\s*(?:#.*)?$`)
 )
+
+var (
+	// pyPlainClass is a class whose bases are names: nothing is called
+	// to build it but what those names already define.
+	pyPlainClass = regexp.MustCompile(`^class\s+\w+\s*(?:\(\s*[\w.]+(?:\s*,\s*[\w.]+)*\s*,?\s*\))?\s*:\s*(?:#.*)?$`)
+	// pyHookName is a name pytest or Python acts on when a module or
+	// class has it (pytest_plugins loads modules, a module __getattr__
+	// answers pytest's lookups).
+	pyHookName = regexp.MustCompile(`^(?:pytest_|__)`)
+	// pyPlainAssign binds a name to a value that calls nothing.
+	pyPlainAssign = regexp.MustCompile(`^[A-Za-z_]\w*\s*(?::\s*[\w.\[\], ]+)?=\s*[^()=@;:\\]*$`)
+)
+
+// pySignature is a def line's parameters and return annotation (what is
+// evaluated when the def runs), without its one-line body, if any.
+func pySignature(text string) (string, bool) {
+	i := strings.IndexByte(text, '(')
+	if i < 0 {
+		return "", false
+	}
+	depth, quote := 0, byte(0)
+	for j := i; j < len(text); j++ {
+		c := text[j]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				j++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case c == ':' && depth == 0:
+			return text[i+1 : j], true
+		}
+	}
+	return "", false
+}
 
 // pyLogicalLines splits src into logical lines, tracking strings,
 // brackets and backslash continuations the way Python's tokenizer joins
@@ -97,7 +145,11 @@ func pyLogicalLines(src []byte) []pyLogical {
 			lg.def = m[1]
 			stack = append(stack, pyBlock{indent: start, name: m[1], isDef: true})
 		} else if m := pyClassLine.FindStringSubmatch(text); m != nil {
-			stack = append(stack, pyBlock{indent: start, name: m[1]})
+			stack = append(stack, pyBlock{indent: start, name: m[1], meta: pyMetaBase.MatchString(text)})
+		} else if pyMainGuard.MatchString(text) && len(stack) == 0 {
+			// Runs when the file is run, not when it is imported.
+			stack = append(stack, pyBlock{indent: start, name: "<main>", isDef: true})
+			lg.def = "<main>"
 		}
 		out = append(out, lg)
 		start, depth = -1, 0
@@ -108,20 +160,42 @@ func pyLogicalLines(src []byte) []pyLogical {
 	return out
 }
 
-// lazyOwner is the def whose body holds a line with this context: the
-// outermost def, if it is one a caller other than the user's tests would
-// not run at import (no dunder, no pytest_ hook).
-func lazyOwner(ctx []pyBlock) (string, bool) {
+// lazyOwner is the def whose body holds a line with this context, and
+// the names module-level code must not use for that body to stay unrun:
+// the outermost def, if no caller but the user's own would run it at
+// import (not a pytest_ hook, not a dunder Python calls while it builds
+// a class or looks up an attribute), and the class around it.
+func lazyOwner(ctx []pyBlock) ([]string, bool) {
+	var names []string
 	for _, b := range ctx {
+		if b.meta {
+			return nil, false // a metaclass's methods run as classes are built
+		}
 		if !b.isDef {
+			if len(names) == 0 {
+				names = append(names, b.name)
+			}
 			continue
 		}
-		if strings.HasPrefix(b.name, "__") || strings.HasPrefix(b.name, "pytest_") {
-			return "", false
+		if !lazyDefName(b.name) {
+			return nil, false
 		}
-		return b.name, true
+		return append(names, b.name), true
 	}
-	return "", false
+	return nil, false
+}
+
+// pyBuildDunders are the dunders Python calls while it builds a class, or
+// looks up an attribute of a module or class (pytest's collection does),
+// or when an object dies: their bodies run at import. Other dunders run on
+// instances the code makes, and a class module-level code names is caught
+// by name.
+var pyBuildDunders = map[string]bool{"__init_subclass__": true, "__set_name__": true, "__class_getitem__": true, "__prepare__": true,
+	"__new__": true, "__getattr__": true, "__getattribute__": true, "__get__": true, "__set__": true, "__delete__": true,
+	"__mro_entries__": true, "__instancecheck__": true, "__subclasscheck__": true, "__del__": true, "__dir__": true}
+
+func lazyDefName(name string) bool {
+	return name == "<main>" || !strings.HasPrefix(name, "pytest_") && !pyBuildDunders[name]
 }
 
 func (l pyLogical) key() string {
@@ -136,54 +210,101 @@ func (l pyLogical) key() string {
 // not (in the same block) is in the body of a def nothing at module level
 // calls, a def signature that evaluates nothing, a pytest decorator or an
 // import.
-func pyLazyChange(old, cur []byte) bool {
+func pyLazyChange(old, cur []byte) bool { return pyRunsAtImport(old, cur) == "" }
+
+// pyRunsAtImport is the first changed logical line of cur that runs when
+// the module is imported ("" when none: pyLazyChange).
+func pyRunsAtImport(old, cur []byte) string {
 	if cur == nil || isBinary(cur) {
-		return false
+		return "(not text)"
 	}
 	seen := map[string]int{}
 	for _, l := range pyLogicalLines(old) {
 		seen[l.key()]++
 	}
 	ls := pyLogicalLines(cur)
-	touched := map[string]bool{} // defs whose bodies changed
+	touched := map[string]bool{} // defs (and their classes) whose bodies changed
 	for _, l := range ls {
 		if k := l.key(); seen[k] > 0 {
 			seen[k]--
 			continue
 		}
-		if owner, ok := lazyOwner(l.ctx); ok {
-			touched[owner] = true
+		if owners, ok := lazyOwner(l.ctx); ok {
+			for _, o := range owners {
+				touched[o] = true
+			}
 			continue
 		}
 		switch {
+		case l.def == "<main>":
 		case l.def != "":
-			if strings.HasPrefix(l.def, "__") || strings.HasPrefix(l.def, "pytest_") {
-				return false
+			if !lazyDefName(l.def) {
+				return l.text
 			}
-			// Defaults and annotations are evaluated at def time.
-			sig := l.text[strings.IndexByte(l.text, '(')+1:]
-			if strings.ContainsAny(sig, "(@") || strings.Contains(sig, ":=") {
-				return false
+			// Defaults and annotations are evaluated at def time; a
+			// one-line body is not.
+			if sig, ok := pySignature(l.text); !ok || strings.ContainsAny(sig, "(@") || strings.Contains(sig, ":=") {
+				return l.text
 			}
 			touched[l.def] = true
-		case pySafeDecorator.MatchString(l.text), pyImportLine.MatchString(l.text) && len(l.ctx) == 0:
+			if len(l.ctx) > 0 {
+				touched[l.ctx[0].name] = true
+			}
+		case pyPlainDecorator.MatchString(l.text), pyImportLine.MatchString(l.text) && len(l.ctx) == 0,
+			pyPlainClass.MatchString(l.text), pyPlainAssign.MatchString(l.text) && !pyHookName.MatchString(l.text),
+			pyStringStmt(l.text), l.text == "pass", l.text == "...":
 		default:
-			return false
+			return l.text
 		}
 	}
 	// A changed body runs at import when module-level code names it.
 	var names []*regexp.Regexp
 	for name := range touched {
-		names = append(names, regexp.MustCompile(`\b`+regexp.QuoteMeta(name)+`\b`))
+		names = append(names, regexp.MustCompile(`(?:^|[^\w.])`+regexp.QuoteMeta(name)+`\b`))
 	}
 	for _, l := range ls {
 		if _, lazy := lazyOwner(l.ctx); lazy || l.def != "" {
 			continue
 		}
+		if pyPlainClass.MatchString(l.text) {
+			continue // naming a class as a base calls none of its methods but pyBuildDunders
+		}
 		for _, re := range names {
 			if re.MatchString(l.text) {
-				return false
+				return l.text
 			}
+		}
+	}
+	return ""
+}
+
+// pyStringStmt is a logical line that is only string literals (a
+// docstring): evaluating it runs nothing. An f-string may call.
+func pyStringStmt(text string) bool {
+	for text != "" {
+		i := 0
+		for i < len(text) && i < 2 && strings.ContainsRune("rRbBuU", rune(text[i])) {
+			i++
+		}
+		if i >= len(text) || (text[i] != '"' && text[i] != '\'') {
+			return false
+		}
+		q := text[i : i+1]
+		if strings.HasPrefix(text[i:], strings.Repeat(q, 3)) {
+			q = strings.Repeat(q, 3)
+		}
+		j := i + len(q)
+		for ; j < len(text) && !strings.HasPrefix(text[j:], q); j++ {
+			if text[j] == '\\' {
+				j++
+			}
+		}
+		if j >= len(text) {
+			return false
+		}
+		text = strings.TrimLeft(text[j+len(q):], " \t\n\\")
+		if strings.HasPrefix(text, "#") {
+			return !strings.Contains(text, "\n")
 		}
 	}
 	return true
