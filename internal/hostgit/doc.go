@@ -5,7 +5,10 @@
 // without prompts, and with a bounded stderr (a sandbox can make git's
 // remote side write without end). A command that writes what a sandbox
 // sends (review's fetch) also runs with a file-size limit (Cmd.MaxFileBytes:
-// RLIMIT_FSIZE through util-linux's prlimit).
+// RLIMIT_FSIZE through util-linux's prlimit), and every command with an
+// address-space limit (MaxMemBytes, 1 GiB: RLIMIT_AS, the same way): a
+// sandbox sizes what git builds in memory (a delta that declares a 2 GiB
+// blob, a tree of shared subtrees listing millions of paths).
 //
 // Trust boundary: the caller trusts git itself and the user's global config;
 // it trusts nothing inside the repository.
@@ -15,7 +18,11 @@
 //
 //	uid, capabilities  the bridge's (the user's; root's when the bridge is root): nothing added
 //	cgroup             the bridge's
-//	runs               git (and, for a fetch with MaxFileBytes, util-linux's prlimit first)
+//	runs               util-linux's prlimit, then git
+//	memory             at most MaxMemBytes of address space per git process and
+//	                   each of its children (RLIMIT_AS, inherited); glibc
+//	                   arenas capped (MALLOC_ARENA_MAX=2); pack windows 32 MiB;
+//	                   objects over 64 MiB streamed (core.bigFileThreshold)
 //	reads              the user's repository; review's quarantine repository
 //	writes             review's quarantine and private repositories, a sandbox's
 //	                   clone before it starts (wsclone; review.CopyBaseline's

@@ -11,11 +11,44 @@ import (
 	"time"
 )
 
-// Hardening is prepended to every command.
+// Hardening is prepended to every command. Pack windows are kept small,
+// and objects over 64 MiB streamed rather than held whole, so that git
+// works within MaxMemBytes of address space on large repositories and
+// files too (its 64-bit defaults map up to 1 GiB per window and hold
+// objects up to 512 MiB).
 var Hardening = []string{
 	"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
 	"-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "core.untrackedCache=false",
+	"-c", "core.packedGitWindowSize=32m", "-c", "core.packedGitLimit=256m", "-c", "core.bigFileThreshold=64m",
 }
+
+// MaxMemBytes bounds the address space of every git process this package
+// starts, and of its children (RLIMIT_AS through util-linux's prlimit): a
+// sandbox sizes what review's git builds in memory. A 199-byte pack whose
+// delta declares a 2 GiB blob made index-pack take 2.1 GB (outside round
+// history4/08), a 3 kB tree of shared subtrees made diff-tree take 4.9 GB
+// and, one level deeper, the whole machine (history4/06). Past the bound
+// git fails, and review with it: nothing is applied.
+var MaxMemBytes int64 = 1 << 30
+
+// Limited is the program and arguments that run git with args under
+// MaxMemBytes (and under fsize, the largest file it may write, when > 0),
+// through prlimit so that no child escapes the limits.
+func Limited(fsize int64, args ...string) (string, []string, error) {
+	p, err := exec.LookPath("prlimit")
+	if err != nil {
+		return "", nil, fmt.Errorf("git %s: no prlimit (util-linux) to bound it: %w", strings.Join(args[:min(len(args), 1)], ""), err)
+	}
+	lim := []string{fmt.Sprintf("--as=%d", MaxMemBytes)}
+	if fsize > 0 {
+		lim = append(lim, fmt.Sprintf("--fsize=%d", fsize))
+	}
+	return p, append(append(lim, "--", "git"), args...), nil
+}
+
+// MallocEnv keeps glibc from reserving address space per thread (64 MiB
+// an arena) that MaxMemBytes would count.
+const MallocEnv = "MALLOC_ARENA_MAX=2"
 
 // stderrCap bounds how much of git's stderr is kept for error messages.
 const stderrCap = 4 << 10
@@ -45,13 +78,9 @@ func (c Cmd) Run(ctx context.Context, args ...string) ([]byte, error) {
 	for _, kv := range c.Config {
 		full = append(full, "-c", kv)
 	}
-	name, argv := "git", append(full, args...)
-	if c.MaxFileBytes > 0 {
-		p, err := exec.LookPath("prlimit")
-		if err != nil {
-			return nil, fmt.Errorf("git %s: no prlimit (util-linux) to bound what it writes: %w", strings.Join(args[:min(len(args), 1)], ""), err)
-		}
-		name, argv = p, append([]string{fmt.Sprintf("--fsize=%d", c.MaxFileBytes), "--", "git"}, argv...)
+	name, argv, err := Limited(c.MaxFileBytes, append(full, args...)...)
+	if err != nil {
+		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, name, argv...)
 	cmd.Dir = c.Dir
@@ -63,7 +92,7 @@ func (c Cmd) Run(ctx context.Context, args ...string) ([]byte, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", MallocEnv)
 	cmd.Env = append(cmd.Env, c.Env...)
 	cmd.Stdin = c.Stdin
 	var out strings.Builder

@@ -43,7 +43,8 @@
 //	              hooks, no fsmonitor, no filters or textconv, no global
 //	              config, GIT_DIR a private directory in the state dir,
 //	              never the workspace's own .git config; under time limits
-//	              (3 min per snapshot). Its fetch runs ssh with the
+//	              (3 min per snapshot) and hostgit.MaxMemBytes of address
+//	              space each, children included (prlimit --as). Its fetch runs ssh with the
 //	              generated config (the sandbox's pinned host key) and one
 //	              shared connection per sandbox (ControlMaster, socket in
 //	              AIRLOCK_HOME/ssh): that ssh master and its `airlock

@@ -114,9 +114,13 @@ func (r *blobReader) ensure() error {
 }
 
 func newBlobReader(ctx context.Context, g gitCmd) (*blobReader, error) {
-	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, hostgit.Hardening...), "cat-file", "--batch")...)
+	name, argv, err := hostgit.Limited(0, append(append([]string{}, hostgit.Hardening...), "cat-file", "--batch")...)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, name, argv...)
 	cmd.Dir = g.dir
-	cmd.Env = append(append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_NOSYSTEM=1"), g.env...)
+	cmd.Env = append(append(os.Environ(), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_NOSYSTEM=1", hostgit.MallocEnv), g.env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
