@@ -25,7 +25,6 @@ var stillOpen = map[string]string{
 	"history2/07-wide-tree-many-commits":      "a performance check, run by hand: 990 commits of a 60,000-file tree must be reviewed and applied within its limits (review 59 s, apply 44 s here on a loaded machine), which four parallel scripts on a loaded CI machine do not guarantee",
 	"history3/03-prefix-collision":            "run by hand: it builds a C prefix grinder with gcc and libcrypto and grinds for 2-3 minutes; defended since 0a72116d (commits sharing 12 digits are shown longer and an ambiguous accept is refused, TestHistoryAcceptPrefixCollision)",
 	"history4/06-tree-bomb":                   "a host-memory check, run by hand: a 3 kB tree of shared subtrees (16.7 M paths) made the host's diff-tree take 4.9 GB; every host git now runs under hostgit.MaxMemBytes (1 GiB of address space), so review and apply refuse with git at about 0.9 GB RSS, right below the script's 1 GB criterion",
-	"history4/01-ident-expands-history":       "issue 28 (high, open)",
 	"history4/03-commondir-gitdir":            "issue 28 (high, open)",
 	"history4/04-symlink-resolution":          "issue 28 (medium, open)",
 	"history3/07-context-parse-cost":          "a performance check, run by hand: a 3.6 MB package.json in 60 commits must be judged within its LIMIT (large documents now parse once across commits, and the scan stops at 3 minutes and refuses), which four parallel scripts on a loaded CI machine do not guarantee",

@@ -175,8 +175,8 @@ export interface ReviewFileParams {
 // as content. Sides that are not UTF-8 text (a NUL, invalid bytes) come
 // escaped (Escaped: review.EscapeBytes, every such byte and control byte
 // as \xNN), or when larger than 1 MiB are omitted (Binary). Blobs are
-// shown as checkout writes them: Checkout names the working-tree-encoding
-// they were converted to, if any.
+// shown as checkout writes them: Checkout names the conversions
+// (working-tree-encoding=X, ident) applied, if any.
 export interface ReviewFileContent {
   path: string;
   base: string;

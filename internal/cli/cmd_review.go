@@ -234,7 +234,7 @@ func runDiff(e *Env, args []string) error {
 			io.WriteString(e.Stdout, "  (not text: NUL, control and non-UTF-8 bytes are shown as \\xNN, a backslash as \\\\)\n")
 		}
 		if fc.Checkout != "" {
-			fmt.Fprintf(e.Stdout, "  (shown as checkout writes it: .gitattributes give it working-tree-encoding=%s; the repository stores other bytes)\n", safeText(fc.Checkout))
+			fmt.Fprintf(e.Stdout, "  (shown as checkout writes it: .gitattributes give it %s; the repository stores other bytes)\n", safeText(fc.Checkout))
 		}
 	}
 	return nil

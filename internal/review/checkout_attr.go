@@ -3,6 +3,9 @@ package review
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
 	"path"
 	"regexp"
 	"strconv"
@@ -23,9 +26,9 @@ import (
 // bytes, from the .gitattributes the same tree holds. A conversion review
 // cannot make refuses (CHECKOUT-ENCODING, high).
 //
-// Only working-tree-encoding is read: eol and ident conversions change
-// line endings and $Id$ (the normalizer reads both forms alike), and
-// filter drivers are GIT-ATTR-DRIVER's.
+// working-tree-encoding and ident are applied, in git's order: eol
+// conversions change line endings only (the normalizer reads both forms
+// alike), and filter drivers are GIT-ATTR-DRIVER's.
 
 // checkoutView converts the new side of files whose path the tree's
 // .gitattributes give a working-tree-encoding. read is the tree the files
@@ -49,12 +52,21 @@ func checkoutView(files []*File, tree Tree) {
 		if f.NewMode != ModeFile && f.NewMode != ModeExec || f.New == nil || strings.HasPrefix(f.Path, ".git/") {
 			continue
 		}
-		enc := a.encoding(f.Path)
-		if enc == "" {
+		at := a.attrs(f.Path)
+		if at.ident {
+			// Checkout expands $Id$ and $Id:...$ to the blob's id: what
+			// stood between the colon and the dollar is gone (outside
+			// round history4/01: a comment opener, so a folder-open task
+			// stored commented out is live on disk).
+			if out := identExpand(f.New); out != nil {
+				f.Checkout, f.New, f.Size = "ident", out, int64(len(out))
+			}
+		}
+		if at.enc == "" {
 			continue
 		}
-		f.Checkout = enc
-		out, ok := encodeCheckout(f.New, enc)
+		f.Checkout = strings.TrimPrefix(f.Checkout+", ", ", ") + "working-tree-encoding=" + at.enc
+		out, ok := encodeCheckout(f.New, at.enc)
 		if !ok {
 			f.CheckoutFailed = true
 			continue
@@ -112,10 +124,10 @@ type attrReader struct {
 // maxAttrMacroDepth bounds macro expansion (a macro naming itself).
 const maxAttrMacroDepth = 8
 
-// encoding is p's working-tree-encoding: .gitattributes from the root down
-// to p's directory, later lines winning, macros (defined in the root file)
+// attrs are p's checkout attributes: .gitattributes from the root down to
+// p's directory, later lines winning, macros (defined in the root file)
 // expanded.
-func (a *attrReader) encoding(p string) string {
+func (a *attrReader) attrs(p string) checkoutAttrs {
 	dirs := []string{""}
 	for d := path.Dir(p); d != "."; d = path.Dir(d) {
 		dirs = append(dirs, d)
@@ -129,16 +141,20 @@ func (a *attrReader) encoding(p string) string {
 			macros[l.macro] = l.attrs
 		}
 	}
-	enc := ""
+	var out checkoutAttrs
 	var apply func(attrs []string, depth int)
 	apply = func(attrs []string, depth int) {
 		for _, at := range attrs {
 			switch {
 			case at == "-working-tree-encoding" || at == "!working-tree-encoding" || at == "working-tree-encoding":
-				enc = ""
+				out.enc = ""
 			case strings.HasPrefix(at, "working-tree-encoding="):
-				enc = strings.TrimPrefix(at, "working-tree-encoding=")
-			case depth < maxAttrMacroDepth && macros[strings.TrimLeft(at, "-!")] != nil && !strings.ContainsAny(at, "-!="):
+				out.enc = strings.TrimPrefix(at, "working-tree-encoding=")
+			case at == "ident":
+				out.ident = true
+			case at == "-ident" || at == "!ident" || strings.HasPrefix(at, "ident="):
+				out.ident = false
+			case depth < maxAttrMacroDepth && macros[at] != nil:
 				apply(macros[at], depth+1)
 			}
 		}
@@ -154,7 +170,14 @@ func (a *attrReader) encoding(p string) string {
 			}
 		}
 	}
-	return enc
+	return out
+}
+
+// checkoutAttrs are the attributes that make checkout write other bytes
+// than the blob's.
+type checkoutAttrs struct {
+	enc   string // working-tree-encoding
+	ident bool
 }
 
 func (a *attrReader) lines(dir string) []attrLine {
@@ -272,7 +295,7 @@ func checkoutEncoding(failed bool) Matcher {
 		if f.Checkout == "" || f.CheckoutFailed != failed {
 			return nil
 		}
-		return []Hit{{Detail: "working-tree-encoding=" + clip(f.Checkout)}}
+		return []Hit{{Detail: "checkout applies " + clip(f.Checkout)}}
 	}
 }
 
@@ -292,4 +315,49 @@ func checkoutBlobAt(ctx context.Context, g gitCmd, rev, p string) (data []byte, 
 		return data, mode, exists, f.Checkout + " (review cannot convert to it: shown as stored)", nil
 	}
 	return f.New, mode, exists, f.Checkout, nil
+}
+
+// identExpand is git's ident conversion on checkout (convert.c,
+// ident_to_worktree): every "$Id$", and every "$Id:...$" with no newline
+// and no space but one before the closing dollar, becomes "$Id: <blob
+// id> $". Nil when nothing changes.
+func identExpand(b []byte) []byte {
+	if !bytes.Contains(b, []byte("$Id")) {
+		return nil
+	}
+	sum := sha1.Sum(append([]byte(fmt.Sprintf("blob %d\x00", len(b))), b...))
+	id := []byte("$Id: " + hex.EncodeToString(sum[:]) + " $")
+	var out []byte
+	changed := false
+	for {
+		i := bytes.Index(b, []byte("$Id"))
+		if i < 0 || i+3 >= len(b) {
+			break
+		}
+		rest := b[i+3:]
+		switch rest[0] {
+		case '$':
+			out, b, changed = append(append(out, b[:i]...), id...), rest[1:], true
+			continue
+		case ':':
+			d := bytes.IndexByte(rest[1:], '$')
+			if d < 0 {
+				return finishIdent(out, b, changed)
+			}
+			body := rest[1 : 1+d]
+			if sp := bytes.IndexByte(body, ' '); bytes.IndexByte(body, '\n') < 0 && (sp < 0 || sp == len(body)-1) {
+				out, b, changed = append(append(out, b[:i]...), id...), rest[2+d:], true
+				continue
+			}
+		}
+		out, b = append(out, b[:i+3]...), rest
+	}
+	return finishIdent(out, b, changed)
+}
+
+func finishIdent(out, rest []byte, changed bool) []byte {
+	if !changed {
+		return nil
+	}
+	return append(out, rest...)
 }

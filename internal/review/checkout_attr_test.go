@@ -2,6 +2,8 @@ package review
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,7 +24,7 @@ func TestAttrEncoding(t *testing.T) {
 		"sub/package.json": "IBM037", "package.json": "", "sp ace.txt": "IBM037", "lib/a/b/c.cfg": "IBM037", "lib/c.cfg": "IBM037",
 		"sub/local.txt": "", // macros are defined at the root only
 	} {
-		if got := a.encoding(p); got != want {
+		if got := a.attrs(p).enc; got != want {
 			t.Errorf("%s: working-tree-encoding %q, want %q", p, got, want)
 		}
 	}
@@ -33,7 +35,7 @@ func FuzzParseAttrs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ls := parseAttrs(b, true)
 		a := &attrReader{read: func(string) ([]byte, bool) { return b, true }, files: map[string][]attrLine{"": ls}}
-		a.encoding("a/b/c.txt")
+		a.attrs("a/b/c.txt")
 	})
 }
 
@@ -72,7 +74,7 @@ func TestCheckoutEncodingJudgedConverted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(c.Current) != evil || c.CurrentCheckout != "IBM037" {
+		if string(c.Current) != evil || c.CurrentCheckout != "working-tree-encoding=IBM037" {
 			t.Errorf("diff --commit shows %q (checkout %q), want what checkout writes", c.Current, c.CurrentCheckout)
 		}
 	}
@@ -88,4 +90,43 @@ func ruleIDs(res *Result, p string) []string {
 		}
 	}
 	return out
+}
+
+// git's ident conversion, checked against git itself: a file with the
+// ident attribute checked out from a real repository.
+func TestIdentExpandAsGit(t *testing.T) {
+	gitEnv(t)
+	dir := t.TempDir()
+	runGit(t, dir, "init", "-q")
+	cases := []string{
+		"a $Id$ b\n",
+		`{"label":"$Id:"/*$", "x": 1}` + "\n//*/\n",
+		"$Id: abc $ keep $Id:x y$ $Id:\nz$ $Id:last",
+		"no keyword\n",
+		"$Id: 0123 $\n",
+	}
+	attrs := "*.txt ident\n"
+	writeFile(t, filepath.Join(dir, ".gitattributes"), attrs, 0o644)
+	for i, c := range cases {
+		p := filepath.Join(dir, fmt.Sprintf("f%d.txt", i))
+		writeFile(t, p, c, 0o644)
+	}
+	runGit(t, dir, "add", "-A")
+	runGit(t, dir, "commit", "-qm", "x")
+	for i := range cases {
+		os.Remove(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)))
+	}
+	runGit(t, dir, "checkout", "--", ".")
+	for i := range cases {
+		name := fmt.Sprintf("f%d.txt", i)
+		stored := runGit(t, dir, "cat-file", "blob", "HEAD:"+name)
+		disk, _ := os.ReadFile(filepath.Join(dir, name))
+		got := identExpand([]byte(stored))
+		if got == nil {
+			got = []byte(stored)
+		}
+		if string(got) != string(disk) {
+			t.Errorf("%s: identExpand(%q) = %q, git checks out %q", name, stored, got, disk)
+		}
+	}
 }

@@ -185,7 +185,7 @@ func gitRules() []*Rule {
 			Paths: []string{".gitattributes", ".git/info/attributes"}, Match: attrDriver()},
 		{ID: "GIT-ATTR-ENCODING", Severity: High, Reason: "working-tree-encoding makes git convert the file's bytes on checkout: what review read in the repository is not what lands in the work tree (a package.json stored as EBCDIC is unreadable here and a valid one with a postinstall on disk).",
 			Paths: []string{"**/.gitattributes", ".gitattributes", ".git/info/attributes"}, Match: lineRe(`(?i)\bworking-tree-encoding\s*=`)},
-		{ID: "CHECKOUT-ENCODING", Severity: Info, Reason: "The repository's .gitattributes give this file a working-tree-encoding: git stores it as UTF-8 and writes it converted on checkout, and review judged it as converted.",
+		{ID: "CHECKOUT-ENCODING", Severity: Info, Reason: "The repository's .gitattributes make checkout write this file converted (working-tree-encoding, ident): review judged it as checkout writes it, not as stored.",
 			Match: checkoutEncoding(false)},
 		{ID: "CHECKOUT-ENCODING-UNKNOWN", Severity: High, Reason: "The repository's .gitattributes give this file a working-tree-encoding review cannot convert to: what checkout writes was not judged.",
 			Match: checkoutEncoding(true)},
