@@ -211,7 +211,7 @@ func gitDirCompanions(vs []commitVersion) map[string]bool {
 		p := v.e.path
 		dir := ""
 		switch base := path.Base(p); {
-		case base == "HEAD" || base == "config" || base == "commondir" || base == "packed-refs":
+		case base == "HEAD" || base == "config" || base == "commondir" || base == "packed-refs" || base == "config.worktree":
 			dir = path.Dir(p)
 		case strings.Contains("/"+p, "/objects/"):
 			dir = path.Dir(("/" + p)[:strings.Index("/"+p, "/objects/")+1])
@@ -221,7 +221,7 @@ func gitDirCompanions(vs []commitVersion) map[string]bool {
 			continue
 		}
 		dir = strings.TrimPrefix(dir, "/")
-		for _, n := range []string{"config", "HEAD"} {
+		for _, n := range []string{"config", "HEAD", "commondir", "config.worktree"} {
 			out[path.Join(dir, n)] = true
 		}
 	}

@@ -291,7 +291,7 @@ func gitLikePath() Matcher {
 // bareRepo fires on the config of a directory that holds HEAD and config.
 func bareRepo() Matcher {
 	return func(f *File, s *scanCtx) []Hit {
-		if s.bare[path.Dir(f.Path)] && strings.EqualFold(path.Base(f.Path), "config") {
+		if b := strings.ToLower(path.Base(f.Path)); s.bare[path.Dir(f.Path)] && f.NewMode != 0 && (b == "config" || b == "config.worktree" || b == "commondir") {
 			return []Hit{{Detail: path.Dir(f.Path)}}
 		}
 		return nil

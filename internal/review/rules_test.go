@@ -98,6 +98,11 @@ func fixtures() []fixture {
 		{"GIT-EMBEDDED", true, []*File{add(".g\u200cit/config", "x")}},
 		{"GIT-EMBEDDED", false, []*File{add(".github/workflows/x.txt", "x"), add("gitdocs/a.md", "x"), mod(".git/description", "a", "b")}},
 		{"GIT-BARE-REPO", true, []*File{add("vendor/lib/HEAD", "ref: refs/heads/main\n"), add("vendor/lib/config", "[core]\n\tbare = true\n")}},
+		// history4/03: HEAD with a commondir takes config from there, and
+		// config.worktree beside HEAD once the common config turns it on.
+		{"GIT-BARE-REPO", true, []*File{add("sub/HEAD", "ref: refs/heads/main\n"), add("sub/commondir", "../c\n"),
+			add("sub/config.worktree", "[core]\n\tworktree = ..\n\tfsmonitor = touch /tmp/x\n"), add("c/config", "[extensions]\n\tworktreeConfig = true\n")}},
+		{"GIT-BARE-REPO", false, []*File{add("docs/HEAD.md", "# head\n"), add("docs/commondir", "../c\n")}},
 		{"GIT-BARE-REPO", false, []*File{add("app/config", "port=1\n")}},
 		{"GIT-SUBMODULE-COMMIT", true, []*File{{Path: "lib", NewMode: ModeGitlink, New: []byte("0123")}}},
 		{"GIT-SUBMODULE-COMMIT", false, []*File{add("lib.go", "package lib\n")}},

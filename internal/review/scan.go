@@ -249,6 +249,48 @@ func scanCtxWith(rules []*Rule, files []*File, tree Tree, host *HostGit) ([]*Rep
 var gitConfigPaths = []string{".git/config", ".git/config.worktree", ".git/worktrees/*/config.worktree",
 	".git/worktrees/*/config", ".git/modules/**/config", ".git/modules/**/config.worktree"}
 
+// markBareRepo marks the git directory f completes: a directory holding
+// HEAD and config (and refs/ or objects/) is a bare repository git uses
+// when someone runs git inside it; HEAD with a commondir takes its config
+// (and config.worktree) from the directory commondir names (outside round
+// history4/03). It returns the config files to read as git config.
+func markBareRepo(s *scanCtx, f *File) []*File {
+	base := strings.ToLower(path.Base(f.Path))
+	if f.NewMode == 0 || strings.HasPrefix(f.Path, ".git/") || (base != "config" && base != "config.worktree" && base != "commondir" && base != "head") {
+		return nil
+	}
+	dir := path.Dir(f.Path)
+	// HEAD changed with it, or already in the tree (a commit that adds
+	// config beside a HEAD the final tree keeps: history/19).
+	if _, ok := s.read(path.Join(dir, "HEAD")); !ok {
+		return nil
+	}
+	dirs := []string{dir}
+	if cd, ok := s.read(path.Join(dir, "commondir")); ok {
+		c := strings.TrimSpace(strings.SplitN(string(cd), "\n", 2)[0])
+		if c != "" && !strings.HasPrefix(c, "/") {
+			c = path.Join(dir, c)
+		}
+		if inRepo(c) {
+			dirs = append(dirs, c)
+			s.bare[dir] = true // its commondir is judged with the config it brings
+		}
+	}
+	var out []*File
+	for _, d := range dirs {
+		for _, n := range []string{"config", "config.worktree"} {
+			if cf, ok := s.files[path.Join(d, n)]; ok && cf.NewMode != 0 {
+				s.bare[d] = true
+				cf.gitConfig = true
+				out = append(out, cf)
+			} else if _, ok := s.read(path.Join(d, n)); ok {
+				s.bare[d] = true
+			}
+		}
+	}
+	return out
+}
+
 // markGitConfigTargets follows include.path / includeIf.*.path in changed
 // git config files to other changed files, and finds embedded bare repos.
 func markGitConfigTargets(s *scanCtx) {
@@ -260,19 +302,7 @@ func markGitConfigTargets(s *scanCtx) {
 				break
 			}
 		}
-		// A directory holding HEAD and config (and refs/ or objects/) is a
-		// bare repository git will use when someone runs git inside it.
-		if strings.EqualFold(path.Base(f.Path), "config") && f.NewMode != 0 && !strings.HasPrefix(f.Path, ".git/") {
-			dir := path.Dir(f.Path)
-			// HEAD changed with it, or already in the tree (a commit that
-			// adds config beside a HEAD the final tree keeps: history/19).
-			_, changedHEAD := s.files[path.Join(dir, "HEAD")]
-			if _, inTree := s.read(path.Join(dir, "HEAD")); changedHEAD || inTree {
-				s.bare[dir] = true
-				f.gitConfig = true
-				queue = append(queue, f)
-			}
-		}
+		queue = append(queue, markBareRepo(s, f)...)
 	}
 	seen := map[*File]bool{}
 	for len(queue) > 0 {
