@@ -498,22 +498,46 @@ func (g *autorunGraph) addPkg(name, via string, depth int) {
 // symbolic link in the tree (a blob that cannot have children: its
 // content is the link's target), within the repository.
 func (g *autorunGraph) throughSymlink(p string) (string, bool) {
-	parts := strings.Split(p, "/")
-	for i := 1; i < len(parts); i++ {
-		prefix := strings.Join(parts[:i], "/")
-		b, ok := g.s.read(prefix)
-		if !ok {
+	// Component by component, as the kernel resolves: a link's target
+	// replaces it before the next "..", so d/../lib through d -> x/y is
+	// x/lib, not lib (outside round history4/04).
+	comps := strings.Split(p, "/")
+	var cur []string
+	links := 0
+	for len(comps) > 0 {
+		c := comps[0]
+		comps = comps[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(cur) == 0 {
+				return "", false
+			}
+			cur = cur[:len(cur)-1]
 			continue
 		}
-		t := string(b)
-		if len(t) == 0 || len(t) > 1024 || strings.ContainsAny(t, "\x00\n") || strings.HasPrefix(t, "/") {
-			return "", false
+		cand := path.Join(append(cur, c)...)
+		if len(comps) > 0 {
+			// A path with more below it that reads as a file is a link.
+			if b, ok := g.s.read(cand); ok {
+				t := string(b)
+				if links++; links > maxSymlinks || len(t) == 0 || len(t) > 1024 || strings.ContainsAny(t, "\x00\n") || strings.HasPrefix(t, "/") {
+					return "", false
+				}
+				comps = append(strings.Split(t, "/"), comps...)
+				continue
+			}
 		}
-		q := path.Join(path.Dir(prefix), t, strings.Join(parts[i:], "/"))
-		if !inRepo(q) || q == p {
-			return "", false
-		}
-		return q, true
+		cur = append(cur, c)
 	}
-	return "", false
+	q := path.Join(cur...)
+	if links == 0 || !inRepo(q) || q == p {
+		return "", false
+	}
+	return q, true
 }
+
+// maxSymlinks is the kernel's bound on links followed in one path
+// (MAXSYMLINKS).
+const maxSymlinks = 40

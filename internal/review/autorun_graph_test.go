@@ -1,6 +1,7 @@
 package review
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -94,14 +95,34 @@ func TestTargetThroughDirectoryAndSymlink(t *testing.T) {
 	for name, ctx := range map[string]map[string]string{
 		"directory main": {".vscode/tasks.json": task, "tools/setup.js/package.json": `{"main":"lib.js"}`},
 		"symlinked dir":  {".vscode/tasks.json": strings.Replace(task, "tools/setup.js", "tools/run.js", 1), "tools": "lib/tools"},
+		// history4/04: the kernel resolves d before "..": x/lib/tools.
+		"link then dotdot": {".vscode/tasks.json": strings.Replace(task, "tools/setup.js", "t/run.js", 1), "t": "d/../lib/tools", "d": "x/y", "lib/tools/run.js": "// honest\n"},
+		"31 links":         chainOfLinks(31),
 	} {
 		f := add("tools/setup.js/lib.js", "require('child_process').execSync('sh x')\n")
-		if name == "symlinked dir" {
+		switch name {
+		case "symlinked dir":
 			f = add("lib/tools/run.js", "require('child_process').execSync('sh x')\n")
+		case "link then dotdot":
+			f = add("x/lib/tools/run.js", "require('child_process').execSync('sh x')\n")
+		case "31 links":
+			f = add("real/run.js", "require('child_process').execSync('sh x')\n")
 		}
 		reps := ScanTree([]*File{f}, func(p string) ([]byte, bool) { b, ok := ctx[p]; return []byte(b), ok })
 		if sev := reps[0].Max(); sev != High {
 			t.Errorf("%s: the file a folder-open task runs: %v", name, reps[0].Findings)
 		}
 	}
+}
+
+// chainOfLinks is a folder-open task running l0/run.js, with l0 -> l1 ->
+// ... -> l(n-1) -> real.
+func chainOfLinks(n int) map[string]string {
+	task := `{"version":"2.0.0","tasks":[{"label":"dev","type":"shell","command":"node l0/run.js","runOptions":{"runOn":"folderOpen"}}]}`
+	m := map[string]string{".vscode/tasks.json": task}
+	for i := 0; i < n-1; i++ {
+		m[fmt.Sprintf("l%d", i)] = fmt.Sprintf("l%d", i+1)
+	}
+	m[fmt.Sprintf("l%d", n-1)] = "real"
+	return m
 }
