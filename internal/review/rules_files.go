@@ -71,7 +71,7 @@ func jsPackageRules() []*Rule {
 // hooks, and the Cargo, Python and Go settings that pick what code runs.
 func buildToolRules() []*Rule {
 	return []*Rule{
-		{ID: "BUILD-FILE", Severity: Medium, Reason: "A build file changed; its commands run on the host at the next build.",
+		{ID: "BUILD-FILE", Severity: Medium, Reason: "A build or test-run file changed; its code runs on the host at the next build or test run you start.",
 			Paths: []string{"Makefile", "makefile", "GNUmakefile", "*.mk", "justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Rakefile",
 				"build.rs", "setup.py", "noxfile.py", "tox.ini", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
 				"CMakeLists.txt", "meson.build", "Gemfile", "gems.rb", "*.gemspec", "pom.xml", "Directory.Build.props", "Directory.Build.targets",
