@@ -330,7 +330,7 @@ func autorunTarget() Matcher {
 		}
 		g := s.graph()
 		if c, ok := g.runs[f.Path]; ok {
-			if strings.Contains(c, pytestCollects) && discoveryOnly(f) {
+			if strings.Contains(c, pytestCollects) && discoveryOnly(f, s) {
 				return nil
 			}
 			return []Hit{{Detail: clip("runs by itself: " + c)}}
@@ -339,7 +339,7 @@ func autorunTarget() Matcher {
 			c, ok := g.dirs[d]
 			switch {
 			case ok && strings.Contains(c, pytestCollects):
-				if !strings.HasSuffix(f.Path, ".py") || discoveryOnly(f) {
+				if !strings.HasSuffix(f.Path, ".py") || discoveryOnly(f, s) {
 					break // --doctest-modules imports modules only
 				}
 				fallthrough

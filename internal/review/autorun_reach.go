@@ -65,6 +65,11 @@ func pytestEntry(p, dir string, b []byte, e *entryOut) {
 		}
 		for _, n := range tps {
 			for _, tp := range strings.Fields(n.Value) {
+				// pytest expands globs in testpaths (round7/039): the
+				// part before the first one holds them all.
+				if i := strings.IndexAny(tp, "*?["); i >= 0 {
+					tp = path.Dir(tp[:i] + "x")
+				}
 				e.dirs = append(e.dirs, cmdRef{cmd: path.Join(dir, tp), via: via, soft: true})
 			}
 		}
@@ -319,6 +324,7 @@ func (g *autorunGraph) seedListed() {
 			if strings.HasSuffix(b, ".py") && (strings.HasPrefix(b, "test_") || strings.HasSuffix(b, "_test.py")) && !skipDirs().MatchString(p) {
 				if _, ok := g.runs[p]; !ok {
 					g.runs[p] = pytestCollects + " (.vscode/settings.json turns on test discovery, which imports every test module on open) → " + p
+					g.packageInits(p)
 				}
 			}
 		}
@@ -343,9 +349,24 @@ func (g *autorunGraph) seedListed() {
 			// (test discovery imports the whole project, which is not
 			// all high).
 			g.addRun(p, pytestCollects+" (every test run, the editor's test discovery)", ".", maxChain-1)
+			g.packageInits(p)
 			if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
 				g.seed(p, entryOf(p, b), maxChain-2)
 			}
+		}
+	}
+}
+
+// packageInits marks the __init__.py of every package above p, up to the
+// first directory without one: pytest imports them before p (round7/008).
+func (g *autorunGraph) packageInits(p string) {
+	for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
+		q := path.Join(d, "__init__.py")
+		if _, ok := g.read(q); !ok {
+			return
+		}
+		if _, ok := g.runs[q]; !ok {
+			g.runs[q] = pytestCollects + " (pytest imports the package of " + p + " first) → " + q
 		}
 	}
 }

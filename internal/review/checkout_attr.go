@@ -5,16 +5,14 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"os/exec"
 	"path"
 	"regexp"
 	"strconv"
 	"strings"
-
-	"golang.org/x/text/encoding"
-	"golang.org/x/text/encoding/ianaindex"
-	"golang.org/x/text/encoding/unicode"
-	"golang.org/x/text/encoding/unicode/utf32"
+	"time"
 )
 
 // Git stores a file with a working-tree-encoding attribute as UTF-8 and
@@ -75,35 +73,38 @@ func checkoutView(files []*File, tree Tree) {
 	}
 }
 
-// encodeCheckout converts UTF-8 b to enc as git does on checkout (git's
-// UTF-16LE-BOM and UTF-32LE-BOM names included).
+// encodeCheckout is UTF-8 b as git writes it with working-tree-encoding
+// enc: converted by the system's iconv, as git converts (git's own
+// UTF-16LE-BOM and UTF-32LE-BOM names by hand), or, where iconv refuses,
+// b itself, which is what git then writes (outside round round7/037: Go's
+// Shift_JIS encoder took a character glibc's refuses, and review judged
+// bytes git never wrote). ok is false only when iconv cannot be run.
 func encodeCheckout(b []byte, enc string) ([]byte, bool) {
-	var e encoding.Encoding
-	name := strings.ToUpper(enc)
-	switch name {
+	var bom []byte
+	switch strings.ToUpper(enc) {
 	case "UTF-16LE-BOM":
-		e = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
-	case "UTF-16BE-BOM":
-		e = unicode.UTF16(unicode.BigEndian, unicode.UseBOM)
-	case "UTF-32", "UTF-32LE-BOM":
-		e = utf32.UTF32(utf32.LittleEndian, utf32.UseBOM)
-	case "UTF-32BE-BOM":
-		e = utf32.UTF32(utf32.BigEndian, utf32.UseBOM)
-	case "UTF-32LE":
-		e = utf32.UTF32(utf32.LittleEndian, utf32.IgnoreBOM)
-	case "UTF-32BE":
-		e = utf32.UTF32(utf32.BigEndian, utf32.IgnoreBOM)
-	default:
-		var err error
-		if e, err = ianaindex.IANA.Encoding(enc); err != nil || e == nil {
-			return nil, false
-		}
+		enc, bom = "UTF-16LE", []byte{0xff, 0xfe}
+	case "UTF-32LE-BOM":
+		enc, bom = "UTF-32LE", []byte{0xff, 0xfe, 0, 0}
 	}
-	out, err := e.NewEncoder().Bytes(b)
-	if err != nil {
+	if strings.HasPrefix(enc, "-") || strings.ContainsAny(enc, "/\\ \x00") {
+		return b, true // no iconv takes that name: git writes b
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "iconv", "-f", "UTF-8", "-t", enc)
+	cmd.Stdin = bytes.NewReader(b)
+	cmd.Env = []string{"LC_ALL=C"}
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return append(bom, out...), true
+	case errors.As(err, &exit):
+		return b, true
+	default:
 		return nil, false
 	}
-	return out, true
 }
 
 // attrLine is one .gitattributes line: a pattern and its attributes, or

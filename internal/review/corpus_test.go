@@ -207,6 +207,9 @@ func TestBenignCorpusNoHigh(t *testing.T) {
 }
 
 func scanCorpus(c corpusCase) []*Report {
+	// As review reads blobs: converted as checkout writes them.
+	tree := func(p string) ([]byte, bool) { b, ok := c.ctx[p]; return b, ok }
+	checkoutView(c.files, tree)
 	return ScanTreeHost(c.files, func(p string) ([]byte, bool) {
 		if p == "/" {
 			var all []string

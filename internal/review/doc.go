@@ -44,7 +44,10 @@
 //	              config, GIT_DIR a private directory in the state dir,
 //	              never the workspace's own .git config; under time limits
 //	              (3 min per snapshot) and hostgit.MaxMemBytes of address
-//	              space each, children included (prlimit --as). Its fetch runs ssh with the
+//	              space each, children included (prlimit --as). The system's
+//	              iconv converts a blob whose .gitattributes give it a
+//	              working-tree-encoding, as git would (LC_ALL=C, 10 s,
+//	              the blob on stdin: at most maxScanBytes). Its fetch runs ssh with the
 //	              generated config (the sandbox's pinned host key) and one
 //	              shared connection per sandbox (ControlMaster, socket in
 //	              AIRLOCK_HOME/ssh): that ssh master and its `airlock

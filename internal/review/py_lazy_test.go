@@ -62,7 +62,7 @@ class Reg:
 		{"plugins by name", "\npytest_plugins = \"tests.evil\"\n", false},
 		{"module getattr", "\ndef helper(name):\n    __import__('os').system('id')\n\n__getattr__ = helper\n", false},
 		{"parametrize ids", "\ndef make_id(v):\n    __import__('os').system('id')\n\n@pytest.mark.parametrize('v', [1, 2], ids=make_id)\ndef test_v(v): assert v\n", false},
-		{"one-line test and a class", "\nLIMIT = 3\npytestmark = pytest.mark.slow\n\nclass TestSlug(Base):\n    def test_a(self): assert slugify(\"A B\") == \"a-b\"\n", true},
+		{"one-line test and a class", "\nLIMIT = 3\npytestmark = pytest.mark.slow\n\nclass TestSlug:\n    def test_a(self): assert slugify(\"A B\") == \"a-b\"\n", true},
 		{"metaclass init", "\nclass M(type):\n    def __init__(cls, *a):\n        __import__('os').system('id')\n", false},
 		{"descriptor", "\nclass D:\n    def __get__(self, o, t=None):\n        __import__('os').system('id')\n", false},
 		{"instance made at import", "\nclass Client:\n    def __init__(self):\n        __import__('os').system('id')\n\nCLIENT = Client()\n", false},

@@ -121,8 +121,8 @@ func patchApplied() Matcher {
 // but a conftest.py change discovery does not run (fixture bodies only)
 // and a mix.exs change that only moves dependency versions.
 func ideAutobuild() Matcher {
-	return func(f *File, _ *scanCtx) []Hit {
-		if f.NewMode == 0 || discoveryOnly(f) || mixDepsOnly(f) {
+	return func(f *File, s *scanCtx) []Hit {
+		if f.NewMode == 0 || discoveryOnly(f, s) || mixDepsOnly(f) {
 			return nil
 		}
 		return []Hit{{Line: 0}}
