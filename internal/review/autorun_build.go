@@ -19,7 +19,8 @@ import (
 // marked running themselves).
 var buildEntries = []string{"meson.build", "SConstruct", "configure.ac", "dune", "justfile", "Justfile", ".justfile", "Taskfile.yml",
 	"Taskfile.yaml", ".Rprofile", "config/config.exs", "phpunit.xml", "phpunit.xml.dist", ".bazelrc", "binding.gyp", "setup.py",
-	"webpack.config.js", "pom.xml", "CMakeLists.txt", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}
+	"webpack.config.js", "pom.xml", "CMakeLists.txt", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts",
+	".pnpmfile.cjs", ".pnpmfile.mjs"}
 
 var (
 	mesonSubdir  = lazyRE(`\bsubdir\s*\(\s*'([^']+)'`)
@@ -162,7 +163,32 @@ func buildEntry(p string, b []byte, e *entryOut) {
 			return
 		}
 	}
-	if lbase != "composer.json" {
+	switch lbase {
+	case "nx.json":
+		// Nx loads local plugins whenever it builds the project graph
+		// (round8/010, 021).
+		for _, n := range strs(nodesOf(p, b), "plugins.*", "plugins.*.plugin") {
+			if v := n.Value; !strings.HasPrefix(v, "@") && strings.Contains(v, "/") {
+				e.files = append(e.files, cmdRef{cmd: path.Join(dir, v), dir: dir, via: p + " " + n.Path + " (Nx loads it for every project graph: any nx command, its daemon, Nx Console on open)", soft: true})
+			}
+		}
+		return
+	case "ansible.cfg":
+		// Inventory and vault password scripts run at every ansible
+		// command, --syntax-check and ansible-lint included (round8/011).
+		for _, n := range strs(nodesOf(p, b), "defaults.inventory", "defaults.vault_password_file", "defaults.vault_identity_list") {
+			for _, v := range strings.Split(n.Value, ",") {
+				if _, after, ok := strings.Cut(v, "@"); ok {
+					v = after
+				}
+				if v = strings.TrimSpace(v); v != "" {
+					e.files = append(e.files, cmdRef{cmd: path.Join(dir, v), dir: dir, via: p + " " + n.Path + " (Ansible runs it at every command, and ansible-lint on open)", soft: true})
+				}
+			}
+		}
+		return
+	case "composer.json":
+	default:
 		return
 	}
 	nodes := nodesOf(p, b)

@@ -23,7 +23,8 @@ import (
 // reachNames are probed in every project directory, like entryNames.
 var reachNames = func() []string {
 	out := []string{"tsconfig.json", "jsconfig.json", "pytest.ini", "tox.ini", ".rubocop.yml", ".rubocop.yaml",
-		".vscode/c_cpp_properties.json", "Gemfile", "Rakefile", "rakefile", "dub.json", "requirements.txt", "requirements-dev.txt", "dev-requirements.txt", "requirements/dev.txt", "requirements/test.txt"}
+		".vscode/c_cpp_properties.json", "Gemfile", "Rakefile", "rakefile", "dub.json", "requirements.txt", "requirements-dev.txt", "dev-requirements.txt", "requirements/dev.txt", "requirements/test.txt",
+		"nx.json", "ansible.cfg"}
 	for n := range toolConfigs {
 		out = append(out, n)
 	}

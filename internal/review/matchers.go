@@ -352,6 +352,11 @@ var riskyEnv = map[string]bool{
 	"PROTOC": true, "CC": true, "CXX": true, "AR": true, "LD": true, "RUSTC": true, "RUSTDOC": true,
 	"RUSTC_WORKSPACE_WRAPPER": true, "PKG_CONFIG": true, "PYO3_PYTHON": true, "PYTHON_SYS_EXECUTABLE": true,
 	"CMAKE": true, "CARGO": true, "CC_WRAPPER": true, "CMAKE_C_COMPILER_LAUNCHER": true, "CMAKE_CXX_COMPILER_LAUNCHER": true,
+	// Interpreters' startup and load paths (round8/031, 034, 028).
+	"IPYTHONDIR": true, "JUPYTER_CONFIG_DIR": true, "JULIA_LOAD_PATH": true, "JULIA_DEPOT_PATH": true, "JULIA_PROJECT": true,
+	"R_PROFILE_USER": true, "R_PROFILE": true, "R_ENVIRON_USER": true, "R_LIBS_USER": true, "R_LIBS": true, "LUA_INIT": true,
+	"LUA_PATH": true, "LUA_CPATH": true, "GEM_PATH": true, "GEM_HOME": true, "BUNDLE_GEMFILE": true, "TF_CLI_CONFIG_FILE": true,
+	"TERRAFORM_CONFIG": true, "PERL5DB": true, "NODE_REPL_EXTERNAL_MODULE": true,
 }
 
 // IsRiskyEnv reports whether setting the variable can run code or redirect

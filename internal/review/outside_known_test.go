@@ -9,7 +9,6 @@ var knownMisses = map[string]string{
 	"build/080-crystal-macro-backtick":         "medium: compile-time code in plain source (a Crystal macro) reads as inert source",
 	"build/098-ocaml-local-ppx":                "info: dune's (preprocess (pps LIB)) is not resolved to the in-repo ppx library",
 	"build/103-make-eval-built-shell":          "medium: $(eval) building $(shell ...) from pieces is not expanded like make",
-	"editors/062-gitconfig-include-textconv":   "medium here: the host's include.path is host state a corpus case cannot carry (a real review reads it, hostgitcfg.go)",
 	"editors/074-direnv-envrc-edit":            "medium by design: direnv asks again after any .envrc edit (DIRENV medium; AUTORUN-EDIT skips .envrc)",
 	"round3/059-envrc-line-continuation":       "medium by design, as editors/074: direnv asks again after any .envrc edit (DIRENV medium); the continued line is a new command only direnv allow runs",
 	"editors/115-claude-md-import-hidden":      "medium: an @-imported instruction file that asks to run a script reads as instructions (AGENT-INSTRUCTIONS)",
@@ -18,7 +17,14 @@ var knownMisses = map[string]string{
 	"round4/009-laravel-discover-provider":    "info: framework semantics: composer's post-autoload-dump runs artisan package:discover, which loads bootstrap/providers.php; not modelled",
 	"round4/010-eslint-plugin-rules-dir-scan": "info: a plugin that loads every file of a directory at run time (readdirSync) is not followed; only named imports are",
 	// round5 (helper-55, 2026-12-05): 40 cases, 26 high before the fixes.
-	"round5/017-gitattributes-nbstripout-module-shadow": "info here: the filter that runs `python3 -m nbstripout` is in the user's global git config, host state a corpus case cannot carry; a real review reads it and flags the shadowing module (TestHostGitFilterPythonModule)",
+	// round8 (helper-59, 2026-12-05): 40 cases in rarer ecosystems, 9 high before the fixes.
+	"round8/001-nim-nimble-paths-included-by-config-nims": "medium by design: Nim runs NimScript and the paths it adds when the user builds (nim c, nimble build); nim check and nimsuggest on open skip exec (the tester's finding)",
+	"round8/017-nimble-file-cr-only-comment":              "medium by design, as round8/001: a .nimble file's tasks and hooks run at nimble commands the user starts",
+	"round8/004-terragrunt-nearer-env-hcl-shadow":         "medium: Terragrunt reads the nearer env.hcl when the user runs terragrunt; find_in_parent_folders is not modelled",
+	"round8/006-crystal-macro-run-version-helper":         "medium: compile-time code in plain source (a Crystal macro's run) reads as source, as build/080",
+	"round8/011-ansible-dynamic-inventory-script-edit":    "medium: ansible.cfg's inventory is a directory, whose executables Ansible runs and whose variable files it reads; review does not tell them apart yet (a named inventory script is followed)",
+	"round8/038-codex-agents-override-md-nested":          "medium by design: instructions in an agent's instruction file (AGENTS.override.md) are AGENT-INSTRUCTIONS medium unless they hide text",
+	"round5/017-gitattributes-nbstripout-module-shadow":   "info here: the filter that runs `python3 -m nbstripout` is in the user's global git config, host state a corpus case cannot carry; a real review reads it and flags the shadowing module (TestHostGitFilterPythonModule)",
 }
 
 // knownNoise are outside benign cases that get a high flag, with the reason.

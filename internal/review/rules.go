@@ -160,7 +160,7 @@ func gitRules() []*Rule {
 		{ID: "GIT-CONFIG", Severity: Medium, Reason: "The repository's git config changed; git reads it on every command.",
 			Paths: gitConfigPaths, GitConfig: true, Match: configChanged()},
 		{ID: "GIT-CONFIG-CMD", Severity: High, Reason: "This git config key names a program that git runs on the host (hooks path, fsmonitor, ssh command, pager, filter, alias...).",
-			Paths: append([]string{".gitmodules", ".lfsconfig"}, gitConfigPaths...), GitConfig: true, Match: gitKeys(cmdKeys...)},
+			Paths: append([]string{".gitmodules", ".lfsconfig", ".gitconfig", "*.gitconfig", "**/.gitconfig"}, gitConfigPaths...), GitConfig: true, Match: gitKeys(cmdKeys...)},
 		{ID: "GIT-INCLUDE", Severity: High, Reason: "An include.path/includeIf makes git read more config from another file, which can carry any command-bearing key.",
 			Paths: append([]string{".gitmodules"}, gitConfigPaths...), GitConfig: true, Match: gitKeys(key{"include.path", nil}, key{"includeif.*.path", nil})},
 		{ID: "GIT-CONFIG-REDIRECT", Severity: Medium, Reason: "This git config key redirects where git fetches or pushes, or which proxy, CA or headers it uses.",

@@ -9,13 +9,17 @@ package review
 // agentExecPaths are agent configuration locations beyond agentDirs.
 var agentExecPaths = append(append([]string{}, agentDirs...), ".claude-plugin/**", ".zed/settings.json", ".vscode/mcp.json",
 	".github/copilot/**", ".aider.conf.yml", ".aider.conf.yaml", ".aider*.yml", ".aider*.yaml", "goose.yaml", ".goosehints",
-	".amazonq/**", ".continue/**", ".kiro/**", ".trae/**", ".cline/**", "mcp.json", "*.mcp.json", "mcp_config.json")
+	".amazonq/**", ".continue/**", ".kiro/**", ".trae/**", ".cline/**", "mcp.json", "*.mcp.json", "mcp_config.json",
+	// round8: Tabnine's agent settings, Roo Code's modes (customInstructions
+	// and the tool groups a mode may use without asking).
+	".tabnine/**", ".roomodes", ".roo/**")
 
 // agentExecKeys are the keys that make an agent start a program.
 var agentExecKeys = []key{{"*mcpservers*", nil}, {"*mcp_servers*", nil}, {"*mcp.*", nil}, {"*context_servers*", nil},
 	{"*modelcontextprotocol*", nil}, {"*hooks*", nil}, {"*command*", nil}, {"*cmd*", nil}, {"*plugin*", nil},
 	{"*marketplace*", nil}, {"*auto-lint*", nil}, {"*auto-test*", nil}, {"load", nil}, {"*servers.*", nil}, {"*helper*", nil},
-	{"*.args*", nil}, {"*.env.*", nil}, {"*shell*", nil}, {"*exec*", nil}, {"*agentspawn*", nil}, {"*userpromptsubmit*", nil}}
+	{"*.args*", nil}, {"*.env.*", nil}, {"*shell*", nil}, {"*exec*", nil}, {"*agentspawn*", nil}, {"*userpromptsubmit*", nil},
+	{"custommodes*", nil}}
 
 func agentExecRules() []*Rule {
 	return []*Rule{

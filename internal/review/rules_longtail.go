@@ -21,7 +21,12 @@ func longtailRules() []*Rule {
 				".php-cs-fixer.dist.php", ".php_cs", ".php_cs.dist", "project/*.sbt", "project/*.scala", "tools/bazel", "deps/build.jl", "cpanfile",
 				".ghci", "Setup.hs", "Setup.lhs", "rakelib/*.rake", ".dir-locals.el", ".dir-locals-2.el", ".huskyrc.js", ".huskyrc.cjs", ".huskyrc.mjs",
 				".pdbrc", "latexmkrc", ".latexmkrc", "jupyter_server_config.py", "jupyter_notebook_config.py", "jupyter_lab_config.py",
-				".iex.exs", ".irbrc", ".pryrc"},
+				".iex.exs", ".irbrc", ".pryrc",
+				// round8: R's startup and lintr
+				// configs, Mill and Leiningen builds (Metals/Calva import
+				// them on open), IPython profiles and startup files.
+				".Rprofile", "**/.Rprofile", ".lintr", "build.mill", "build.sc", "*.mill", "project.clj", "build.boot",
+				".ipython/**/ipython_config.py", ".ipython/**/startup/*.py", ".ipython/**/startup/*.ipy"},
 			Match: codeConfigChanged()},
 		{ID: "TOOL-STARTS-PROGRAM", Severity: High, Reason: "This setting names a program or plugin its tool runs or loads when it starts, and editors start the tool on open (Haskell Language Server's bios program, a Build Server Protocol connection's argv, lua-language-server's runtime plugin, Psalm's autoloader, coverage and mypy plugins, a pytest11 entry point pytest loads in every run).",
 			Paths: []string{"hie.yaml", ".bsp/*.json", ".luarc.json", ".luarc.jsonc", "**/.luarc.json", ".coveragerc", "setup.cfg", "tox.ini", "mypy.ini", ".mypy.ini", "pyproject.toml", "psalm.xml", "psalm.xml.dist", "pytest.ini"},
@@ -35,8 +40,14 @@ func longtailRules() []*Rule {
 		{ID: "TOOL-LOADS-CODE", Severity: High, Reason: "This setting makes a tool the editor starts load code or a program from the repository, or from another host (a JVM agent, node --require/--import, an SDK or toolchain path, a download base URL, a shell template).",
 			Paths: []string{".jvmopts", ".sbtopts", ".mvn/jvm.config", ".mvn/maven.config", "gradle.properties", "global.json", ".tool-versions", ".bazeliskrc", ".bazelversion",
 				"mise.toml", ".mise.toml", "mise.local.toml", ".config/mise.toml", "NuGet.Config", "nuget.config", "NuGet.config", "*.wrap",
-				".bundle/config", "cabal.project", "cabal.project.local", "*.cabal", "package.yaml", "stack.yaml"},
-			Match: lineRe(`(?i)BUNDLE_GEMFILE|-pgm[a-z]+\b|(^|[\s"'])-F([\s"']|$)|-fplugin|\bwith-(compiler|hc|hc-pkg)\s*:|\bghc-location|-javaagent|-agentpath|-agentlib|--require\b|--import\b|--loader\b|\bpath:\S|BAZELISK_BASE_URL|BAZELISK_\w*URL|sdk\s*"?\s*:.*"paths"|"paths"\s*:|\{\{\s*exec\s*\(|org\.gradle\.java\.home|java\.home|\\u00|-D\S*(executable|path|command)=\S*(\./|tools/|scripts/|bin/)|<add\s+key=|source_url\s*=|source_fallback_url\s*=`)},
+				".bundle/config", "cabal.project", "cabal.project.local", "*.cabal", "package.yaml", "stack.yaml",
+				// round8: Nim paths, R's environment, Ansible's config and
+				// lint rules, cspell imports, Merlin's ppx, dprint's exec
+				// plugin, sbt's JDK, devbox hooks, Terragrunt's run_cmd.
+				"nimble.paths", "nim.cfg", "*.nim.cfg", ".Renviron", "ansible.cfg", ".ansible-lint", ".config/ansible-lint.yml",
+				"cspell.json", ".cspell.json", "cspell.config.yaml", "cspell.config.yml", "cspell.yaml", ".merlin", "**/.merlin",
+				"dprint.json", ".dprint.json", "devbox.json", "terragrunt.hcl", "**/terragrunt.hcl", "root.hcl", "**/root.hcl"},
+			Match: lineRe(`(?i)--path\b|^\s*-p:|R_PROFILE|R_LIBS|R_ENVIRON|RETICULATE_PYTHON|^\s*(inventory|vault_password_file|vault_identity_list|\w+_plugins|library|module_utils|roles_path|collections_path)\s*=|rulesdir|"import"\s*:|^\s*import\s*:|-ppx\b|\bFLG\b.*-pp\b|"exec"|init_hook|run_cmd\s*\(|java[.-]home|BUNDLE_GEMFILE|-pgm[a-z]+\b|(^|[\s"'])-F([\s"']|$)|-fplugin|\bwith-(compiler|hc|hc-pkg)\s*:|\bghc-location|-javaagent|-agentpath|-agentlib|--require\b|--import\b|--loader\b|\bpath:\S|BAZELISK_BASE_URL|BAZELISK_\w*URL|sdk\s*"?\s*:.*"paths"|"paths"\s*:|\{\{\s*exec\s*\(|org\.gradle\.java\.home|java\.home|\\u00|-D\S*(executable|path|command)=\S*(\./|tools/|scripts/|bin/)|<add\s+key=|source_url\s*=|source_fallback_url\s*=`)},
 		{ID: "SUBLIME-LSP-COMMAND", Severity: High, Reason: "Sublime Text's LSP package takes client settings from the project file: opening the project and a matching file starts the command it names.",
 			Paths: []string{"*.sublime-project"}, Match: docKeys(key{"settings.LSP.*.command*", nil}, key{"settings.lsp.*.command*", nil}, key{"settings.LSP.*.env*", nil})},
 		{ID: "EDITOR-RUNS-ON-SAVE", Severity: High, Reason: "This editor setting runs a command, or passes arguments that load code or let a server run a program, when a file is opened or saved.",
