@@ -184,6 +184,10 @@ export class Airlock {
 
   async fileSide(sandbox: string, p: string, side: string): Promise<string> {
     const res = await this.call<ReviewFileContent>(Methods.reviewFile, { name: sandbox, path: p });
+    if (res.binary) return '(airlock: not text and larger than 1 MiB: not shown here)\n';
+    if (side === 'current' && (res.escaped || res.checkout)) {
+      void vscode.window.showInformationMessage(sideNote(p, res));
+    }
     return side === 'base' ? res.base ?? '' : res.current ?? '';
   }
 
@@ -299,3 +303,11 @@ export function activate(ctx: vscode.ExtensionContext): Airlock {
 }
 
 export function deactivate(): void {}
+
+/** What the diff of one path shows beyond its bytes: escaped non-text, checkout conversions. */
+export function sideNote(p: string, res: ReviewFileContent): string {
+  const parts: string[] = [];
+  if (res.escaped) parts.push('it is not text: NUL, control and non-UTF-8 bytes are shown as \\xNN, a backslash as \\\\');
+  if (res.checkout) parts.push(`it is shown as checkout writes it (.gitattributes: ${res.checkout}), not as the repository stores it`);
+  return `Airlock: ${p}: ${parts.join('; ')}.`;
+}

@@ -5,7 +5,7 @@ import { describeApproval, decisionFor } from '../approvals';
 import { parseValidateOutput, toRange } from '../diagnostics';
 import { acceptedRules, flagKey, remoteFolderUri, secondsLeft, unacknowledged, worstSeverity } from '../util';
 import type { Approval, ReviewFile } from '../protocol';
-import { Airlock } from '../extension';
+import { Airlock, sideNote } from '../extension';
 
 function approval(over: Partial<Approval>): Approval {
   return { id: 'a1', digest: 'ab', sandbox: 'demo', method: 'personal_sign', operation: 'personal_sign', policy: 'p', key: 'main',
@@ -164,4 +164,10 @@ test('review notes show above the files, escaped, and history the apply refuses 
   assert.match(String(top[0].label), /commit abc123456789/);
   assert.ok(!/\u001b/.test(String(top[0].label)), 'no raw escape in the tree');
   assert.ok(rec.messages.some((m) => /1 version\(s\) in the agent's commits/.test(m.text) && /--accept HISTORY:COMMIT/.test(m.text)));
+});
+
+test('a diff side that is escaped or converted on checkout says so', () => {
+  const n = sideNote('tools/setup.js', { path: 'tools/setup.js', base: '', current: 'x \\x00', baseExists: true, currentExists: true, escaped: true, checkout: 'working-tree-encoding=IBM037' });
+  assert.match(n, /not text/);
+  assert.match(n, /IBM037/);
 });
