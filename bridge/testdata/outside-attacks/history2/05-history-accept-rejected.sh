@@ -9,9 +9,11 @@
 # ID"), so honest history with any high flag can only be squashed.
 . "$(dirname "$0")/../lib.sh"; . "$(dirname "$0")/../ignwalk/common.sh"; . "$(dirname "$0")/../history/common.sh"
 MODE=${1:-direct}
-NPKG=2 mkproj; mkdir -p tests && printf 'import pytest\n\n@pytest.fixture\ndef n():\n    return 0\n' > tests/conftest.py
+# (Since stop 45 a change only inside a fixture's body is not high; the
+# edits here are to module-level code discovery runs: LIMIT = int("N").)
+NPKG=2 mkproj; mkdir -p tests && printf 'import pytest\n\nLIMIT = int("0")\n\n@pytest.fixture\ndef n():\n    return LIMIT\n' > tests/conftest.py
 write_sandbox "$MODE"; up_sandbox
-ag 'sed -i "s/return 0/return 1/" tests/conftest.py && git commit -qam c1 && sed -i "s/return 1/return 2/" tests/conftest.py && git commit -qam c2 && git log --oneline | head -3 | tr "\n" " "'; echo
+ag 'sed -i "s/int(\"0\")/int(\"1\")/" tests/conftest.py && git commit -qam c1 && sed -i "s/int(\"1\")/int(\"2\")/" tests/conftest.py && git commit -qam c2 && git log --oneline | head -3 | tr "\n" " "'; echo
 sleep 0.5
 try acc --accept AUTORUN-TARGET,IDE-AUTOBUILD
 acc=$(grep -o -- '--accept HISTORY:[A-Za-z0-9-]*' "$T/apply.log" | sort -u | tr '\n' ' ')
