@@ -22,7 +22,7 @@ import (
 
 // reachNames are probed in every project directory, like entryNames.
 var reachNames = func() []string {
-	out := []string{"tsconfig.json", "jsconfig.json", "pytest.ini", "tox.ini", ".rubocop.yml", ".rubocop.yaml",
+	out := []string{"tsconfig.json", "jsconfig.json", "pytest.ini", ".pytest.ini", "tox.ini", ".rubocop.yml", ".rubocop.yaml",
 		".vscode/c_cpp_properties.json", "Gemfile", "Rakefile", "rakefile", "dub.json", "requirements.txt", "requirements-dev.txt", "dev-requirements.txt", "requirements/dev.txt", "requirements/test.txt",
 		"nx.json", "ansible.cfg"}
 	for n := range toolConfigs {
@@ -115,9 +115,9 @@ func reachEntry(p string, b []byte, e *entryOut) (done bool) {
 			e.cmds = append(e.cmds, cmdRef{cmd: n.Value, dir: ".", via: p + " " + n.Path + " (CI, with the project's secrets)", soft: true})
 		}
 		return false // includes: entryOf
-	case lbase == "pytest.ini" || lbase == "tox.ini" || lbase == "setup.cfg" || lbase == "pyproject.toml":
+	case lbase == "pytest.ini" || lbase == ".pytest.ini" || lbase == "tox.ini" || lbase == "setup.cfg" || lbase == "pyproject.toml":
 		pytestEntry(p, dir, b, e)
-		return lbase == "pytest.ini" || lbase == "tox.ini"
+		return lbase == "pytest.ini" || lbase == ".pytest.ini" || lbase == "tox.ini"
 	case lbase == "conftest.py":
 		for _, m := range pytestPlugins().FindAllStringSubmatch(string(b), 5) {
 			for _, q := range quoted().FindAllStringSubmatch(m[1], 50) {
@@ -319,10 +319,9 @@ var ciVars = lazyRE(`\$\{\{\s*github\.workspace\s*\}\}|\$\{?(?:GITHUB_WORKSPACE|
 // modules it imports on open (build/030: module-level code in a test file
 // runs; discoveryOnly spares changes inside test functions).
 func (g *autorunGraph) seedListed() {
-	if g.testDiscovery() {
+	if on, pats := g.testDiscovery(); on {
 		for p := range g.s.files {
-			b := path.Base(p)
-			if strings.HasSuffix(b, ".py") && (strings.HasPrefix(b, "test_") || strings.HasSuffix(b, "_test.py")) && !skipDirs().MatchString(p) {
+			if isTestModule(path.Base(p), pats) && !skipDirs().MatchString(p) {
 				if _, ok := g.runs[p]; !ok {
 					g.runs[p] = pytestCollects + " (.vscode/settings.json turns on test discovery, which imports every test module on open) → " + p
 					g.packageInits(p)
@@ -373,14 +372,63 @@ func (g *autorunGraph) packageInits(p string) {
 }
 
 // testDiscovery says the workspace settings turn on VS Code's pytest or
-// unittest discovery.
-func (g *autorunGraph) testDiscovery() bool {
+// unittest discovery, with the python_files patterns pytest's config adds.
+// With --doctest-modules in its pytestArgs, the folders those args name
+// (the project when none) are imported whole (round9/023).
+func (g *autorunGraph) testDiscovery() (bool, []string) {
 	b, ok := g.read(".vscode/settings.json")
 	if !ok {
+		return false, nil
+	}
+	on, doctest := false, false
+	var args []string
+	for _, n := range nodesOf(".vscode/settings.json", b) {
+		switch {
+		case (n.Path == "python.testing.pytestEnabled" || n.Path == "python.testing.unittestEnabled") && n.Value == "true":
+			on = true
+		case strings.HasPrefix(n.Path, "python.testing.pytestArgs.") && n.Kind == 's':
+			if doctestModules().MatchString(n.Value) {
+				doctest = true
+			} else if !strings.HasPrefix(n.Value, "-") {
+				args = append(args, n.Value)
+			}
+		}
+	}
+	if !on {
+		return false, nil
+	}
+	if doctest {
+		via := ".vscode/settings.json python.testing.pytestArgs --doctest-modules (" + pytestCollects + " and imports every module below)"
+		if len(args) == 0 {
+			args = []string{"."}
+		}
+		for _, a := range args {
+			g.addDir(a, via)
+		}
+	}
+	var pats []string
+	for _, cfg := range []string{"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"} {
+		if b, ok := g.read(cfg); ok {
+			for _, n := range strs(nodesOf(cfg, b), "pytest.python_files", "tool:pytest.python_files", "tool.pytest.ini_options.python_files", "tool.pytest.ini_options.python_files.*") {
+				pats = append(pats, strings.Fields(n.Value)...)
+			}
+		}
+	}
+	return true, pats
+}
+
+// isTestModule is a file name test discovery imports: VS Code's unittest
+// default *test*.py (it covers pytest's test_*.py and *_test.py), and
+// python_files.
+func isTestModule(b string, pats []string) bool {
+	if !strings.HasSuffix(b, ".py") {
 		return false
 	}
-	for _, n := range nodesOf(".vscode/settings.json", b) {
-		if (n.Path == "python.testing.pytestEnabled" || n.Path == "python.testing.unittestEnabled") && n.Value == "true" {
+	if strings.Contains(b, "test") { // VS Code's unittest default is -p *test*.py (round9/030)
+		return true
+	}
+	for _, p := range pats {
+		if ok, _ := path.Match(p, b); ok {
 			return true
 		}
 	}
@@ -455,12 +503,20 @@ func (s *scanCtx) allPaths() []string {
 }
 
 // pyImport is one import statement: from MOD import NAMES, or import MODS.
+var pyImportCall = lazyRE(`\b(?:import_module|__import__)\(\s*["']([\w.]+)["']`)
+
 var pyImport = lazyRE(`(?m)^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(?:\(([^)]*)\)|([\w \t,]*(?:\\\n[\w \t,]*)*))|import[ \t]+([\w., \t]+))`)
 
 // followPy follows a Python file's imports: absolute modules from dir or
 // the root, relative ones (from . import x, from .m import y) from here,
 // and names that are submodules (from pkg import mod).
 func (g *autorunGraph) followPy(here, src, chain, dir string, depth int) {
+	// importlib.import_module("pkg.mod") and __import__("pkg.mod") by a
+	// literal name import as an import statement does (round9/027).
+	for _, m := range pyImportCall().FindAllStringSubmatch(src, 50) {
+		g.pyModuleAt(here, m[1], chain, dir, depth)
+		g.pyModule(dir, m[1], chain, depth)
+	}
 	for _, m := range pyImport().FindAllStringSubmatch(src, 100) {
 		if m[4] != "" {
 			for _, mod := range strings.Split(m[4], ",") {

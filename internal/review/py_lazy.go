@@ -20,7 +20,7 @@ import (
 // import: pytest's fixture and marks, unittest's skips, and the builtins
 // that wrap a method. Others may (atexit.register, sys.addaudithook:
 // outside round round7/005, 040).
-var pyDecorator = regexp.MustCompile(`^@(?:pytest\.fixture|pytest\.mark\.\w+|unittest\.skip\w*|unittest\.expectedFailure|staticmethod|classmethod|property|functools\.wraps|abc\.abstractmethod)(\((.*)\))?\s*(?:#.*)?$`)
+var pyDecorator = regexp.MustCompile(`(?s)^@(?:pytest\.fixture|pytest\.mark\.\w+|unittest\.skip\w*|unittest\.expectedFailure|staticmethod|classmethod|property|functools\.wraps|abc\.abstractmethod)(\((.*)\))?\s*(?:#.*)?$`)
 
 // pyLiteralArgs are arguments that call and name nothing but keywords,
 // literals and pytest.param/pytest.mark (a scope= or ids= callable runs at
@@ -74,7 +74,8 @@ func pyStripStrings(s string) string {
 			}
 		}
 		if pyFPrefix(s[:i]) {
-			sb.WriteString(" fstring ")
+			// Its braces are code: kept, with the marker that says so.
+			sb.WriteString(" fstring " + s[min(i+len(q), len(s)):min(j, len(s))] + " ")
 		} else {
 			sb.WriteString(` "" `)
 		}
@@ -95,7 +96,8 @@ func lazyDefName(name string) bool {
 		return true
 	}
 	sunder := len(name) > 2 && name[0] == '_' && name[len(name)-1] == '_' && !strings.HasPrefix(name, "__")
-	return !strings.HasPrefix(name, "pytest_") && !pyBuildDunders[name] && !sunder // _generate_next_value_: round7/014
+	// unittest's discovery calls a module's load_tests (round9/009).
+	return !strings.HasPrefix(name, "pytest_") && !pyBuildDunders[name] && !sunder && name != "load_tests" // _generate_next_value_: round7/014
 }
 
 // pyFile is one module as pyRunsAtImport sees it.
@@ -122,9 +124,24 @@ func (pf *pyFile) lazyOwner(ctx []pyBlock) ([]string, bool) {
 		if !lazyDefName(b.name) {
 			return nil, false
 		}
+		if strings.HasPrefix(b.name, "__") && len(names) > 0 && !pyBaseless(ctx) {
+			// unittest's discovery makes an instance of every TestCase
+			// (round9/010): a dunder of a class with bases may run.
+			return nil, false
+		}
 		return append(names, b.name), true
 	}
 	return nil, false
+}
+
+// pyBaseless says the outermost class around ctx has no bases.
+func pyBaseless(ctx []pyBlock) bool {
+	for _, b := range ctx {
+		if !b.isDef {
+			return strings.TrimSpace(b.bases) == "" || strings.TrimSpace(b.bases) == "object"
+		}
+	}
+	return true
 }
 
 func (pf *pyFile) safeClass(name, bases string) bool {
@@ -166,7 +183,7 @@ func parsePyFile(src []byte) (*pyFile, bool) {
 		if l.def != "" && lazyDefName(l.def) {
 			// A def runs its defaults, annotations and decorators, not
 			// its name; a class statement its bases, not its methods.
-			names = pyIdent.FindAllString(pyStripStrings(l.text[len(pyDefLine.FindString(l.text)):]), -1)
+			names = pySigRefs(l.text)
 		} else if m := pyClassLine.FindStringSubmatch(l.text); m != nil {
 			names = pyIdent.FindAllString(pyStripStrings(m[2]), -1)
 		}
@@ -251,11 +268,24 @@ func pyRunsAtImport(old, cur []byte, extra map[string]bool) string {
 	}
 	reached := pf.reach(extra)
 	for name, line := range touched {
-		if reached[name] {
+		if reached[name] || pyDynamic(reached) {
 			return line
 		}
 	}
 	return ""
+}
+
+// pyDynamic says import-time code reaches a name that calls what it is
+// given by a computed name (globals()[n](), getattr(mod, n)(),
+// importlib: round9/016, 027, 038): any def may run.
+func pyDynamic(reached map[string]bool) bool {
+	for _, n := range []string{"globals", "locals", "vars", "getattr", "eval", "exec", "__import__", "importlib",
+		"__dict__", "modules", "methodcaller", "attrgetter", "import_module", "run_path", "run_module"} {
+		if reached[n] {
+			return true
+		}
+	}
+	return false
 }
 
 // changedAtTop judges a changed line outside any lazy body: "" when it
@@ -340,6 +370,44 @@ func pyKey(l pyLogical) string {
 		sb.WriteString(b.name + "/")
 	}
 	return sb.String() + "\x00" + l.text
+}
+
+// pySigRefs are the names a def statement evaluates: its parameters'
+// defaults and annotations and its return annotation, not the parameter
+// names (a fixture parameter named like another fixture calls nothing:
+// round9 benign/b04).
+func pySigRefs(text string) []string {
+	sig, ok := pySignature(text)
+	if !ok {
+		return pyIdent.FindAllString(pyStripStrings(text), -1)
+	}
+	sig = pyStripStrings(sig)
+	var out []string
+	depth, start := 0, 0
+	seg := func(p string) {
+		if i := strings.IndexAny(p, ":="); i >= 0 {
+			out = append(out, pyIdent.FindAllString(p[i+1:], -1)...)
+		}
+	}
+	for i := 0; i < len(sig); i++ {
+		switch sig[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth == 0 { // the parameter list closes: the rest is "-> X"
+				seg(sig[start:i])
+				out = append(out, pyIdent.FindAllString(sig[i+1:], -1)...)
+				return out
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				seg(sig[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, pyIdent.FindAllString(sig, -1)...)
 }
 
 // pySignature is a def line's parameters and return annotation (what is

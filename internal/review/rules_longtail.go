@@ -35,6 +35,10 @@ func longtailRules() []*Rule {
 				lineRe(`(?i)\bautoloader\s*=`))},
 		{ID: "PY-CODING-COOKIE", Severity: High, Reason: "A PEP 263 coding line makes Python decode this file with a codec that is not ASCII-compatible (UTF-7, unicode_escape...): what reads as a comment here can be code to Python (\"+AAo-\" is a newline in UTF-7).",
 			Paths: []string{"*.py", "*.pyw", "*.pyi", "*.pth"}, Match: pyCodingCookie()},
+		{ID: "MIX-CONFIG-CODE", Severity: High, Reason: "mix evaluates config/*.exs as Elixir at the start of every mix task (ElixirLS's build on open too): this line calls code beyond reading the environment.",
+			Paths: []string{"config/*.exs", "**/config/*.exs"}, Match: mixConfigCode()},
+		{ID: "MIX-LOCK-CODE", Severity: High, Reason: "mix evaluates mix.lock as Elixir when it reads it (every mix command, ElixirLS on open): an entry that is more than literals is code.",
+			Paths: []string{"mix.lock", "**/mix.lock"}, Match: mixLockCode()},
 		{ID: "SHADOWS-BUILD-FILE", Severity: High, Reason: "A new file that its tool reads before the existing one (GNUmakefile before Makefile, rakefile before Rakefile, Taskfile.yml before Taskfile.dist.yml): every run of the tool now takes its commands from it.",
 			Match: shadows()},
 		{ID: "TOOL-LOADS-CODE", Severity: High, Reason: "This setting makes a tool the editor starts load code or a program from the repository, or from another host (a JVM agent, node --require/--import, an SDK or toolchain path, a download base URL, a shell template).",
@@ -148,5 +152,88 @@ func pyCodingCookie() Matcher {
 			return nil
 		}
 		return []Hit{{Line: 1, Detail: "coding: " + clip(c)}}
+	}
+}
+
+// mixLockCode fires on an added mix.lock line that is not literal terms:
+// outside its strings (with no #{...}) only atoms, keywords, lists,
+// tuples, maps and commas (outside round round9/069: `<> File.touch!(...)`
+// after a hash).
+func mixLockCode() Matcher {
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.New == nil {
+			return nil
+		}
+		ls := lines(f.New)
+		var hits []Hit
+		for _, n := range addedLines(f.Old, f.New) {
+			l := ls[n-1]
+			rest, ok := stripElixirStrings(l)
+			if !ok || strings.ContainsAny(rest, "().=|&@~<>+-*/!?;\\'") {
+				hits = append(hits, Hit{Line: n, Detail: clip(strings.TrimSpace(l))})
+			}
+		}
+		return hits
+	}
+}
+
+// stripElixirStrings blanks double-quoted strings; false when one
+// interpolates or does not end on the line.
+func stripElixirStrings(l string) (string, bool) {
+	var sb strings.Builder
+	for i := 0; i < len(l); i++ {
+		if l[i] != '"' {
+			sb.WriteByte(l[i])
+			continue
+		}
+		j := i + 1
+		for ; j < len(l) && l[j] != '"'; j++ {
+			if l[j] == '\\' || (l[j] == '#' && j+1 < len(l) && l[j+1] == '{') {
+				return "", false
+			}
+		}
+		if j >= len(l) {
+			return "", false
+		}
+		sb.WriteString(`""`)
+		i = j
+	}
+	return sb.String(), true
+}
+
+// mixConfigCall is a call in Elixir config (Module.fun( or fun().
+var mixConfigCall = regexp.MustCompile(`(?:\b[A-Z][\w.]*\.)?[a-z_][\w!?]*\s*\(`)
+
+// mixConfigSafe are the calls config files make to read their
+// environment.
+var mixConfigSafe = regexp.MustCompile(`^(?:System\.(?:get_env|fetch_env!|fetch_env)|String\.to_(?:integer|atom|existing_atom)|Path\.(?:expand|join|dirname)|config_env|config_target|Integer\.parse|String\.split|String\.trim)\s*\($`)
+
+// mixConfigCode fires on an added config/*.exs line that calls anything
+// but mixConfigSafe, interpolates, or evaluates (outside round
+// round9/070).
+func mixConfigCode() Matcher {
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.New == nil {
+			return nil
+		}
+		ls := lines(f.New)
+		var hits []Hit
+		for _, n := range addedLines(f.Old, f.New) {
+			l := strings.SplitN(ls[n-1], "#", 2)[0]
+			rest, ok := stripElixirStrings(l)
+			if !ok {
+				rest, ok = stripElixirStrings(ls[n-1]) // a "#" inside a string
+			}
+			bad := !ok || strings.Contains(rest, "`") || strings.Contains(rest, "~c") || strings.Contains(rest, "&")
+			for _, c := range mixConfigCall.FindAllString(rest, -1) {
+				if !mixConfigSafe.MatchString(strings.ReplaceAll(c, " ", "")) {
+					bad = true
+				}
+			}
+			if bad {
+				hits = append(hits, Hit{Line: n, Detail: clip(strings.TrimSpace(ls[n-1]))})
+			}
+		}
+		return hits
 	}
 }

@@ -8,6 +8,10 @@ import "strings"
 func fixturesLongtail() []fixture {
 	pad := strings.Repeat(" ", 120)
 	return []fixture{
+		{"MIX-CONFIG-CODE", true, []*File{mod("config/config.exs", "import Config\n", "import Config\nconfig :shop, key: File.touch!(\"/tmp/x\")\n")}},
+		{"MIX-CONFIG-CODE", false, []*File{mod("config/runtime.exs", "import Config\n", "import Config\nconfig :shop, Shop.Repo, url: System.get_env(\"DATABASE_URL\"), pool_size: String.to_integer(System.get_env(\"POOL\") || \"10\")\n")}},
+		{"MIX-LOCK-CODE", true, []*File{mod("mix.lock", "%{\n}\n", "%{\n  \"jason\": {:hex, :jason, \"1.4.1\", \"af15\" <> (File.touch!(\"/tmp/x\") && \"\"), [:mix], [], \"hexpm\", \"fbb0\"},\n}\n")}},
+		{"MIX-LOCK-CODE", false, []*File{mod("mix.lock", "%{\n}\n", "%{\n  \"jason\": {:hex, :jason, \"1.4.1\", \"af15\", [:mix], [{:decimal, \"~> 1.0 or ~> 2.0\", [hex: :decimal, repo: \"hexpm\", optional: true]}], \"hexpm\", \"fbb0\"},\n}\n")}},
 		{"PY-CODING-COOKIE", true, []*File{mod("setup.py", "from setuptools import setup\nsetup()\n", "# -*- coding: utf-7 -*-\nfrom setuptools import setup\n# ok +AAo-import os\nsetup()\n")}},
 		{"PY-CODING-COOKIE", false, []*File{mod("setup.py", "from setuptools import setup\nsetup()\n", "# -*- coding: utf-8 -*-\nfrom setuptools import setup\nsetup()\n")}},
 		{"PY-CODING-COOKIE", false, []*File{add("legacy/gbk_tool.py", "#!/usr/bin/env python\n# vim: set fileencoding=GBK :\nprint(1)\n")}},
