@@ -352,8 +352,18 @@ func (g *autorunGraph) addRun(p, via, dir string, depth int) {
 				return
 			}
 		}
-		if t, ok := g.throughSymlink(p); ok {
+		// Both readings of a path through links: the kernel's (sh, git)
+		// and Node's JS realpath, which reads link text lexically
+		// (round9/090); the file either runs is marked.
+		t, ok := g.throughSymlink(p)
+		if ok {
 			g.addRun(t, via+" → "+p, dir, depth+1)
+		}
+		if lt, lok := g.throughSymlinkLexical(p); lok && lt != t {
+			g.addRun(lt, via+" → "+p+" (as Node resolves it)", dir, depth+1)
+			ok = true
+		}
+		if ok {
 			return
 		}
 		if _, changed := g.s.files[p]; !changed {
@@ -364,6 +374,16 @@ func (g *autorunGraph) addRun(p, via, dir string, depth int) {
 	g.runs[p] = chain
 	if len(b) > maxScanBytes || isBinary(b) {
 		return
+	}
+	// A tree read does not say which blobs are links: one whose content
+	// names a path the tree holds may be one, and what it names runs
+	// (round9/093-095: the last component of the path a task runs).
+	if t := string(b); ok && len(t) <= 1024 && !strings.ContainsAny(t, "\n\x00") && !strings.HasPrefix(t, "/") {
+		if q := path.Join(path.Dir(p), t); inRepo(q) && q != p {
+			if _, exists := g.s.read(q); exists {
+				g.addRun(q, chain+" (a link)", dir, depth+1)
+			}
+		}
 	}
 	g.follow(p, b, chain, dir, depth+1)
 }
@@ -537,6 +557,37 @@ func (g *autorunGraph) throughSymlink(p string) (string, bool) {
 		return "", false
 	}
 	return q, true
+}
+
+// throughSymlinkLexical resolves p as Node's fs.realpathSync does: each
+// link's text joined to its directory and cleaned before the rest of the
+// path is read, so "d/../lib" is "lib" whatever d is.
+func (g *autorunGraph) throughSymlinkLexical(p string) (string, bool) {
+	for hops := 0; hops <= maxSymlinks; hops++ {
+		parts := strings.Split(p, "/")
+		moved := false
+		for i := 1; i < len(parts); i++ {
+			prefix := strings.Join(parts[:i], "/")
+			b, ok := g.s.read(prefix)
+			if !ok {
+				continue
+			}
+			t := string(b)
+			if len(t) == 0 || len(t) > 1024 || strings.ContainsAny(t, "\x00\n") || strings.HasPrefix(t, "/") {
+				return "", false
+			}
+			q := path.Join(path.Dir(prefix), t, strings.Join(parts[i:], "/"))
+			if !inRepo(q) || q == p {
+				return "", false
+			}
+			p, moved = q, true
+			break
+		}
+		if !moved {
+			return p, hops > 0
+		}
+	}
+	return "", false
 }
 
 // maxSymlinks is the kernel's bound on links followed in one path

@@ -104,14 +104,22 @@ func TestIdentExpandAsGit(t *testing.T) {
 		"$Id: abc $ keep $Id:x y$ $Id:\nz$ $Id:last",
 		"no keyword\n",
 		"$Id: 0123 $\n",
+		`{"label":"$Id: "/*$", "x": 1}` + "\n",        // a space right after the colon (round9/082)
+		"$Id:a b$Id:c$ and $Id:x y $ $Id:$ end $Id:$", // a skipped span, then one that expands (083, 084)
+		"a $Id: see docs$Id:X$ b", "a $Id:a b$ c", "a $Id: x y$ c",
+		"$Id: 0123456789abcdef0123456789abcdef01234567 $ kept\n",
 	}
 	attrs := "*.txt ident\n"
 	writeFile(t, filepath.Join(dir, ".gitattributes"), attrs, 0o644)
+	runGit(t, dir, "add", "-A")
 	for i, c := range cases {
+		// Stored byte for byte, as an agent's plumbing can (git add's
+		// clean filter would store every span as "$Id$").
 		p := filepath.Join(dir, fmt.Sprintf("f%d.txt", i))
 		writeFile(t, p, c, 0o644)
+		h := strings.TrimSpace(runGit(t, dir, "hash-object", "-w", "--no-filters", p))
+		runGit(t, dir, "update-index", "--add", "--cacheinfo", "100644,"+h+","+fmt.Sprintf("f%d.txt", i))
 	}
-	runGit(t, dir, "add", "-A")
 	runGit(t, dir, "commit", "-qm", "x")
 	for i := range cases {
 		os.Remove(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)))
@@ -125,8 +133,15 @@ func TestIdentExpandAsGit(t *testing.T) {
 		if got == nil {
 			got = []byte(stored)
 		}
-		if string(got) != string(disk) {
+		// Where a span is not git's own, CHECKOUT-IDENT is high whatever
+		// the view; elsewhere the view must be git's.
+		if foreign := identForeign([]byte(stored)); !foreign && string(got) != string(disk) {
 			t.Errorf("%s: identExpand(%q) = %q, git checks out %q", name, stored, got, disk)
 		}
 	}
+}
+
+func FuzzIdentExpand(f *testing.F) {
+	f.Add([]byte("$Id:$ $Id$ $Id: a $ $Id:x y$\n$Id:"))
+	f.Fuzz(func(t *testing.T, b []byte) { identExpand(b) })
 }

@@ -60,10 +60,14 @@ func parseCase(n string) (corpusCase, error) {
 			return corpusCase{}, fmt.Errorf("%s: file %q is not under old/, new/ or ctx/", n, f.Name)
 		}
 		if side == "ctx" {
+			data := f.Data
 			if i := strings.LastIndexByte(p, '@'); i > 0 && isDigits(p[i+1:]) {
-				p = p[:i] // an unchanged file's mode does not matter here
+				if p[i+1:] == "120000" {
+					data = []byte(strings.TrimSuffix(string(data), "\n")) // a link's target, as git stores it
+				}
+				p = p[:i] // otherwise an unchanged file's mode does not matter here
 			}
-			ctx[p] = f.Data
+			ctx[p] = data
 			continue
 		}
 		mode := ModeFile

@@ -102,6 +102,7 @@ type File struct {
 	// CheckoutFailed says review could not convert them.
 	Checkout       string
 	CheckoutFailed bool
+	identSpan      bool // set by checkoutView: a $Id:...$ span git did not write (CHECKOUT-IDENT)
 
 	putBackListed bool   // a PutBack directory whose listed changes may account for it
 	gitConfig     bool   // set by the scanner: this file is a git config include target

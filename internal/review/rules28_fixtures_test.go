@@ -6,6 +6,8 @@ func fixtures28() []fixture {
 	return []fixture{
 		{"CHECKOUT-ENCODING", true, []*File{{Path: "package.json", NewMode: ModeFile, New: []byte(`{"scripts":{"postinstall":"sh x"}}`), Size: -1, Checkout: "IBM037"}}},
 		{"CHECKOUT-ENCODING", false, []*File{add("package.json", `{"scripts":{"postinstall":"sh x"}}`)}},
+		{"CHECKOUT-IDENT", true, []*File{{Path: ".vscode/tasks.json", NewMode: ModeFile, New: []byte("{}"), Size: -1, Checkout: "ident", identSpan: true}}},
+		{"CHECKOUT-IDENT", false, []*File{{Path: ".vscode/tasks.json", NewMode: ModeFile, New: []byte("{}"), Size: -1, Checkout: "ident"}}},
 		{"CHECKOUT-ENCODING-UNKNOWN", true, []*File{{Path: "package.json", NewMode: ModeFile, New: []byte("{}"), Size: -1, Checkout: "X-NONE", CheckoutFailed: true}}},
 		{"CHECKOUT-ENCODING-UNKNOWN", false, []*File{{Path: "package.json", NewMode: ModeFile, New: []byte("{}"), Size: -1, Checkout: "IBM037"}}},
 		{"PUT-BACK", true, []*File{putBackFile("package.json", `{"name":"p","scripts":{"build":"tsc"}}`)}},

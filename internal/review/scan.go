@@ -263,6 +263,13 @@ func markBareRepo(s *scanCtx, f *File) []*File {
 	// HEAD changed with it, or already in the tree (a commit that adds
 	// config beside a HEAD the final tree keeps: history/19).
 	if _, ok := s.read(path.Join(dir, "HEAD")); !ok {
+		if (base == "config" || base == "config.worktree") && commondirUser(s, dir) {
+			// A common directory some HEAD's commondir names: its
+			// config is that git directory's (round9/101).
+			s.bare[dir] = true
+			f.gitConfig = true
+			return []*File{f}
+		}
 		return nil
 	}
 	dirs := []string{dir}
@@ -289,6 +296,31 @@ func markBareRepo(s *scanCtx, f *File) []*File {
 		}
 	}
 	return out
+}
+
+// commondirUser says a git directory in the tree (HEAD beside a
+// commondir file) names dir as its common directory.
+func commondirUser(s *scanCtx, dir string) bool {
+	n := 0
+	for _, p := range s.allPaths() {
+		if path.Base(p) != "commondir" || strings.HasPrefix(p, ".git/") {
+			continue
+		}
+		if n++; n > 1000 {
+			return true // more than review reads: count it as one
+		}
+		d := path.Dir(p)
+		if _, ok := s.read(path.Join(d, "HEAD")); !ok {
+			continue
+		}
+		if b, ok := s.read(p); ok {
+			c := strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
+			if !strings.HasPrefix(c, "/") && path.Join(d, c) == dir {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // markGitConfigTargets follows include.path / includeIf.*.path in changed
