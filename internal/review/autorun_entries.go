@@ -410,6 +410,11 @@ func entryOf(p string, b []byte) entryOut {
 		for _, m := range jsImport().FindAllStringSubmatch(src, 100) {
 			e.files = append(e.files, cmdRef{cmd: path.Join(dir, m[1]+m[2]), dir: dir, via: p + " (loaded by the editor on open)"})
 		}
+		// A shared config by package name, when the workspace holds it
+		// (round10/001).
+		for _, m := range jsBareImport().FindAllStringSubmatch(src, 100) {
+			e.files = append(e.files, cmdRef{cmd: "\x00pkg:" + m[1] + m[2], dir: dir, via: p + " (loaded by the editor on open)", soft: true})
+		}
 		// ./paths the tool requires (plugins, parsers, setup files...);
 		// not the entries, aliases and globs a bundler only reads.
 		for _, l := range lines(b) {

@@ -409,6 +409,11 @@ func (g *autorunGraph) follow(p string, b []byte, chain, dir string, depth int) 
 		for _, m := range jsImport().FindAllStringSubmatch(src, 100) {
 			g.addRun(path.Join(here, m[1]+m[2]), chain, dir, depth)
 		}
+		// A bare name that is a package of this workspace (a shared
+		// ESLint or Prettier config: round10/001, 006) loads from here.
+		for _, m := range jsBareImport().FindAllStringSubmatch(src, 100) {
+			g.addPkg(m[1]+m[2], chain, depth)
+		}
 	case ext == ".py":
 		g.followPy(here, src, chain, dir, depth)
 	case ext == ".rs":
@@ -514,6 +519,9 @@ func (g *autorunGraph) addPkg(name, via string, depth int) {
 	}
 	g.addRun(path.Join(d, main), via+" → "+path.Join(d, "package.json")+" ("+name+")", d, depth)
 }
+
+// jsBareImport is a require/import of a package by name.
+var jsBareImport = lazyRE(`(?:require|import)\s*\(?\s*['"]((?:@[\w.\-]+/)?[\w.\-]+)['"]|from\s+['"]((?:@[\w.\-]+/)?[\w.\-]+)['"]`)
 
 // throughSymlink resolves p when one of its leading components is a
 // symbolic link in the tree (a blob that cannot have children: its

@@ -33,6 +33,9 @@ var toolConfigs = map[string]string{
 	"mypy.ini": "mypy", ".mypy.ini": "mypy", ".flake8": "flake8",
 }
 
+// pkgName is an npm package name.
+var pkgName = lazyRE(`^(?:@[a-z0-9][\w.\-]*/)?[a-z0-9][\w.\-]*$`)
+
 // pkgToolKeys are package.json sections tools read as their config.
 var pkgToolKeys = []string{"jest.*", "mocha.*", "ava.*", "babel.*", "stylelint.*", "prettier", "eslintConfig.*", "c8.*", "nyc.*", "commitlint.*", "release.*", "vitest.*"}
 
@@ -121,6 +124,10 @@ func toolEntry(p string, b []byte, e *entryOut) bool {
 		for _, n := range strs(nodesOf(p, b), pkgToolKeys...) {
 			if v, ok := pathValue(n.Value); ok {
 				file(p+" "+n.Path+" (the tool loads it; the editor's test runner starts it on open)", v)
+			} else if pkgName().MatchString(n.Value) {
+				// A shared config by package name: a workspace package's
+				// code loads (round10/006).
+				e.files = append(e.files, cmdRef{cmd: "\x00pkg:" + n.Value, dir: dir, via: p + " " + n.Path + " (the tool loads that package; the editor on open)"})
 			}
 		}
 		for _, n := range strs(nodesOf(p, b), "gitHooks.*") { // yorkie

@@ -32,5 +32,7 @@ var knownNoise = map[string]string{
 	"round4/benign/009-eslint-builtin-rule-severity":       "by design: eslint.config.js is JavaScript the ESLint extension runs on folder open; review does not judge what JavaScript does, so any change is high (item 2: an edit to an auto-run entry counts as a new one)",
 	"round4/benign/012-claude-settings-allow-test-command": "by design: a permissions.allow entry lets the next agent session on the host run that command without asking (go test runs the repository's test code, which the agent wrote): AGENT-HOOK high",
 	"round5/benign/006-precommit-remote-hook-args":         "by design: a new hook id or new args change what runs on the host at every commit; args load code (--load-plugins, --config=repo file) and a new hook reads the repository's own config (eslint.config.js)",
+	"round10/benign/103-eslint-config-builtin-rules":       "by design, as round4/benign/009: eslint.config.mjs is JavaScript the ESLint extension runs on folder open, and review does not judge what JavaScript does",
+	"round10/benign/112-lint-staged-adds-css-and-md-globs": "by design, as round5/benign/011: a lint-staged command line changed (an eslint argument added), and arguments can load code",
 	"round5/benign/011-lint-staged-add-markdown-glob":      "by design (item 2): a new lint-staged command runs on the host at every commit, as a new entry would",
 }

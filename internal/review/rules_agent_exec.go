@@ -8,7 +8,7 @@ package review
 
 // agentExecPaths are agent configuration locations beyond agentDirs.
 var agentExecPaths = append(append([]string{}, agentDirs...), ".claude-plugin/**", ".zed/settings.json", ".vscode/mcp.json",
-	".github/copilot/**", ".aider.conf.yml", ".aider.conf.yaml", ".aider*.yml", ".aider*.yaml", "goose.yaml", ".goosehints",
+	".github/copilot/**", ".github/hooks/**", ".aider.conf.yml", ".aider.conf.yaml", ".aider*.yml", ".aider*.yaml", "goose.yaml", ".goosehints",
 	".amazonq/**", ".continue/**", ".kiro/**", ".trae/**", ".cline/**", "mcp.json", "*.mcp.json", "mcp_config.json",
 	// round8: Tabnine's agent settings, Roo Code's modes (customInstructions
 	// and the tool groups a mode may use without asking).

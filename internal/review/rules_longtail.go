@@ -35,6 +35,18 @@ func longtailRules() []*Rule {
 				lineRe(`(?i)\bautoloader\s*=`))},
 		{ID: "PY-CODING-COOKIE", Severity: High, Reason: "A PEP 263 coding line makes Python decode this file with a codec that is not ASCII-compatible (UTF-7, unicode_escape...): what reads as a comment here can be code to Python (\"+AAo-\" is a newline in UTF-7).",
 			Paths: []string{"*.py", "*.pyw", "*.pyi", "*.pth"}, Match: pyCodingCookie()},
+		{ID: "TOOL-PROGRAM-SETTING", Severity: High, Reason: "This setting makes a tool the editor starts run another program: gopls build flags (-toolexec, -exec, -overlay: round10/010), rust-analyzer's override commands and servers (round10/027).",
+			Paths: []string{".vscode/settings.json", "*.code-workspace", "rust-analyzer.toml", "**/rust-analyzer.toml"},
+			Match: docKeys(key{"*buildFlags*", func(v string) bool {
+				return strings.Contains(v, "exec") || strings.Contains(v, "overlay") || strings.Contains(v, "-modfile")
+			}},
+				key{"*overrideCommand*", nil}, key{"*server.path*", nil}, key{"*procMacro.server*", nil}, key{"*buildScripts*", nil})},
+		{ID: "PRISMA-GENERATOR", Severity: High, Reason: "A Prisma generator's provider is a command: prisma generate runs it, and @prisma/client's postinstall runs prisma generate at every install (round10/028).",
+			Paths: []string{"schema.prisma", "**/schema.prisma", "prisma/schema/*.prisma"}, Match: lineRe(`(?i)^\s*provider\s*=\s*"[^"]*[ /.\\][^"]*"`)},
+		{ID: "PYTHON-VERSION-PATH", Severity: High, Reason: "A Python version pinned by path: uv and pyenv run that interpreter for every command in the project (round10/031).",
+			Paths: []string{".python-version", "**/.python-version"}, Match: lineRe(`[/\\]`)},
+		{ID: "NPM-BIN-SHADOW", Severity: High, Reason: "A package's bin names a program other commands call by name (git, node, sh, python...): npm links it into node_modules/.bin, first on PATH in every npm script and npx call (round10/029).",
+			Paths: []string{"package.json", "**/package.json"}, Match: docKeys(binShadowKeys()...)},
 		{ID: "MIX-CONFIG-CODE", Severity: High, Reason: "mix evaluates config/*.exs as Elixir at the start of every mix task (ElixirLS's build on open too): this line calls code beyond reading the environment.",
 			Paths: []string{"config/*.exs", "**/config/*.exs"}, Match: mixConfigCode()},
 		{ID: "MIX-LOCK-CODE", Severity: High, Reason: "mix evaluates mix.lock as Elixir when it reads it (every mix command, ElixirLS on open): an entry that is more than literals is code.",
@@ -236,4 +248,16 @@ func mixConfigCode() Matcher {
 		}
 		return hits
 	}
+}
+
+// binShadowKeys are package.json bin entries named like programs other
+// commands run by name.
+func binShadowKeys() []key {
+	var ks []key
+	for _, n := range []string{"git", "node", "npm", "npx", "sh", "bash", "zsh", "env", "python", "python3", "pip", "pip3", "make", "go",
+		"cargo", "rustc", "gcc", "cc", "clang", "tsc", "eslint", "prettier", "jest", "vitest", "ssh", "curl", "wget", "docker", "kubectl",
+		"yarn", "pnpm", "deno", "bun", "husky", "lint-staged", "tar", "gpg", "sudo", "ls", "cat", "rm", "cp", "mv", "find", "grep", "sed", "awk"} {
+		ks = append(ks, key{"bin." + n, nil})
+	}
+	return ks
 }

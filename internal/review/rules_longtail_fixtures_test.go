@@ -8,6 +8,14 @@ import "strings"
 func fixturesLongtail() []fixture {
 	pad := strings.Repeat(" ", 120)
 	return []fixture{
+		{"TOOL-PROGRAM-SETTING", true, []*File{mod(".vscode/settings.json", `{}`, `{"gopls":{"buildFlags":["-toolexec=./scripts/x.sh"]}}`)}},
+		{"TOOL-PROGRAM-SETTING", false, []*File{mod(".vscode/settings.json", `{}`, `{"gopls":{"buildFlags":["-tags=integration"]}}`)}},
+		{"PRISMA-GENERATOR", true, []*File{mod("prisma/schema.prisma", "generator client {\n  provider = \"prisma-client-js\"\n}\n", "generator client {\n  provider = \"prisma-client-js\"\n}\ngenerator docs {\n  provider = \"node ./tools/gen.js\"\n}\n")}},
+		{"PRISMA-GENERATOR", false, []*File{mod("prisma/schema.prisma", "generator client {\n  provider = \"prisma-client-js\"\n}\n", "generator client {\n  provider = \"prisma-client-js\"\n  previewFeatures = [\"views\"]\n}\n")}},
+		{"PYTHON-VERSION-PATH", true, []*File{mod(".python-version", "3.12\n", "tools/py/python3.12\n")}},
+		{"PYTHON-VERSION-PATH", false, []*File{mod(".python-version", "3.12\n", "3.12.4\n")}},
+		{"NPM-BIN-SHADOW", true, []*File{add("packages/guard/package.json", `{"name":"guard","bin":{"git":"bin/g.sh"}}`)}},
+		{"NPM-BIN-SHADOW", false, []*File{add("packages/cli/package.json", `{"name":"acme-cli","bin":{"acme":"bin/acme.js"}}`)}},
 		{"MIX-CONFIG-CODE", true, []*File{mod("config/config.exs", "import Config\n", "import Config\nconfig :shop, key: File.touch!(\"/tmp/x\")\n")}},
 		{"MIX-CONFIG-CODE", false, []*File{mod("config/runtime.exs", "import Config\n", "import Config\nconfig :shop, Shop.Repo, url: System.get_env(\"DATABASE_URL\"), pool_size: String.to_integer(System.get_env(\"POOL\") || \"10\")\n")}},
 		{"MIX-LOCK-CODE", true, []*File{mod("mix.lock", "%{\n}\n", "%{\n  \"jason\": {:hex, :jason, \"1.4.1\", \"af15\" <> (File.touch!(\"/tmp/x\") && \"\"), [:mix], [], \"hexpm\", \"fbb0\"},\n}\n")}},

@@ -43,7 +43,7 @@ var formats = []struct {
 		".forgejo/workflows/*.yml", ".forgejo/workflows/*.yaml"}, format{"yaml", "a YAML reader"}},
 	{[]string{".cargo/config.toml", ".cargo/config", "Cargo.toml", "pyproject.toml", "bunfig.toml", "mise.toml", ".mise.toml",
 		"mise.local.toml", ".mise.local.toml", ".config/mise.toml", ".config/mise/config.toml", ".codex/config.toml",
-		"rust-toolchain.toml", "uv.toml", ".helix/languages.toml", ".helix/config.toml"}, format{"toml", "a TOML reader"}},
+		"rust-toolchain.toml", "uv.toml", ".helix/languages.toml", ".helix/config.toml", "rust-analyzer.toml", "**/rust-analyzer.toml"}, format{"toml", "a TOML reader"}},
 	{[]string{"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", ".coveragerc", "mypy.ini", ".mypy.ini", "ansible.cfg"}, format{"ini", "Python's configparser"}},
 	{[]string{".roomodes"}, format{"yaml", "Roo Code (YAML or JSON)"}},
 	{[]string{"nx.json"}, format{"json", "Nx (JSON)"}},
