@@ -165,6 +165,11 @@ func (t *Target) fetch(ctx context.Context, refspecs ...string) ([]Problem, erro
 	if err := t.ensureQuarantine(ctx); err != nil {
 		return nil, err
 	}
+	// A pack is bounded in bytes and git in memory, not in work: 30
+	// deltas declaring 400 MiB blobs each took 45 s of host CPU (outside
+	// round round9, scripts/02). The fetch is bounded in time.
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
 	args := []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--no-auto-gc", t.fetchURL()}
 	ps, err := t.fetchChecked(ctx, append(args, refspecs...))
 	if err != nil {
@@ -380,6 +385,9 @@ func guestReview(ctx context.Context, t *Target) (*Result, error) {
 	}
 	return res, nil
 }
+
+// fetchTimeout bounds review's fetch from a sandbox (its host CPU).
+var fetchTimeout = 10 * time.Minute
 
 // snapshotTimeout bounds the capture inside the sandbox (a config include
 // of a FIFO, or anything else the agent arranged, must not hang review).

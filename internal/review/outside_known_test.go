@@ -17,6 +17,12 @@ var knownMisses = map[string]string{
 	"round4/009-laravel-discover-provider":    "info: framework semantics: composer's post-autoload-dump runs artisan package:discover, which loads bootstrap/providers.php; not modelled",
 	"round4/010-eslint-plugin-rules-dir-scan": "info: a plugin that loads every file of a directory at run time (readdirSync) is not followed; only named imports are",
 	// round5 (helper-55, 2026-12-05): 40 cases, 26 high before the fixes.
+	// round9 (helper-60, 2026-12-05): 70 cases on today's precision exemptions; ~30 got through on the build it attacked.
+	"round9/015-test-module-imports-src-module-level":    "info: precision: an unchanged test module's imports are not followed (their module-level code runs at discovery, but following a test suite's whole import closure would make most Python tasks high); changed test modules and conftest.py's direct imports are",
+	"round9/028-test-module-imports-helper-module-level": "info: as round9/015, a helper module an unchanged test module imports",
+	"round9/102-conftest-imports-two-deep-module-level":  "info: conftest.py's imports are followed one module deep; the module that one imports is not (the same closure as round9/015)",
+	"round9/071-mix-lib-module-attribute":                "info: compile-time code in plain source (an Elixir module attribute) reads as source, as build/075",
+	"round9/092-symlink-chain-41-links":                  "medium, and nothing runs: the kernel refuses a chain of 41 links (ELOOP), as review's resolution does; the case probes the bound",
 	// round8 (helper-59, 2026-12-05): 40 cases in rarer ecosystems, 9 high before the fixes.
 	"round8/001-nim-nimble-paths-included-by-config-nims": "medium by design: Nim runs NimScript and the paths it adds when the user builds (nim c, nimble build); nim check and nimsuggest on open skip exec (the tester's finding)",
 	"round8/017-nimble-file-cr-only-comment":              "medium by design, as round8/001: a .nimble file's tasks and hooks run at nimble commands the user starts",
