@@ -191,6 +191,24 @@ func addedLines(old, cur []byte) []int {
 	return out
 }
 
+// addedLineFunc fires on every added line for which bad is true, the
+// line (trimmed) as the detail.
+func addedLineFunc(bad func(l string) bool) Matcher {
+	return func(f *File, _ *scanCtx) []Hit {
+		if f.New == nil {
+			return nil
+		}
+		ls := lines(f.New)
+		var hits []Hit
+		for _, n := range addedLines(f.Old, f.New) {
+			if l := ls[n-1]; bad(l) {
+				hits = append(hits, Hit{Line: n, Detail: clip(strings.TrimSpace(l))})
+			}
+		}
+		return hits
+	}
+}
+
 // lineRe fires on every added line matching re.
 func lineRe(re string) Matcher {
 	rx := regexp.MustCompile(re)

@@ -41,20 +41,7 @@ var rubyDSL = lazyRE(`^\s*(#.*)?$|^\s*(source|gem|gemspec|ruby|group|platforms?|
 // rubyCode fires on added lines of a Ruby file bundler evaluates that are
 // not plain dependency declarations, or that call out to the system.
 func rubyCode() Matcher {
-	return func(f *File, _ *scanCtx) []Hit {
-		if f.New == nil {
-			return nil
-		}
-		ls := lines(f.New)
-		var hits []Hit
-		for _, n := range addedLines(f.Old, f.New) {
-			l := ls[n-1]
-			if m := rubyRisky().FindString(l); m != "" || !rubyDSL().MatchString(l) {
-				hits = append(hits, Hit{Line: n, Detail: clip(strings.TrimSpace(l))})
-			}
-		}
-		return hits
-	}
+	return addedLineFunc(func(l string) bool { return rubyRisky().FindString(l) != "" || !rubyDSL().MatchString(l) })
 }
 
 // xmlElem is one element of an XML document with its local name, line,

@@ -172,21 +172,10 @@ func pyCodingCookie() Matcher {
 // tuples, maps and commas (outside round round9/069: `<> File.touch!(...)`
 // after a hash).
 func mixLockCode() Matcher {
-	return func(f *File, _ *scanCtx) []Hit {
-		if f.New == nil {
-			return nil
-		}
-		ls := lines(f.New)
-		var hits []Hit
-		for _, n := range addedLines(f.Old, f.New) {
-			l := ls[n-1]
-			rest, ok := stripElixirStrings(l)
-			if !ok || strings.ContainsAny(rest, "().=|&@~<>+-*/!?;\\'") {
-				hits = append(hits, Hit{Line: n, Detail: clip(strings.TrimSpace(l))})
-			}
-		}
-		return hits
-	}
+	return addedLineFunc(func(l string) bool {
+		rest, ok := stripElixirStrings(l)
+		return !ok || strings.ContainsAny(rest, "().=|&@~<>+-*/!?;\\'")
+	})
 }
 
 // stripElixirStrings blanks double-quoted strings; false when one
@@ -224,30 +213,21 @@ var mixConfigSafe = regexp.MustCompile(`^(?:System\.(?:get_env|fetch_env!|fetch_
 // but mixConfigSafe, interpolates, or evaluates (outside round
 // round9/070).
 func mixConfigCode() Matcher {
-	return func(f *File, _ *scanCtx) []Hit {
-		if f.New == nil {
-			return nil
+	return addedLineFunc(func(line string) bool {
+		rest, ok := stripElixirStrings(strings.SplitN(line, "#", 2)[0])
+		if !ok {
+			rest, ok = stripElixirStrings(line) // a "#" inside a string
 		}
-		ls := lines(f.New)
-		var hits []Hit
-		for _, n := range addedLines(f.Old, f.New) {
-			l := strings.SplitN(ls[n-1], "#", 2)[0]
-			rest, ok := stripElixirStrings(l)
-			if !ok {
-				rest, ok = stripElixirStrings(ls[n-1]) // a "#" inside a string
-			}
-			bad := !ok || strings.Contains(rest, "`") || strings.Contains(rest, "~c") || strings.Contains(rest, "&")
-			for _, c := range mixConfigCall.FindAllString(rest, -1) {
-				if !mixConfigSafe.MatchString(strings.ReplaceAll(c, " ", "")) {
-					bad = true
-				}
-			}
-			if bad {
-				hits = append(hits, Hit{Line: n, Detail: clip(strings.TrimSpace(ls[n-1]))})
+		if !ok || strings.Contains(rest, "`") || strings.Contains(rest, "~c") || strings.Contains(rest, "&") {
+			return true
+		}
+		for _, c := range mixConfigCall.FindAllString(rest, -1) {
+			if !mixConfigSafe.MatchString(strings.ReplaceAll(c, " ", "")) {
+				return true
 			}
 		}
-		return hits
-	}
+		return false
+	})
 }
 
 // binShadowKeys are package.json bin entries named like programs other
