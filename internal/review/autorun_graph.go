@@ -28,14 +28,14 @@ import (
 
 // autorunGraph is the graph of one scan.
 type autorunGraph struct {
-	runs     map[string]string          // repo path → chain: the file runs (or is loaded) on the host by itself
-	dirs     map[string]string          // repo dir → chain: every file below runs (PATH dirs, proc-macro crates, buildSrc)
-	alias    map[string]string          // repo path → the config name whose rules apply to it
-	aliasVia map[string]string          // repo path → chain of the include that makes it an alias
-	names    nameReach                  // package scripts and make targets reached by name
-	pkgs     map[string]string          // workspace package name → dir (pkgByName)
-	goGen    string                     // chain of an entry that runs `go generate`, "" if none
-	pyRoots  map[string]map[string]bool // module → names its import-time code reaches (py_lazy.go)
+	runs     map[string]string // repo path → chain: the file runs (or is loaded) on the host by itself
+	dirs     map[string]string // repo dir → chain: every file below runs (PATH dirs, proc-macro crates, buildSrc)
+	alias    map[string]string // repo path → the config name whose rules apply to it
+	aliasVia map[string]string // repo path → chain of the include that makes it an alias
+	names    nameReach         // package scripts and make targets reached by name
+	pkgs     map[string]string // workspace package name → dir (pkgByName)
+	goGen    string            // chain of an entry that runs `go generate`, "" if none
+	pyRoots  map[string]bool   // names import-time code of the modules discovery imports reaches (py_lazy.go)
 	s        *scanCtx
 	steps    int
 	bytes    int64 // content read, bounded by maxGraphBytes

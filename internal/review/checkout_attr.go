@@ -104,6 +104,8 @@ func encodeCheckout(b []byte, enc string) ([]byte, bool) {
 	switch {
 	case err == nil:
 		return append(bom, out...), true
+	case ctx.Err() != nil:
+		return nil, false // killed at the bound: not judged, so high
 	case errors.As(err, &exit):
 		return b, true
 	default:

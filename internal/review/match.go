@@ -194,24 +194,17 @@ func addedLines(old, cur []byte) []int {
 // addedLineFunc fires on every added line for which bad is true, the
 // line (trimmed) as the detail.
 func addedLineFunc(bad func(l string) bool) Matcher {
-	return func(f *File, _ *scanCtx) []Hit {
-		if f.New == nil {
-			return nil
-		}
-		ls := lines(f.New)
-		var hits []Hit
-		for _, n := range addedLines(f.Old, f.New) {
-			if l := ls[n-1]; bad(l) {
-				hits = append(hits, Hit{Line: n, Detail: clip(strings.TrimSpace(l))})
-			}
-		}
-		return hits
-	}
+	return addedLineHits(func(l string) (string, bool) { return strings.TrimSpace(l), bad(l) })
 }
 
-// lineRe fires on every added line matching re.
+// lineRe fires on every added line matching re, the match as the detail.
 func lineRe(re string) Matcher {
 	rx := regexp.MustCompile(re)
+	return addedLineHits(func(l string) (string, bool) { m := rx.FindString(l); return m, m != "" })
+}
+
+// addedLineHits fires on every added line hit says to, with its detail.
+func addedLineHits(hit func(l string) (string, bool)) Matcher {
 	return func(f *File, _ *scanCtx) []Hit {
 		if f.New == nil {
 			return nil
@@ -219,8 +212,8 @@ func lineRe(re string) Matcher {
 		ls := lines(f.New)
 		var hits []Hit
 		for _, n := range addedLines(f.Old, f.New) {
-			if m := rx.FindString(ls[n-1]); m != "" {
-				hits = append(hits, Hit{Line: n, Detail: clip(m)})
+			if d, ok := hit(ls[n-1]); ok {
+				hits = append(hits, Hit{Line: n, Detail: clip(d)})
 			}
 		}
 		return hits

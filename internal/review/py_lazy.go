@@ -267,8 +267,9 @@ func pyRunsAtImport(old, cur []byte, extra map[string]bool) string {
 		}
 	}
 	reached := pf.reach(extra)
+	dynamic := pyDynamic(reached)
 	for name, line := range touched {
-		if reached[name] || pyDynamic(reached) {
+		if dynamic || reached[name] {
 			return line
 		}
 	}
@@ -457,7 +458,7 @@ func discoveryOnly(f *File, s *scanCtx) bool {
 	}
 	var extra map[string]bool
 	if s != nil {
-		extra = s.graph().importTimeNames(f.Path)
+		extra = s.graph().importTimeNames()
 	}
 	return pyRunsAtImport(f.Old, f.New, extra) == ""
 }
@@ -465,13 +466,14 @@ func discoveryOnly(f *File, s *scanCtx) bool {
 // maxPyRootFiles bounds the modules read for importTimeNames.
 const maxPyRootFiles = 2000
 
-// importTimeNames are the names the other modules test discovery imports
-// use at import, their bodies followed: a helper a conftest.py calls at
-// import, or a package __init__ calls, runs though its own module never
-// calls it (round7/032).
-func (g *autorunGraph) importTimeNames(except string) map[string]bool {
+// importTimeNames are the names the modules test discovery imports use at
+// import, their bodies followed: a helper a conftest.py calls at import,
+// or a package __init__ calls, runs though its own module never calls it
+// (round7/032). Built once per scan; a module's own names are in it too,
+// as they are in its own reach.
+func (g *autorunGraph) importTimeNames() map[string]bool {
 	if g.pyRoots == nil {
-		g.pyRoots = map[string]map[string]bool{}
+		g.pyRoots = map[string]bool{}
 		var mods []string
 		for p, c := range g.runs {
 			if strings.HasSuffix(p, ".py") && strings.Contains(c, pytestCollects) {
@@ -492,21 +494,14 @@ func (g *autorunGraph) importTimeNames(except string) map[string]bool {
 		for _, p := range mods {
 			if b, ok := g.read(p); ok && len(b) <= maxScanBytes {
 				if pf, ok := parsePyFile(b); ok {
-					g.pyRoots[p] = pf.reach(nil)
+					for n := range pf.reach(nil) {
+						g.pyRoots[n] = true
+					}
 				}
 			}
 		}
 	}
-	out := map[string]bool{}
-	for p, names := range g.pyRoots {
-		if p == except {
-			continue
-		}
-		for n := range names {
-			out[n] = true
-		}
-	}
-	return out
+	return g.pyRoots
 }
 
 // mixDep is one dependency tuple of mix.exs with a version requirement and
